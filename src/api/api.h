@@ -1,0 +1,53 @@
+#pragma once
+// Helpers shared by the C entry points.
+//
+// Every function is defined once as PMPI_X and exported as MPI_X through a weak alias,
+// so a profiling library can define MPI_X and call PMPI_X:
+//
+//   extern "C" int PMPI_Send(...) { CCMPI_API_BEGIN("MPI_Send"); ... }
+//   CCMPI_MPI_ALIAS(MPI_Send)
+//
+// Errors go through raise*(): the code names the function, the class and the cause
+// (recorded with setErrorCause), and the error handler of the object involved runs.
+#include <mpi.h>
+
+#include "base/error.h"
+
+#define CCMPI_MPI_ALIAS(name) \
+  extern "C" __typeof__(P##name) name __attribute__((weak, alias("P" #name)));
+
+namespace ccmpi::api {
+
+// True between MPI_Init and MPI_Finalize.
+bool active();
+
+// Invokes the error handler of `comm` (MPI_COMM_WORLD's when comm is invalid or NULL)
+// for an error of `errClass` in `func`, with the cause recorded by setErrorCause (or
+// `cause` if non-null). Returns the error code (for MPI_ERRORS_RETURN). Fatal handlers
+// print the message and abort the job.
+int raiseComm(MPI_Comm comm, const char* func, int errClass, const char* cause = nullptr);
+// Errors not tied to a communicator: MPI_COMM_WORLD's handler (MPI_COMM_SELF's before
+// MPI_Init / after MPI_Finalize, which is ERRORS_ARE_FATAL).
+int raise(const char* func, int errClass, const char* cause = nullptr);
+
+// printf-style cause + raise in one call.
+int raiseCommf(MPI_Comm comm, const char* func, int errClass, const char* fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+int raisef(const char* func, int errClass, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+}  // namespace ccmpi::api
+
+// Start of an MPI function that needs MPI to be initialized and not finalized.
+#define CCMPI_API_BEGIN(fname)                                                     \
+  static constexpr const char* kFunc = fname;                                      \
+  if (__builtin_expect(!::ccmpi::api::active(), 0))                                \
+    return ::ccmpi::api::raisef(kFunc, MPI_ERR_OTHER,                              \
+                                "called before MPI_Init or after MPI_Finalize")
+
+// Raise on `comm` when a check fails: CCMPI_CHECK_COMM(comm, cond, MPI_ERR_RANK, "...", args)
+#define CCMPI_CHECK(comm, cond, errclass, ...)                                     \
+  do {                                                                             \
+    if (__builtin_expect(!(cond), 0))                                              \
+      return ::ccmpi::api::raiseCommf(comm, kFunc, errclass, __VA_ARGS__);         \
+  } while (0)

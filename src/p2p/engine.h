@@ -1,0 +1,24 @@
+#pragma once
+// Set-up of the p2p layer by the runtime.
+#include <cstdint>
+
+namespace ccmpi::transport {
+class TcpTransport;
+class Sink;
+}  // namespace ccmpi::transport
+
+namespace ccmpi::p2p {
+
+// The sink the transport delivers frames to.
+transport::Sink* sink();
+void init(transport::TcpTransport* tcp, int worldRank, int worldSize);
+void finalize();
+// Largest eager message (the transport's frame limit uses it).
+uint64_t eagerLimit();
+
+struct Counters {
+  uint64_t eagerSent = 0, rndvSent = 0, selfSent = 0, unexpected = 0;
+};
+const Counters& counters();
+
+}  // namespace ccmpi::p2p

@@ -1,0 +1,882 @@
+// Matching engine and protocols.
+//
+// Matching: per context id, a posted-receive list and an unexpected-message list, both
+// in arrival order, so the first posted receive that matches an incoming envelope wins
+// and a receive takes the earliest matching message (MPI's non-overtaking rule: frames
+// from one peer arrive in order over one connection; self messages are queued in order).
+//
+// Protocols (threshold CCMPI_EAGER_LIMIT):
+//  - eager: envelope + data in one frame. A matched receive with a contiguous buffer gets
+//    the data read straight into it; otherwise it lands in a buffer of the unexpected
+//    entry (or a staging buffer) and is unpacked.
+//  - rendezvous (large or synchronous sends): RTS carries the envelope only; when the
+//    receive is matched the receiver answers CTS with the bytes it accepts, and the sender
+//    streams DATA frames of at most CCMPI_RNDV_CHUNK bytes, straight from a contiguous
+//    buffer or packed chunk by chunk from a non-contiguous one. A large send never makes
+//    the receiver buffer data it did not ask for.
+//  - self: no network; eager copies, or the sender waits for the match and the receiver
+//    copies from the sender's buffer.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <list>
+#include <memory>
+#include <unordered_map>
+
+#include "base/error.h"
+#include "base/log.h"
+#include "base/tunables.h"
+#include "datatype/datatype.h"
+#include "p2p/engine.h"
+#include "p2p/request.h"
+#include "runtime/runtime.h"
+#include "transport/tcp.h"
+
+namespace ccmpi::p2p {
+
+struct Unexpected {
+  int srcWorld = 0;
+  int tag = 0;
+  uint32_t context = 0;
+  uint64_t size = 0;
+  bool rts = false;             // data still at the sender
+  uint64_t sreq = 0;            // rendezvous: the sender's request id
+  Request* selfSender = nullptr;  // self rendezvous
+  std::vector<unsigned char> data;  // eager payload
+};
+
+namespace {
+
+Tunable<uint64_t> kEagerLimit("CCMPI_EAGER_LIMIT", 64 * 1024,
+                              "largest message (bytes) sent eagerly; larger ones use rendezvous. "
+                              "Must be the same on every rank");
+Tunable<uint64_t> kChunk("CCMPI_RNDV_CHUNK", 1024 * 1024,
+                         "bytes per DATA frame of a rendezvous transfer (pipelining unit)");
+
+struct Queues {
+  std::list<Request*> posted;
+  std::list<Unexpected*> unexpected;
+};
+
+struct State {
+  transport::TcpTransport* tcp = nullptr;
+  int me = 0;
+  int worldSize = 1;
+  std::unordered_map<uint32_t, Queues> queues;
+  std::unordered_map<uint64_t, Request*> byId;  // requests the wire may refer to
+  uint64_t nextId = 1;
+  size_t liveRequests = 0;
+  Counters counters;
+  // Buffered sends.
+  void* bsendBuf = nullptr;
+  int64_t bsendSize = 0;
+  int64_t bsendUsed = 0;
+  int bsendPending = 0;
+};
+
+State g;
+
+constexpr int64_t kBsendOverhead = MPI_BSEND_OVERHEAD;
+
+bool tagMatches(int want, int got) { return want == MPI_ANY_TAG || want == got; }
+bool srcMatches(int want, int got) { return want == MPI_ANY_SOURCE || want == got; }
+
+uint64_t registerId(Request* r) {
+  r->id = g.nextId++;
+  g.byId[r->id] = r;
+  return r->id;
+}
+void unregisterId(Request* r) {
+  if (r->id) g.byId.erase(r->id);
+  r->id = 0;
+}
+
+// Start of the receive buffer's packed bytes when the type is contiguous.
+unsigned char* contiguousBase(Request* r) {
+  return static_cast<unsigned char*>(r->buf) + r->dt->trueLb();
+}
+
+// ---------- outgoing frames ----------
+
+// An eager message or a control frame (RTS/CTS). Owns a copy of the payload when the
+// user's buffer cannot be referenced until the write completes.
+class MsgFrame final : public transport::OutFrame {
+ public:
+  Request* req = nullptr;       // completed when written (nullptr for control frames)
+  bool* doneFlag = nullptr;     // set when written (only while the sender is looking)
+  std::vector<unsigned char> owned;
+  void written() override {
+    if (doneFlag) *doneFlag = true;
+    if (req) completeRequest(req);
+    delete this;
+  }
+  // Copies the payload still unwritten (iov[1..]) into `owned` so the user's buffer is free.
+  void ownRemaining() {
+    size_t payload = 0;
+    for (int i = 1; i < iovcnt; ++i) payload += iov[i].iov_len;
+    if (payload == 0 || (iovcnt == 2 && iov[1].iov_base == owned.data())) return;
+    std::vector<unsigned char> copy(payload);
+    size_t at = 0;
+    for (int i = 1; i < iovcnt; ++i) {
+      memcpy(copy.data() + at, iov[i].iov_base, iov[i].iov_len);
+      at += iov[i].iov_len;
+    }
+    owned.swap(copy);
+    iov[1] = {owned.data(), payload};
+    iovcnt = 2;
+  }
+};
+
+// The DATA stream of a rendezvous send: successive frames of at most kChunk bytes.
+class DataStream final : public transport::OutFrame {
+ public:
+  explicit DataStream(Request* r) : req_(r) { next(); }
+  bool refill() override {
+    if (offset_ >= req_->accepted) return false;
+    next();
+    return true;
+  }
+  void written() override {
+    completeRequest(req_);
+    delete this;
+  }
+
+ private:
+  void next() {
+    const uint64_t chunk = std::max<uint64_t>(kChunk.get(), 4096);
+    const uint64_t len = std::min<uint64_t>(chunk, req_->accepted - offset_);
+    transport::FrameHeader h;
+    h.type = transport::FrameType::kData;
+    h.src = g.me;
+    h.context = req_->context;
+    h.tag = req_->tag;
+    h.msgSize = req_->accepted;
+    h.payloadLen = len;
+    h.offset = offset_;
+    h.b = req_->remoteId;
+    if (req_->dt->contiguous()) {
+      setFrame(h, static_cast<const unsigned char*>(req_->buf) + req_->dt->trueLb() + offset_, len);
+    } else {
+      if (req_->staging.size() < len) req_->staging.resize(len);
+      req_->dt->pack(req_->buf, req_->count, offset_, req_->staging.data(), len);
+      setFrame(h, req_->staging.data(), len);
+    }
+    offset_ += len;
+  }
+  Request* req_;
+  uint64_t offset_ = 0;
+};
+
+void sendControl(int peer, const transport::FrameHeader& h) {
+  auto* f = new MsgFrame;
+  f->setFrame(h);
+  g.tcp->send(peer, f);
+}
+
+// ---------- delivery into receives ----------
+
+void finishRecv(Request* r, int srcWorld, int tag, uint64_t msgSize, uint64_t stored) {
+  r->srcWorld = srcWorld;
+  r->srcTag = tag;
+  r->msgSize = msgSize;
+  r->received = stored;
+  if (msgSize > r->bytes && r->error == MPI_SUCCESS) {
+    r->error = setErrorCause(MPI_ERR_TRUNCATE,
+                             "message of %llu bytes from rank %d (tag %d) truncated to the "
+                             "receive buffer's %llu bytes",
+                             static_cast<unsigned long long>(msgSize), r->comm ? r->comm->commRankOfWorld(srcWorld) : srcWorld,
+                             tag, static_cast<unsigned long long>(r->bytes));
+  }
+  unregisterId(r);
+  completeRequest(r);
+}
+
+void storeBytes(Request* r, uint64_t offset, const unsigned char* data, uint64_t len) {
+  if (offset >= r->bytes) return;
+  len = std::min<uint64_t>(len, r->bytes - offset);
+  if (len == 0) return;
+  if (r->dt->contiguous())
+    memcpy(contiguousBase(r) + offset, data, len);
+  else
+    r->dt->unpack(r->buf, r->count, offset, data, len);
+}
+
+// A receive matched a message whose data is all in `data`.
+void deliverData(Request* r, int srcWorld, int tag, const unsigned char* data, uint64_t size) {
+  storeBytes(r, 0, data, size);
+  finishRecv(r, srcWorld, tag, size, std::min(size, r->bytes));
+}
+
+// A receive matched a rendezvous message from a remote peer: ask for the data.
+void acceptRts(Request* r, int srcWorld, int tag, uint64_t size, uint64_t sreq) {
+  r->srcWorld = srcWorld;
+  r->srcTag = tag;
+  r->msgSize = size;
+  const uint64_t accept = std::min(size, r->bytes);
+  if (accept == 0) {
+    // Nothing to move: the CTS alone completes the sender.
+    transport::FrameHeader h;
+    h.type = transport::FrameType::kCts;
+    h.src = g.me;
+    h.a = sreq;
+    h.b = 0;
+    h.msgSize = 0;
+    sendControl(srcWorld, h);
+    finishRecv(r, srcWorld, tag, size, 0);
+    return;
+  }
+  r->phase = Request::Phase::kStreaming;
+  r->arrived = 0;
+  r->accepted = accept;
+  registerId(r);
+  transport::FrameHeader h;
+  h.type = transport::FrameType::kCts;
+  h.src = g.me;
+  h.a = sreq;
+  h.b = r->id;
+  h.msgSize = accept;
+  sendControl(srcWorld, h);
+}
+
+// Self rendezvous: copy straight from the sender's buffer.
+void deliverSelf(Request* r, Request* s) {
+  const uint64_t n = std::min(s->bytes, r->bytes);
+  if (n > 0) {
+    if (s->dt->contiguous() && r->dt->contiguous()) {
+      memcpy(contiguousBase(r), static_cast<const unsigned char*>(s->buf) + s->dt->trueLb(), n);
+    } else {
+      std::vector<unsigned char> tmp(std::min<uint64_t>(n, 1 << 20));
+      for (uint64_t off = 0; off < n; off += tmp.size()) {
+        const uint64_t len = std::min<uint64_t>(tmp.size(), n - off);
+        s->dt->pack(s->buf, s->count, off, tmp.data(), len);
+        storeBytes(r, off, tmp.data(), len);
+      }
+    }
+  }
+  finishRecv(r, g.me, s->tag, s->bytes, n);
+  completeRequest(s);
+}
+
+void deliverUnexpected(Request* r, Unexpected* u) {
+  if (u->selfSender) {
+    deliverSelf(r, u->selfSender);
+  } else if (u->rts) {
+    acceptRts(r, u->srcWorld, u->tag, u->size, u->sreq);
+  } else {
+    deliverData(r, u->srcWorld, u->tag, u->data.data(), u->size);
+  }
+  delete u;
+}
+
+Request* matchPosted(uint32_t context, int srcWorld, int tag) {
+  auto it = g.queues.find(context);
+  if (it == g.queues.end()) return nullptr;
+  auto& posted = it->second.posted;
+  for (auto p = posted.begin(); p != posted.end(); ++p) {
+    Request* r = *p;
+    if (srcMatches(r->peer, srcWorld) && tagMatches(r->tag, tag)) {
+      posted.erase(p);
+      return r;
+    }
+  }
+  return nullptr;
+}
+
+void addUnexpected(Unexpected* u) {
+  ++g.counters.unexpected;
+  g.queues[u->context].unexpected.push_back(u);
+}
+
+// ---------- the transport sink ----------
+
+class Sink final : public transport::Sink {
+ public:
+  int onFrame(int peer, const transport::FrameHeader& h, transport::PayloadTarget* t) override {
+    using transport::FrameType;
+    switch (h.type) {
+      case FrameType::kEager: {
+        Request* r = matchPosted(h.context, peer, h.tag);
+        if (h.payloadLen == 0) {
+          if (r) {
+            finishRecv(r, peer, h.tag, 0, 0);
+          } else {
+            auto* u = new Unexpected;
+            u->srcWorld = peer;
+            u->tag = h.tag;
+            u->context = h.context;
+            addUnexpected(u);
+          }
+          return 0;
+        }
+        if (r && r->dt->contiguous()) {
+          // Matched: the payload goes straight into the receive buffer.
+          t->dest = contiguousBase(r);
+          t->keep = std::min<uint64_t>(h.payloadLen, r->bytes);
+          t->cookie = r;
+          return 0;
+        }
+        // Unmatched (or a non-contiguous receive): stage the payload, then deliver.
+        auto* u = new Unexpected;
+        u->srcWorld = peer;
+        u->tag = h.tag;
+        u->context = h.context;
+        u->size = h.msgSize;
+        u->data.resize(h.payloadLen);
+        stage_ = u;
+        stageReq_ = r;
+        t->dest = u->data.data();
+        t->keep = h.payloadLen;
+        t->cookie = nullptr;
+        return 0;
+      }
+      case FrameType::kRts: {
+        Request* r = matchPosted(h.context, peer, h.tag);
+        if (r) {
+          acceptRts(r, peer, h.tag, h.msgSize, h.a);
+        } else {
+          auto* u = new Unexpected;
+          u->srcWorld = peer;
+          u->tag = h.tag;
+          u->context = h.context;
+          u->size = h.msgSize;
+          u->rts = true;
+          u->sreq = h.a;
+          addUnexpected(u);
+        }
+        return 0;
+      }
+      case FrameType::kCts: {
+        auto it = g.byId.find(h.a);
+        if (it == g.byId.end()) return setErrorCause(MPI_ERR_INTERN, "CTS for unknown request");
+        Request* s = it->second;
+        if (s->kind != Request::Kind::kSend || s->phase != Request::Phase::kAwaitCts ||
+            s->peer != peer || h.msgSize > s->bytes)
+          return setErrorCause(MPI_ERR_INTERN, "CTS does not fit its request");
+        unregisterId(s);
+        s->accepted = h.msgSize;
+        s->remoteId = h.b;
+        if (s->accepted == 0) {
+          completeRequest(s);
+          return 0;
+        }
+        s->phase = Request::Phase::kStreaming;
+        g.tcp->send(peer, new DataStream(s));
+        return 0;
+      }
+      case FrameType::kData: {
+        auto it = g.byId.find(h.b);
+        if (it == g.byId.end()) return setErrorCause(MPI_ERR_INTERN, "DATA for unknown request");
+        Request* r = it->second;
+        if (r->kind != Request::Kind::kRecv || r->phase != Request::Phase::kStreaming ||
+            r->srcWorld != peer || h.offset != r->arrived || h.payloadLen > r->accepted - r->arrived)
+          return setErrorCause(MPI_ERR_INTERN, "DATA does not fit its request");
+        t->cookie = r;
+        t->keep = h.payloadLen;
+        if (r->dt->contiguous()) {
+          t->dest = contiguousBase(r) + h.offset;
+        } else {
+          if (r->staging.size() < h.payloadLen) r->staging.resize(h.payloadLen);
+          t->dest = r->staging.data();
+        }
+        return 0;
+      }
+      default:
+        return setErrorCause(MPI_ERR_INTERN, "unexpected frame type");
+    }
+  }
+
+  void onPayload(int peer, const transport::FrameHeader& h,
+                 const transport::PayloadTarget& t) override {
+    using transport::FrameType;
+    if (h.type == FrameType::kEager) {
+      if (t.cookie) {
+        finishRecv(static_cast<Request*>(t.cookie), peer, h.tag, h.msgSize, t.keep);
+      } else if (stage_) {
+        Unexpected* u = stage_;
+        Request* r = stageReq_;
+        stage_ = nullptr;
+        stageReq_ = nullptr;
+        onEagerUnexpected(u, r);
+      }
+      return;
+    }
+    if (h.type == FrameType::kData) {
+      auto* r = static_cast<Request*>(t.cookie);
+      if (!r->dt->contiguous()) r->dt->unpack(r->buf, r->count, h.offset, t.dest, h.payloadLen);
+      r->arrived += h.payloadLen;
+      if (r->arrived == r->accepted) finishRecv(r, peer, r->srcTag, r->msgSize, r->accepted);
+    }
+  }
+
+  void onPeerLost(int peer, const std::string& why) override {
+    log::fatal("lost the connection to rank %d (%s): that process exited or failed; aborting",
+               peer, why.c_str());
+  }
+
+ private:
+  void onEagerUnexpected(Unexpected* u, Request* matched) {
+    if (matched) {
+      deliverUnexpected(matched, u);
+      return;
+    }
+    // A receive may have been posted while the payload was arriving.
+    if (Request* r = matchPosted(u->context, u->srcWorld, u->tag)) {
+      deliverUnexpected(r, u);
+      return;
+    }
+    addUnexpected(u);
+  }
+  Unexpected* stage_ = nullptr;  // eager payload being staged
+  Request* stageReq_ = nullptr;  // the receive it is for, if already matched
+};
+
+Sink gSink;
+
+// ---------- sends ----------
+
+int startSend(Request* s) {
+  const int dest = s->peer;
+  if (dest == MPI_PROC_NULL) {
+    completeRequest(s);
+    return MPI_SUCCESS;
+  }
+  const bool sync = s->mode == SendMode::kSynchronous;
+  if (dest == g.me) {
+    ++g.counters.selfSent;
+    Request* r = matchPosted(s->context, g.me, s->tag);
+    if (r) {
+      deliverSelf(r, s);
+      return MPI_SUCCESS;
+    }
+    auto* u = new Unexpected;
+    u->srcWorld = g.me;
+    u->tag = s->tag;
+    u->context = s->context;
+    u->size = s->bytes;
+    if (!sync && s->bytes <= kEagerLimit.get()) {
+      u->data.resize(s->bytes);
+      if (s->bytes) s->dt->pack(s->buf, s->count, 0, u->data.data(), s->bytes);
+      addUnexpected(u);
+      completeRequest(s);
+    } else {
+      u->selfSender = s;
+      addUnexpected(u);
+    }
+    return MPI_SUCCESS;
+  }
+  transport::FrameHeader h;
+  h.src = g.me;
+  h.context = s->context;
+  h.tag = s->tag;
+  h.msgSize = s->bytes;
+  if (!sync && s->bytes <= kEagerLimit.get()) {
+    ++g.counters.eagerSent;
+    h.type = transport::FrameType::kEager;
+    h.payloadLen = s->bytes;
+    auto* f = new MsgFrame;
+    if (s->dt->contiguous() || s->bytes == 0) {
+      f->setFrame(h, static_cast<const unsigned char*>(s->buf) + s->dt->trueLb(), s->bytes);
+    } else {
+      f->owned.resize(s->bytes);
+      s->dt->pack(s->buf, s->count, 0, f->owned.data(), s->bytes);
+      f->setFrame(h, f->owned.data(), s->bytes);
+    }
+    bool done = false;
+    f->req = s;
+    f->doneFlag = &done;
+    g.tcp->send(dest, f);
+    if (!done) {
+      // Queued behind other frames or the socket is full: keep a copy so the send
+      // completes locally (eager messages are small).
+      f->doneFlag = nullptr;
+      f->req = nullptr;
+      f->ownRemaining();
+      completeRequest(s);
+    }
+    return MPI_SUCCESS;
+  }
+  ++g.counters.rndvSent;
+  h.type = transport::FrameType::kRts;
+  if (sync) h.flags = transport::kFlagSync;
+  s->phase = Request::Phase::kAwaitCts;
+  h.a = registerId(s);
+  sendControl(dest, h);
+  return MPI_SUCCESS;
+}
+
+int checkedDatatype(MPI_Datatype type, datatype::Datatype** out) {
+  datatype::Datatype* dt = datatype::lookup(type);
+  if (!dt) return setErrorCause(MPI_ERR_TYPE, "invalid datatype handle");
+  *out = dt;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+// ---------- requests ----------
+
+Request* newRequest(Request::Kind kind) {
+  auto* r = new Request;
+  r->kind = kind;
+  ++g.liveRequests;
+  return r;
+}
+
+void releaseRequest(Request* r) {
+  if (!r) return;
+  unregisterId(r);
+  if (r->type != MPI_DATATYPE_NULL && r->dt) datatype::release(r->type);
+  if (r->comm) --r->comm->refs;
+  --g.liveRequests;
+  delete r;
+}
+
+void completeRequest(Request* r) {
+  if (r->complete) return;
+  r->complete = true;
+  r->phase = Request::Phase::kDone;
+  if (r->onComplete) {
+    auto fn = std::move(r->onComplete);
+    r->onComplete = nullptr;
+    fn(r);
+  }
+  if (r->freeOnComplete) releaseRequest(r);
+}
+
+void setEmptyStatus(MPI_Status* st) {
+  if (st == MPI_STATUS_IGNORE) return;
+  st->MPI_SOURCE = MPI_ANY_SOURCE;
+  st->MPI_TAG = MPI_ANY_TAG;
+  st->MPI_ERROR = MPI_SUCCESS;
+  st->ccmpi_cancelled = 0;
+  st->ccmpi_count = 0;
+}
+
+void fillStatus(const Request* r, MPI_Status* st) {
+  if (st == MPI_STATUS_IGNORE) return;
+  if (r->kind == Request::Kind::kRecv) {
+    if (r->srcWorld == MPI_PROC_NULL) {
+      st->MPI_SOURCE = MPI_PROC_NULL;
+      st->MPI_TAG = MPI_ANY_TAG;
+    } else {
+      st->MPI_SOURCE = r->comm ? r->comm->commRankOfWorld(r->srcWorld) : r->srcWorld;
+      st->MPI_TAG = r->srcTag;
+    }
+    st->ccmpi_count = static_cast<long long>(r->received);
+  } else {
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->ccmpi_count = 0;
+  }
+  st->ccmpi_cancelled = r->cancelled ? 1 : 0;
+  // MPI_ERROR is set only by the multiple-completion calls (the standard's rule); the
+  // API layer does that.
+}
+
+// ---------- public p2p entry points ----------
+
+int isend(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
+          Ctx ctx, SendMode mode, Request** out) {
+  datatype::Datatype* dt = nullptr;
+  if (int rc = checkedDatatype(type, &dt)) return rc;
+  Request* s = newRequest(Request::Kind::kSend);
+  s->buf = const_cast<void*>(buf);
+  s->count = count;
+  s->type = type;
+  s->dt = dt;
+  datatype::retain(type);
+  s->bytes = static_cast<uint64_t>(count) * dt->size();
+  s->peer = dest == MPI_PROC_NULL ? MPI_PROC_NULL : c.worldRankOf(dest);
+  s->tag = tag;
+  s->context = c.contextId + static_cast<uint32_t>(ctx);
+  s->comm = &c;
+  ++c.refs;
+  s->mode = mode;
+  *out = s;
+  if (mode == SendMode::kBuffered && s->peer != MPI_PROC_NULL) {
+    // Copy the message into the attached buffer's budget; the user's request completes
+    // at once and the copy travels on its own.
+    const int64_t need = static_cast<int64_t>(s->bytes) + kBsendOverhead;
+    if (g.bsendBuf == nullptr || g.bsendUsed + need > g.bsendSize) {
+      releaseRequest(s);
+      *out = nullptr;
+      return setErrorCause(MPI_ERR_BUFFER,
+                           "MPI_Bsend needs %lld bytes of attached buffer (message + "
+                           "MPI_BSEND_OVERHEAD) but only %lld of %lld are free",
+                           static_cast<long long>(need),
+                           static_cast<long long>(g.bsendSize - g.bsendUsed),
+                           static_cast<long long>(g.bsendSize));
+    }
+    g.bsendUsed += need;
+    ++g.bsendPending;
+    Request* inner = newRequest(Request::Kind::kSend);
+    inner->staging.resize(s->bytes);
+    if (s->bytes) dt->pack(buf, count, 0, inner->staging.data(), s->bytes);
+    inner->buf = inner->staging.data();
+    inner->count = static_cast<int64_t>(s->bytes);
+    inner->type = MPI_BYTE;
+    inner->dt = datatype::lookup(MPI_BYTE);
+    datatype::retain(MPI_BYTE);
+    inner->bytes = s->bytes;
+    inner->peer = s->peer;
+    inner->tag = tag;
+    inner->context = s->context;
+    inner->mode = SendMode::kStandard;
+    inner->freeOnComplete = true;
+    inner->onComplete = [need](Request*) {
+      g.bsendUsed -= need;
+      --g.bsendPending;
+    };
+    completeRequest(s);
+    return startSend(inner);
+  }
+  return startSend(s);
+}
+
+int irecv(void* buf, int64_t count, MPI_Datatype type, int source, int tag, comm::Comm& c,
+          Ctx ctx, Request** out) {
+  datatype::Datatype* dt = nullptr;
+  if (int rc = checkedDatatype(type, &dt)) return rc;
+  Request* r = newRequest(Request::Kind::kRecv);
+  r->buf = buf;
+  r->count = count;
+  r->type = type;
+  r->dt = dt;
+  datatype::retain(type);
+  r->bytes = static_cast<uint64_t>(count) * dt->size();
+  r->peer = (source == MPI_ANY_SOURCE || source == MPI_PROC_NULL) ? source : c.worldRankOf(source);
+  r->tag = tag;
+  r->context = c.contextId + static_cast<uint32_t>(ctx);
+  r->comm = &c;
+  ++c.refs;
+  *out = r;
+  if (source == MPI_PROC_NULL) {
+    r->srcWorld = MPI_PROC_NULL;
+    completeRequest(r);
+    return MPI_SUCCESS;
+  }
+  Queues& q = g.queues[r->context];
+  for (auto it = q.unexpected.begin(); it != q.unexpected.end(); ++it) {
+    Unexpected* u = *it;
+    if (srcMatches(r->peer, u->srcWorld) && tagMatches(tag, u->tag)) {
+      q.unexpected.erase(it);
+      deliverUnexpected(r, u);
+      return MPI_SUCCESS;
+    }
+  }
+  q.posted.push_back(r);
+  return MPI_SUCCESS;
+}
+
+void pollOnce() { progress::engine().poll(0); }
+
+void waitFor(Request* r) {
+  if (r->poll) {
+    progress::engine().waitUntil([r] {
+      if (!r->complete && r->poll) r->poll(r);
+      return r->complete;
+    });
+  } else {
+    progress::engine().waitUntil([r] { return r->complete; });
+  }
+}
+
+int wait(Request* r, MPI_Status* status) {
+  waitFor(r);
+  fillStatus(r, status);
+  const int err = r->error;
+  releaseRequest(r);
+  return err;
+}
+
+int waitAll(int n, Request** reqs, MPI_Status* statuses) {
+  int err = MPI_SUCCESS;
+  for (int i = 0; i < n; ++i) {
+    if (!reqs[i]) continue;
+    MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+    const int rc = wait(reqs[i], st);
+    reqs[i] = nullptr;
+    if (rc && !err) err = rc;
+  }
+  return err;
+}
+
+bool test(Request* r, MPI_Status* status) {
+  if (!r->complete) {
+    if (r->poll) r->poll(r);
+    pollOnce();
+  }
+  if (!r->complete) return false;
+  fillStatus(r, status);
+  releaseRequest(r);
+  return true;
+}
+
+void requestFree(Request* r) {
+  if (r->complete) {
+    releaseRequest(r);
+  } else {
+    r->freeOnComplete = true;
+  }
+}
+
+int send(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
+         Ctx ctx) {
+  Request* r = nullptr;
+  if (int rc = isend(buf, count, type, dest, tag, c, ctx, SendMode::kStandard, &r)) return rc;
+  return wait(r, MPI_STATUS_IGNORE);
+}
+
+int recv(void* buf, int64_t count, MPI_Datatype type, int source, int tag, comm::Comm& c,
+         MPI_Status* status, Ctx ctx) {
+  Request* r = nullptr;
+  if (int rc = irecv(buf, count, type, source, tag, c, ctx, &r)) return rc;
+  return wait(r, status);
+}
+
+int sendrecv(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, int dest,
+             int sendtag, void* recvbuf, int64_t recvcount, MPI_Datatype recvtype, int source,
+             int recvtag, comm::Comm& c, MPI_Status* status, Ctx ctx) {
+  Request* rr = nullptr;
+  Request* sr = nullptr;
+  if (int rc = irecv(recvbuf, recvcount, recvtype, source, recvtag, c, ctx, &rr)) return rc;
+  if (int rc = isend(sendbuf, sendcount, sendtype, dest, sendtag, c, ctx, SendMode::kStandard, &sr)) {
+    cancel(rr);
+    wait(rr, MPI_STATUS_IGNORE);
+    return rc;
+  }
+  const int rcs = wait(sr, MPI_STATUS_IGNORE);
+  const int rcr = wait(rr, status);
+  return rcr ? rcr : rcs;
+}
+
+int start(Request* p) {
+  const bool isSend = p->kind == Request::Kind::kPersistentSend;
+  if (p->kind != Request::Kind::kPersistentSend && p->kind != Request::Kind::kPersistentRecv)
+    return setErrorCause(MPI_ERR_REQUEST, "request is not a persistent request");
+  if (p->active) return setErrorCause(MPI_ERR_REQUEST, "persistent request is already active");
+  Request* op = nullptr;
+  int rc;
+  // Persistent requests keep the peer as a rank of their communicator.
+  if (isSend)
+    rc = isend(p->buf, p->count, p->type, p->peer, p->tag, *p->comm, Ctx::kPt2pt, p->mode, &op);
+  else
+    rc = irecv(p->buf, p->count, p->type, p->peer, p->tag, *p->comm, Ctx::kPt2pt, &op);
+  if (rc) return rc;
+  p->active = op;
+  p->complete = false;
+  return MPI_SUCCESS;
+}
+
+bool iprobe(int source, int tag, comm::Comm& c, Ctx ctx, MPI_Status* status, bool remove,
+            Unexpected** msg) {
+  const uint32_t context = c.contextId + static_cast<uint32_t>(ctx);
+  const int src = source == MPI_ANY_SOURCE ? MPI_ANY_SOURCE : c.worldRankOf(source);
+  auto it = g.queues.find(context);
+  if (it == g.queues.end()) return false;
+  auto& un = it->second.unexpected;
+  for (auto u = un.begin(); u != un.end(); ++u) {
+    if (srcMatches(src, (*u)->srcWorld) && tagMatches(tag, (*u)->tag)) {
+      if (status != MPI_STATUS_IGNORE) {
+        status->MPI_SOURCE = c.commRankOfWorld((*u)->srcWorld);
+        status->MPI_TAG = (*u)->tag;
+        status->MPI_ERROR = MPI_SUCCESS;
+        status->ccmpi_cancelled = 0;
+        status->ccmpi_count = static_cast<long long>((*u)->size);
+      }
+      if (remove) {
+        *msg = *u;
+        un.erase(u);
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+int mrecv(void* buf, int64_t count, MPI_Datatype type, Unexpected* msg, comm::Comm& c,
+          Request** out) {
+  datatype::Datatype* dt = nullptr;
+  if (int rc = checkedDatatype(type, &dt)) return rc;
+  Request* r = newRequest(Request::Kind::kRecv);
+  r->buf = buf;
+  r->count = count;
+  r->type = type;
+  r->dt = dt;
+  datatype::retain(type);
+  r->bytes = static_cast<uint64_t>(count) * dt->size();
+  r->peer = msg->srcWorld;
+  r->tag = msg->tag;
+  r->context = msg->context;
+  r->comm = &c;
+  ++c.refs;
+  *out = r;
+  deliverUnexpected(r, msg);
+  return MPI_SUCCESS;
+}
+
+int cancel(Request* r) {
+  if (r->complete) return MPI_SUCCESS;
+  if (r->kind == Request::Kind::kRecv && r->phase == Request::Phase::kPosted) {
+    auto it = g.queues.find(r->context);
+    if (it != g.queues.end()) {
+      auto& posted = it->second.posted;
+      auto p = std::find(posted.begin(), posted.end(), r);
+      if (p != posted.end()) {
+        posted.erase(p);
+        r->cancelled = true;
+        r->srcWorld = MPI_PROC_NULL;
+        completeRequest(r);
+      }
+    }
+  }
+  // Sends are not cancelled (allowed by the standard): they complete normally and
+  // MPI_Test_cancelled reports false.
+  return MPI_SUCCESS;
+}
+
+int bufferAttach(void* buf, int size) {
+  if (g.bsendBuf) return setErrorCause(MPI_ERR_BUFFER, "a buffer is already attached");
+  if (size < 0) return setErrorCause(MPI_ERR_ARG, "negative buffer size %d", size);
+  g.bsendBuf = buf;
+  g.bsendSize = size;
+  g.bsendUsed = 0;
+  return MPI_SUCCESS;
+}
+
+int bufferDetach(void* bufOut, int* sizeOut) {
+  // Detach blocks until every buffered message has been transmitted.
+  progress::engine().waitUntil([] { return g.bsendPending == 0; });
+  *static_cast<void**>(bufOut) = g.bsendBuf;
+  *sizeOut = static_cast<int>(g.bsendSize);
+  g.bsendBuf = nullptr;
+  g.bsendSize = 0;
+  return MPI_SUCCESS;
+}
+
+size_t liveRequests() { return g.liveRequests; }
+
+// ---------- set-up ----------
+
+transport::Sink* sink() { return &gSink; }
+
+void init(transport::TcpTransport* tcp, int worldRank, int worldSize) {
+  g.tcp = tcp;
+  g.me = worldRank;
+  g.worldSize = worldSize;
+}
+
+void finalize() {
+  for (auto& [ctx, q] : g.queues) {
+    for (Unexpected* u : q.unexpected) delete u;
+    q.unexpected.clear();
+  }
+  g.queues.clear();
+  g.byId.clear();
+}
+
+uint64_t eagerLimit() { return kEagerLimit.get(); }
+const Counters& counters() { return g.counters; }
+
+}  // namespace ccmpi::p2p

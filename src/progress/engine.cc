@@ -1,0 +1,94 @@
+// epoll-based progress engine.
+#include "progress/engine.h"
+
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <ctime>
+
+#include "base/log.h"
+#include "base/tunables.h"
+
+namespace ccmpi::progress {
+namespace {
+
+Tunable<int64_t> kSpinUs("CCMPI_SPIN_US", -1,
+                         "microseconds a blocked call polls before sleeping in epoll_wait; "
+                         "-1 = auto (50 when ranks on this host <= cores, else 0)");
+
+constexpr int kMaxEvents = 64;
+
+}  // namespace
+
+int64_t Engine::nowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+void Engine::setLocalRanks(int localRanks) {
+  localRanks_ = localRanks > 0 ? localRanks : 1;
+  spinNs_ = -1;
+}
+
+int64_t Engine::spinBudgetNs() {
+  if (spinNs_ < 0) {
+    int64_t us = kSpinUs.get();
+    if (us < 0) {
+      const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+      us = (localRanks_ <= cores) ? 50 : 0;
+    }
+    spinNs_ = us * 1000;
+  }
+  return spinNs_;
+}
+
+int Engine::init() {
+  if (epfd_ >= 0) return 0;
+  epfd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epfd_ < 0) return -1;
+  return 0;
+}
+
+void Engine::shutdown() {
+  if (epfd_ >= 0) close(epfd_);
+  epfd_ = -1;
+}
+
+int Engine::add(int fd, uint32_t events, EventHandler* h) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.ptr = h;
+  return epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
+}
+
+int Engine::modify(int fd, uint32_t events, EventHandler* h) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.ptr = h;
+  return epoll_ctl(epfd_, EPOLL_CTL_MOD, fd, &ev);
+}
+
+void Engine::remove(int fd) {
+  if (epfd_ >= 0) epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
+}
+
+int Engine::poll(int timeoutMs) {
+  if (epfd_ < 0) return 0;
+  epoll_event evs[kMaxEvents];
+  int n = epoll_wait(epfd_, evs, kMaxEvents, timeoutMs);
+  if (n < 0) {
+    if (errno != EINTR) log::error("epoll_wait failed: errno %d", errno);
+    return 0;
+  }
+  for (int i = 0; i < n; ++i) static_cast<EventHandler*>(evs[i].data.ptr)->onEvent(evs[i].events);
+  return n;
+}
+
+Engine& engine() {
+  static Engine e;
+  return e;
+}
+
+}  // namespace ccmpi::progress

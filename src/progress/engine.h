@@ -1,0 +1,61 @@
+#pragma once
+// The progress engine: one epoll set for every file descriptor the library watches
+// (TCP connections, the listener, the PMI socket; later UDP multicast sockets).
+// Handlers run on arrival, inside whichever MPI call is driving progress.
+//
+// A blocked MPI call spins (polling without sleeping) for CCMPI_SPIN_US, then sleeps in
+// epoll_wait, so many ranks sharing few cores do not starve each other.
+#include <cstdint>
+#include <vector>
+
+namespace ccmpi::progress {
+
+class EventHandler {
+ public:
+  virtual ~EventHandler() = default;
+  // `events` is the epoll event mask (EPOLLIN, EPOLLOUT, EPOLLERR, EPOLLHUP ...).
+  virtual void onEvent(uint32_t events) = 0;
+};
+
+class Engine {
+ public:
+  int init();
+  void shutdown();
+  int add(int fd, uint32_t events, EventHandler* h);
+  int modify(int fd, uint32_t events, EventHandler* h);
+  void remove(int fd);
+  // Dispatches ready events once. timeoutMs: 0 = do not sleep, -1 = sleep until an event.
+  // Returns the number of events handled.
+  int poll(int timeoutMs);
+
+  // Drives progress until done() holds: spins for the spin budget, then sleeps.
+  template <typename Done>
+  void waitUntil(Done&& done) {
+    if (done()) return;
+    const int64_t spinUntil = spinBudgetNs() > 0 ? nowNs() + spinBudgetNs() : 0;
+    while (!done()) {
+      if (spinUntil && nowNs() < spinUntil) {
+        poll(0);
+      } else {
+        poll(kSleepSliceMs);
+      }
+    }
+  }
+
+  // Monotonic clock in nanoseconds.
+  static int64_t nowNs();
+  int64_t spinBudgetNs();
+  // Set by the runtime once it knows how many ranks share this host.
+  void setLocalRanks(int localRanks);
+
+ private:
+  static constexpr int kSleepSliceMs = 1000;
+  int epfd_ = -1;
+  int localRanks_ = 1;
+  int64_t spinNs_ = -1;
+  std::vector<uint64_t> events_;
+};
+
+Engine& engine();
+
+}  // namespace ccmpi::progress

@@ -1,0 +1,106 @@
+// Frame header encoding and validation.
+#include "transport/frame.h"
+
+#include <cstring>
+
+namespace ccmpi::transport {
+namespace {
+
+template <typename T>
+void put(unsigned char*& p, T v) {
+  memcpy(p, &v, sizeof v);
+  p += sizeof v;
+}
+template <typename T>
+T get(const unsigned char*& p) {
+  T v;
+  memcpy(&v, p, sizeof v);
+  p += sizeof v;
+  return v;
+}
+
+}  // namespace
+
+void encodeHeader(const FrameHeader& h, void* out) {
+  auto* p = static_cast<unsigned char*>(out);
+  put(p, h.magic);
+  put(p, static_cast<uint8_t>(h.type));
+  put(p, h.flags);
+  put(p, h.reserved);
+  put(p, h.src);
+  put(p, h.context);
+  put(p, h.tag);
+  put(p, uint32_t{0});  // padding
+  put(p, h.msgSize);
+  put(p, h.payloadLen);
+  put(p, h.offset);
+  put(p, h.a);
+  put(p, h.b);
+}
+
+DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, FrameHeader* h,
+                          const char** why) {
+  if (len < kHeaderBytes) return DecodeStatus::kNeedMore;
+  const auto* p = static_cast<const unsigned char*>(data);
+  FrameHeader f;
+  f.magic = get<uint32_t>(p);
+  const uint8_t type = get<uint8_t>(p);
+  f.flags = get<uint8_t>(p);
+  f.reserved = get<uint16_t>(p);
+  f.src = get<int32_t>(p);
+  f.context = get<uint32_t>(p);
+  f.tag = get<int32_t>(p);
+  const uint32_t pad = get<uint32_t>(p);
+  f.msgSize = get<uint64_t>(p);
+  f.payloadLen = get<uint64_t>(p);
+  f.offset = get<uint64_t>(p);
+  f.a = get<uint64_t>(p);
+  f.b = get<uint64_t>(p);
+  auto bad = [&](const char* w) {
+    if (why) *why = w;
+    return DecodeStatus::kBad;
+  };
+  if (f.magic != kFrameMagic) return bad("magic");
+  if (f.reserved != 0 || pad != 0) return bad("reserved bits");
+  if (f.flags & ~(kFlagSync | kFlagCompressed)) return bad("flags");
+  if (f.src < 0 || f.src >= lim.worldSize) return bad("source rank");
+  switch (static_cast<FrameType>(type)) {
+    case FrameType::kChallenge:
+    case FrameType::kHello:
+    case FrameType::kAccept:
+    case FrameType::kReject:
+      if (f.payloadLen != 0 || f.msgSize != 0 || f.offset != 0) return bad("handshake fields");
+      break;
+    case FrameType::kEager:
+      if (f.tag < 0 || f.tag > lim.tagUb) return bad("tag");
+      if (f.context >= lim.maxContext) return bad("context id");
+      if (f.msgSize > lim.maxMessage) return bad("message size");
+      if (f.payloadLen > lim.maxEager) return bad("eager payload length");
+      // Compressed payloads may differ in length from the message; plain ones may not.
+      if (!(f.flags & kFlagCompressed) && f.payloadLen != f.msgSize) return bad("eager length");
+      if (f.offset != 0) return bad("eager offset");
+      break;
+    case FrameType::kRts:
+      if (f.tag < 0 || f.tag > lim.tagUb) return bad("tag");
+      if (f.context >= lim.maxContext) return bad("context id");
+      if (f.msgSize > lim.maxMessage) return bad("message size");
+      if (f.payloadLen != 0 || f.offset != 0) return bad("rts fields");
+      break;
+    case FrameType::kCts:
+      if (f.payloadLen != 0 || f.offset != 0) return bad("cts fields");
+      if (f.msgSize > lim.maxMessage) return bad("accepted size");
+      break;
+    case FrameType::kData:
+      if (f.payloadLen == 0) return bad("empty data frame");
+      if (f.offset > lim.maxMessage || f.payloadLen > lim.maxMessage - f.offset)
+        return bad("data range");
+      break;
+    default:
+      return bad("frame type");
+  }
+  f.type = static_cast<FrameType>(type);
+  *h = f;
+  return DecodeStatus::kOk;
+}
+
+}  // namespace ccmpi::transport

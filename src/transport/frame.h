@@ -1,0 +1,64 @@
+#pragma once
+// The wire frame: a fixed 64-byte header, then `payloadLen` bytes of payload.
+// Every field read from the wire is validated by decodeHeader() before anything
+// else looks at it; a frame that fails closes the connection.
+#include <cstddef>
+#include <cstdint>
+
+namespace ccmpi::transport {
+
+enum class FrameType : uint8_t {
+  // connection set-up (no payload)
+  kChallenge = 1,  // acceptor -> connector: nonce in a/b
+  kHello = 2,      // connector -> acceptor: src rank, nonce in b, MAC in a
+  kAccept = 3,     // acceptor -> connector: MAC over the connector's nonce in a
+  kReject = 4,     // acceptor -> connector: another connection between the pair won
+  // messages
+  kEager = 16,  // envelope + whole message as payload
+  kRts = 17,    // envelope, msgSize, a = sender request id; no payload
+  kCts = 18,    // a = sender request id, b = receiver request id, msgSize = bytes accepted
+  kData = 19,   // b = receiver request id, offset, payload = bytes [offset, offset+len)
+};
+
+enum FrameFlags : uint8_t {
+  kFlagSync = 1,        // synchronous send (completion needs the match)
+  kFlagCompressed = 2,  // payload is compressed (compress/ stage)
+};
+
+constexpr uint32_t kFrameMagic = 0xCC4D5049u;  // "CCMPI"
+constexpr size_t kHeaderBytes = 64;
+
+struct FrameHeader {
+  uint32_t magic = kFrameMagic;
+  FrameType type = FrameType::kEager;
+  uint8_t flags = 0;
+  uint16_t reserved = 0;
+  int32_t src = 0;         // sender's world rank
+  uint32_t context = 0;    // context id (communicator + p2p/collective)
+  int32_t tag = 0;
+  uint64_t msgSize = 0;    // bytes of the whole message
+  uint64_t payloadLen = 0; // bytes following this header
+  uint64_t offset = 0;     // kData: position of the payload in the message
+  uint64_t a = 0;
+  uint64_t b = 0;
+};
+
+// Limits a decoded header must respect (set by the transport from the job).
+struct FrameLimits {
+  int32_t worldSize = 1;
+  int32_t tagUb = (1 << 30) - 1;
+  uint32_t maxContext = 1u << 20;
+  uint64_t maxEager = 64 * 1024;     // payload of an eager frame
+  uint64_t maxMessage = 1ull << 46;  // any message
+};
+
+enum class DecodeStatus { kOk, kNeedMore, kBad };
+
+// Encodes h into exactly kHeaderBytes bytes (little-endian host layout).
+void encodeHeader(const FrameHeader& h, void* out);
+// Decodes and validates the header at the start of [data, data+len). On kBad, *why
+// names the offending field.
+DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, FrameHeader* h,
+                          const char** why);
+
+}  // namespace ccmpi::transport

@@ -1,0 +1,582 @@
+// TCP transport implementation (see tcp.h for the protocol).
+#include "transport/tcp.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "base/log.h"
+#include "base/tunables.h"
+
+namespace ccmpi::transport {
+namespace {
+
+Tunable<uint64_t> kSockBuf("CCMPI_TCP_SOCKBUF", 0,
+                           "SO_SNDBUF/SO_RCVBUF of TCP connections in bytes (0 = kernel autotuning)");
+
+constexpr size_t kInBufBytes = 256 * 1024;
+constexpr size_t kDirectReadMin = 16 * 1024;  // payload reads this large bypass the buffer
+constexpr int kMaxIov = 64;
+constexpr int kReadsPerEvent = 32;
+
+uint64_t randomU64() {
+  uint64_t v = 0;
+  if (getrandom(&v, sizeof v, 0) != sizeof v) v = static_cast<uint64_t>(progress::Engine::nowNs()) ^ 0x9e3779b97f4a7c15ull;
+  return v;
+}
+
+void setSocketOptions(int fd) {
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  const uint64_t buf = kSockBuf.get();
+  if (buf > 0) {
+    int b = static_cast<int>(std::min<uint64_t>(buf, 1u << 30));
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &b, sizeof b);
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &b, sizeof b);
+  }
+}
+
+// A handshake frame owned by its connection.
+class CtrlFrame final : public OutFrame {
+ public:
+  explicit CtrlFrame(const FrameHeader& h) { setFrame(h); }
+  void written() override { delete this; }
+};
+
+}  // namespace
+
+void OutFrame::setFrame(const FrameHeader& h, const void* p1, size_t n1, const void* p2,
+                        size_t n2) {
+  encodeHeader(h, hdr);
+  iov[0] = {hdr, kHeaderBytes};
+  iovcnt = 1;
+  bytesLeft = kHeaderBytes;
+  if (n1) {
+    iov[iovcnt++] = {const_cast<void*>(p1), n1};
+    bytesLeft += n1;
+  }
+  if (n2) {
+    iov[iovcnt++] = {const_cast<void*>(p2), n2};
+    bytesLeft += n2;
+  }
+}
+
+class TcpConn final : public progress::EventHandler {
+ public:
+  enum class State { kConnecting, kAwaitChallenge, kAwaitAccept, kAwaitHello, kOpen, kRejecting, kClosed };
+
+  TcpConn(TcpTransport* t, int fd, int peer, State st) : t_(t), fd_(fd), peer_(peer), st_(st) {
+    in_.resize(kInBufBytes);
+  }
+  ~TcpConn() override { closeFd(); }
+
+  int fd() const { return fd_; }
+  int peer() const { return peer_; }
+  State state() const { return st_; }
+  bool idle() const { return outq_.empty(); }
+
+  void enqueue(OutFrame* f) {
+    outq_.push_back(f);
+    if (outq_.size() == 1 && st_ != State::kConnecting) flush();
+  }
+  void enqueueAll(std::deque<OutFrame*>& q) {
+    while (!q.empty()) {
+      outq_.push_back(q.front());
+      q.pop_front();
+    }
+    if (st_ != State::kConnecting) flush();
+  }
+
+  void startAccepted() {
+    challenge_[0] = randomU64();
+    challenge_[1] = randomU64();
+    FrameHeader h;
+    h.type = FrameType::kChallenge;
+    h.src = t_->cfg_.myRank;
+    h.a = challenge_[0];
+    h.b = challenge_[1];
+    enqueue(new CtrlFrame(h));
+  }
+
+  void onEvent(uint32_t events) override {
+    if (st_ == State::kClosed) return;
+    if (st_ == State::kConnecting && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
+      int err = 0;
+      socklen_t len = sizeof err;
+      getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len);
+      if (err) return fail(std::string("connect failed: ") + strerror(err));
+      st_ = State::kAwaitChallenge;
+      updateInterest();
+    }
+    if (events & EPOLLOUT) flush();
+    if (st_ == State::kClosed) return;
+    if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) readSome();
+  }
+
+  // Writes as much of the queue as the socket takes, several frames per writev.
+  void flush() {
+    while (!outq_.empty() && st_ != State::kClosed) {
+      iovec iov[kMaxIov];
+      int cnt = 0;
+      for (OutFrame* f : outq_) {
+        if (cnt + f->iovcnt > kMaxIov) break;
+        for (int i = 0; i < f->iovcnt; ++i)
+          if (f->iov[i].iov_len) iov[cnt++] = f->iov[i];
+      }
+      ssize_t n = ::writev(fd_, iov, cnt);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+          wantWrite(true);
+          return;
+        }
+        return fail(std::string("write failed: ") + strerror(errno));
+      }
+      consume(static_cast<size_t>(n));
+    }
+    if (outq_.empty()) {
+      wantWrite(false);
+      if (st_ == State::kRejecting) closeQuietly();
+    }
+  }
+
+  void closeQuietly() {
+    closeFd();
+    st_ = State::kClosed;
+  }
+
+  void fail(const std::string& why) {
+    if (st_ == State::kClosed) return;
+    closeQuietly();
+    t_->connFailed(this, why);
+  }
+
+  // Frames still queued when the connection dies are released so nothing leaks.
+  void dropQueue() {
+    while (!outq_.empty()) {
+      OutFrame* f = outq_.front();
+      outq_.pop_front();
+      f->written();
+    }
+  }
+
+  TcpTransport* t_;
+  int fd_;
+  int peer_;
+  State st_;
+  uint64_t challenge_[2] = {0, 0};
+  uint64_t myNonce_ = 0;
+  std::deque<OutFrame*> outq_;
+
+ private:
+  void closeFd() {
+    if (fd_ >= 0) {
+      progress::engine().remove(fd_);
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+
+  void wantWrite(bool on) {
+    if (on == writeArmed_) return;
+    writeArmed_ = on;
+    updateInterest();
+  }
+  void updateInterest() {
+    uint32_t ev = EPOLLIN;
+    if (writeArmed_ || st_ == State::kConnecting) ev |= EPOLLOUT;
+    progress::engine().modify(fd_, ev, this);
+  }
+
+  void consume(size_t n) {
+    while (n > 0 && !outq_.empty()) {
+      OutFrame* f = outq_.front();
+      if (n >= f->bytesLeft) {
+        n -= f->bytesLeft;
+        f->bytesLeft = 0;
+        if (f->refill()) continue;  // next frame of the stream, same queue position
+        outq_.pop_front();
+        f->written();
+        continue;
+      }
+      f->bytesLeft -= n;
+      for (int i = 0; i < f->iovcnt && n > 0; ++i) {
+        const size_t take = std::min(n, f->iov[i].iov_len);
+        f->iov[i].iov_base = static_cast<char*>(f->iov[i].iov_base) + take;
+        f->iov[i].iov_len -= take;
+        n -= take;
+      }
+    }
+    // Zero-length frames left at the front (refilled streams) are finished here.
+    while (!outq_.empty() && outq_.front()->bytesLeft == 0) {
+      OutFrame* f = outq_.front();
+      if (f->refill()) break;
+      outq_.pop_front();
+      f->written();
+    }
+  }
+
+  void readSome() {
+    for (int round = 0; round < kReadsPerEvent && st_ != State::kClosed; ++round) {
+      ssize_t n;
+      const size_t avail = inEnd_ - inStart_;
+      if (inPayload_ && avail == 0 && keepLeft() >= kDirectReadMin) {
+        // Large payload: read straight into the destination, and whatever follows into
+        // the buffer.
+        inStart_ = inEnd_ = 0;
+        iovec iov[2] = {{tgt_.dest + got_, keepLeft()}, {in_.data(), in_.size()}};
+        n = ::readv(fd_, iov, 2);
+        if (n > 0) {
+          const size_t direct = std::min<size_t>(n, keepLeft());
+          got_ += direct;
+          payloadLeft_ -= direct;
+          inEnd_ = n - direct;
+        }
+      } else {
+        if (inStart_ == inEnd_) inStart_ = inEnd_ = 0;
+        if (inEnd_ == in_.size()) {
+          memmove(in_.data(), in_.data() + inStart_, avail);
+          inStart_ = 0;
+          inEnd_ = avail;
+        }
+        n = ::read(fd_, in_.data() + inEnd_, in_.size() - inEnd_);
+        if (n > 0) inEnd_ += n;
+      }
+      if (n == 0) return fail("connection closed by peer");
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+        return fail(std::string("read failed: ") + strerror(errno));
+      }
+      parse();
+    }
+  }
+
+  uint64_t keepLeft() const { return got_ < tgt_.keep ? tgt_.keep - got_ : 0; }
+
+  void parse() {
+    while (st_ != State::kClosed) {
+      if (inPayload_) {
+        if (payloadLeft_ > 0) {
+          const size_t avail = inEnd_ - inStart_;
+          if (avail == 0) return;
+          const size_t take = std::min<uint64_t>(avail, payloadLeft_);
+          const size_t keep = std::min<uint64_t>(take, keepLeft());
+          if (keep) memcpy(tgt_.dest + got_, in_.data() + inStart_, keep);
+          got_ += keep;
+          inStart_ += take;
+          payloadLeft_ -= take;
+          if (payloadLeft_ > 0) return;
+        }
+        inPayload_ = false;
+        t_->sink_->onPayload(peer_, cur_, tgt_);
+        continue;
+      }
+      FrameHeader h;
+      const char* why = nullptr;
+      const DecodeStatus ds = decodeHeader(in_.data() + inStart_, inEnd_ - inStart_, t_->cfg_.limits, &h, &why);
+      if (ds == DecodeStatus::kNeedMore) return;
+      if (ds == DecodeStatus::kBad) return fail(std::string("malformed frame: bad ") + why);
+      inStart_ += kHeaderBytes;
+      if (!handleHeader(h)) return;
+    }
+  }
+
+  bool handleHeader(const FrameHeader& h) {
+    TcpTransport& t = *t_;
+    const int me = t.cfg_.myRank;
+    switch (st_) {
+      case State::kAwaitChallenge: {
+        if (h.type != FrameType::kChallenge || h.src != peer_) {
+          fail("expected a challenge");
+          return false;
+        }
+        myNonce_ = randomU64();
+        FrameHeader r;
+        r.type = FrameType::kHello;
+        r.src = me;
+        r.a = t.mac('H', h.a, h.b, me, peer_);
+        r.b = myNonce_;
+        st_ = State::kAwaitAccept;
+        // The hello must precede any queued data: put it first.
+        outq_.push_front(new CtrlFrame(r));
+        flush();
+        return st_ != State::kClosed;
+      }
+      case State::kAwaitAccept: {
+        if (h.src != peer_ || (h.type != FrameType::kAccept && h.type != FrameType::kReject) ||
+            h.a != t.mac(h.type == FrameType::kAccept ? 'A' : 'R', myNonce_, 0, peer_, me)) {
+          ++t.rejectedAuth_;
+          fail("peer failed to authenticate");
+          return false;
+        }
+        if (h.type == FrameType::kReject) {
+          // The peer's own connection to us wins; it will arrive on the listener.
+          closeQuietly();
+          if (t.peers_[peer_].outgoing == this) t.peers_[peer_].outgoing = nullptr;
+          return false;
+        }
+        st_ = State::kOpen;
+        t.opened(peer_, this);
+        return st_ != State::kClosed;
+      }
+      case State::kAwaitHello: {
+        if (h.type != FrameType::kHello || h.src == me ||
+            h.a != t.mac('H', challenge_[0], challenge_[1], h.src, me)) {
+          ++t.rejectedAuth_;
+          log::error("rejected a TCP connection: it did not prove the job secret");
+          closeQuietly();
+          return false;
+        }
+        peer_ = h.src;
+        myNonce_ = h.b;  // the connector's nonce, answered below
+        t.accepted(this);
+        return st_ != State::kClosed;
+      }
+      case State::kOpen: {
+        if (h.src != peer_) {
+          fail("frame claims another source rank");
+          return false;
+        }
+        if (h.type < FrameType::kEager) {
+          fail("handshake frame on an open connection");
+          return false;
+        }
+        cur_ = h;
+        tgt_ = PayloadTarget{};
+        if (t.sink_->onFrame(peer_, h, &tgt_) != 0) {
+          fail("protocol error in frame from peer");
+          return false;
+        }
+        if (h.payloadLen > 0) {
+          if (tgt_.keep > h.payloadLen) tgt_.keep = h.payloadLen;
+          inPayload_ = true;
+          payloadLeft_ = h.payloadLen;
+          got_ = 0;
+        }
+        return true;
+      }
+      default:
+        fail("frame in unexpected connection state");
+        return false;
+    }
+  }
+
+  std::vector<unsigned char> in_;
+  size_t inStart_ = 0, inEnd_ = 0;
+  bool inPayload_ = false;
+  FrameHeader cur_;
+  PayloadTarget tgt_;
+  uint64_t payloadLeft_ = 0;
+  uint64_t got_ = 0;
+  bool writeArmed_ = false;
+};
+
+uint64_t TcpTransport::mac(char tag, uint64_t nonce0, uint64_t nonce1, int from, int to) const {
+  struct {
+    char tag[8];
+    uint64_t n0, n1, job;
+    int32_t from, to;
+  } m{};
+  m.tag[0] = tag;
+  memcpy(m.tag + 1, "ccmpi", 5);
+  m.n0 = nonce0;
+  m.n1 = nonce1;
+  m.job = cfg_.jobId;
+  m.from = from;
+  m.to = to;
+  return siphash24(cfg_.secret, &m, sizeof m);
+}
+
+int TcpTransport::init(const TcpConfig& cfg, Sink* sink) {
+  cfg_ = cfg;
+  sink_ = sink;
+  peers_.assign(cfg.worldSize, Peer{});
+  listenFd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (listenFd_ < 0) return -1;
+  int one = 1;
+  setsockopt(listenFd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  if (inet_pton(AF_INET, cfg.bindAddress.c_str(), &sa.sin_addr) != 1) {
+    log::error("invalid bind address '%s'", cfg.bindAddress.c_str());
+    return -1;
+  }
+  if (::bind(listenFd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 ||
+      ::listen(listenFd_, 1024) != 0) {
+    log::error("cannot listen on %s: %s", cfg.bindAddress.c_str(), strerror(errno));
+    return -1;
+  }
+  socklen_t len = sizeof sa;
+  getsockname(listenFd_, reinterpret_cast<sockaddr*>(&sa), &len);
+  address_ = cfg.bindAddress + ":" + std::to_string(ntohs(sa.sin_port));
+  listener_ = std::make_unique<Listener>(this);
+  progress::engine().add(listenFd_, EPOLLIN, listener_.get());
+  return 0;
+}
+
+void TcpTransport::Listener::onEvent(uint32_t) {
+  for (;;) {
+    int fd = ::accept4(t_->listenFd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    setSocketOptions(fd);
+    auto c = std::make_unique<TcpConn>(t_, fd, -1, TcpConn::State::kAwaitHello);
+    TcpConn* raw = c.get();
+    t_->conns_.push_back(std::move(c));
+    progress::engine().add(fd, EPOLLIN, raw);
+    raw->startAccepted();
+  }
+}
+
+void TcpTransport::send(int peer, OutFrame* f) {
+  Peer& p = peers_[peer];
+  if (p.active) {
+    p.active->enqueue(f);
+    return;
+  }
+  p.queue.push_back(f);
+  if (!p.outgoing) connectTo(peer);
+}
+
+void TcpTransport::connectTo(int peer) {
+  std::string addr;
+  if (!cfg_.resolve || cfg_.resolve(peer, &addr) != 0)
+    log::fatal("cannot find the address of rank %d", peer);
+  const size_t colon = addr.rfind(':');
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  if (colon == std::string::npos ||
+      inet_pton(AF_INET, addr.substr(0, colon).c_str(), &sa.sin_addr) != 1)
+    log::fatal("rank %d published a malformed address '%s'", peer, addr.c_str());
+  sa.sin_port = htons(static_cast<uint16_t>(atoi(addr.c_str() + colon + 1)));
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) log::fatal("socket() failed: %s", strerror(errno));
+  setSocketOptions(fd);
+  int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+  if (rc != 0 && errno != EINPROGRESS)
+    log::fatal("cannot connect to rank %d at %s: %s", peer, addr.c_str(), strerror(errno));
+  auto c = std::make_unique<TcpConn>(this, fd, peer,
+                                     rc == 0 ? TcpConn::State::kAwaitChallenge
+                                             : TcpConn::State::kConnecting);
+  TcpConn* raw = c.get();
+  conns_.push_back(std::move(c));
+  peers_[peer].outgoing = raw;
+  progress::engine().add(fd, EPOLLIN | (rc == 0 ? 0u : static_cast<uint32_t>(EPOLLOUT)), raw);
+}
+
+void TcpTransport::accepted(TcpConn* c) {
+  const int peer = c->peer_;
+  const int me = cfg_.myRank;
+  Peer& p = peers_[peer];
+  FrameHeader r;
+  r.src = me;
+  if (p.active || (p.outgoing && me < peer)) {
+    // Our connection (lower rank) wins, or one is already open: refuse this one.
+    r.type = FrameType::kReject;
+    r.a = mac('R', c->myNonce_, 0, me, peer);
+    c->st_ = TcpConn::State::kRejecting;
+    c->enqueue(new CtrlFrame(r));
+    return;
+  }
+  r.type = FrameType::kAccept;
+  r.a = mac('A', c->myNonce_, 0, me, peer);
+  c->st_ = TcpConn::State::kOpen;
+  // If we had an attempt of our own, it will be rejected by the peer; its queued frames
+  // are still in p.queue (attempts never hold data before they are accepted).
+  c->outq_.push_back(new CtrlFrame(r));
+  opened(peer, c);
+}
+
+void TcpTransport::opened(int peer, TcpConn* c) {
+  Peer& p = peers_[peer];
+  if (p.outgoing == c) p.outgoing = nullptr;
+  p.active = c;
+  ++opened_;
+  c->enqueueAll(p.queue);
+}
+
+void TcpTransport::connFailed(TcpConn* c, const std::string& why) {
+  const int peer = c->peer_;
+  if (peer < 0) {
+    log::error("dropped an unauthenticated TCP connection: %s", why.c_str());
+    return;
+  }
+  Peer& p = peers_[peer];
+  const bool mattered = p.active == c || p.outgoing == c;
+  if (p.active == c) p.active = nullptr;
+  if (p.outgoing == c) p.outgoing = nullptr;
+  c->dropQueue();
+  if (mattered && !shuttingDown_) sink_->onPeerLost(peer, why);
+}
+
+bool TcpTransport::hasPendingOutput() const {
+  for (const auto& c : conns_)
+    if (c->state() != TcpConn::State::kClosed && !c->idle()) return true;
+  for (const Peer& p : peers_)
+    if (!p.queue.empty()) return true;
+  return false;
+}
+
+void TcpTransport::shutdown() {
+  shuttingDown_ = true;
+  const int64_t deadline = progress::Engine::nowNs() + 10'000'000'000LL;
+  while (hasPendingOutput() && progress::Engine::nowNs() < deadline) progress::engine().poll(10);
+  for (auto& c : conns_) {
+    c->dropQueue();
+    c->closeQuietly();
+  }
+  for (Peer& p : peers_) {
+    for (OutFrame* f : p.queue) f->written();
+    p.queue.clear();
+  }
+  conns_.clear();
+  if (listenFd_ >= 0) {
+    progress::engine().remove(listenFd_);
+    ::close(listenFd_);
+    listenFd_ = -1;
+  }
+}
+
+std::string interfaceAddress(const std::string& name) {
+  ifaddrs* ifs = nullptr;
+  if (getifaddrs(&ifs) != 0) return "";
+  std::string out;
+  for (ifaddrs* i = ifs; i; i = i->ifa_next) {
+    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || name != i->ifa_name) continue;
+    char buf[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, buf, sizeof buf);
+    out = buf;
+    break;
+  }
+  freeifaddrs(ifs);
+  return out;
+}
+
+std::string defaultAddress() {
+  ifaddrs* ifs = nullptr;
+  if (getifaddrs(&ifs) != 0) return "127.0.0.1";
+  std::string out = "127.0.0.1";
+  for (ifaddrs* i = ifs; i; i = i->ifa_next) {
+    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET) continue;
+    if ((i->ifa_flags & IFF_LOOPBACK) || !(i->ifa_flags & IFF_UP)) continue;
+    char buf[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, buf, sizeof buf);
+    out = buf;
+    break;
+  }
+  freeifaddrs(ifs);
+  return out;
+}
+
+}  // namespace ccmpi::transport

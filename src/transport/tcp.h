@@ -1,0 +1,100 @@
+#pragma once
+// TCP transport: one long-lived, authenticated connection per pair of ranks, opened
+// lazily on first use.
+//
+// Set-up: every rank listens on the selected interface and publishes "ip:port". The
+// rank that first needs a connection connects; the acceptor sends a random challenge,
+// the connector answers with HELLO{rank, its own nonce, MAC(secret, challenge, ranks)},
+// the acceptor verifies and answers ACCEPT{MAC(secret, connector nonce)}. Nothing a
+// connection sends before it has proved the secret reaches the matching engine. If
+// both ranks of a pair connect at once, the connection opened by the lower rank wins;
+// the other is answered REJECT, and frames queued for the peer wait for the winner.
+//
+// Frames are written with one writev (header + payload iovecs) on non-blocking sockets
+// with TCP_NODELAY; reads go through a per-connection buffer, except large payloads,
+// which are read straight into their destination.
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/siphash.h"
+#include "progress/engine.h"
+#include "transport/transport.h"
+
+namespace ccmpi::transport {
+
+struct TcpConfig {
+  int myRank = 0;
+  int worldSize = 1;
+  SipKey secret;
+  uint64_t jobId = 0;
+  std::string bindAddress;  // IPv4 address to listen on
+  FrameLimits limits;
+  // Looks up a peer's published "ip:port" (blocking PMI get).
+  std::function<int(int peer, std::string* addr)> resolve;
+};
+
+class TcpConn;
+
+class TcpTransport {
+ public:
+  int init(const TcpConfig& cfg, Sink* sink);
+  // The job secret and id used to authenticate connections (set before any traffic).
+  void setSecret(const SipKey& key, uint64_t jobId) {
+    cfg_.secret = key;
+    cfg_.jobId = jobId;
+  }
+  // "ip:port" this rank listens on.
+  const std::string& address() const { return address_; }
+  // Queues f for peer (world rank != self). Opens the connection on first use.
+  void send(int peer, OutFrame* f);
+  // Stop treating peer disconnects as failures (after the finalize barrier).
+  void beginShutdown() { shuttingDown_ = true; }
+  // Flushes queued frames (bounded wait) and closes every connection.
+  void shutdown();
+  FrameLimits& limits() { return cfg_.limits; }
+  // Counters for tests and ccmpi_info.
+  uint64_t connectionsOpened() const { return opened_; }
+  uint64_t connectionsRejected() const { return rejectedAuth_; }
+  bool hasPendingOutput() const;
+
+ private:
+  friend class TcpConn;
+  struct Peer {
+    TcpConn* active = nullptr;    // authenticated connection carrying the pair's traffic
+    TcpConn* outgoing = nullptr;  // our connection attempt not yet accepted
+    std::deque<OutFrame*> queue;  // frames waiting for `active`
+  };
+  class Listener : public progress::EventHandler {
+   public:
+    explicit Listener(TcpTransport* t) : t_(t) {}
+    void onEvent(uint32_t events) override;
+    TcpTransport* t_;
+  };
+
+  void connectTo(int peer);
+  void accepted(TcpConn* c);          // an accepted conn proved itself with HELLO
+  void opened(int peer, TcpConn* c);  // c becomes the active connection for peer
+  void connFailed(TcpConn* c, const std::string& why);
+  uint64_t mac(char tag, uint64_t nonce0, uint64_t nonce1, int from, int to) const;
+
+  TcpConfig cfg_;
+  Sink* sink_ = nullptr;
+  int listenFd_ = -1;
+  std::string address_;
+  std::unique_ptr<Listener> listener_;
+  std::vector<Peer> peers_;
+  std::vector<std::unique_ptr<TcpConn>> conns_;  // all connections ever made (kept until shutdown)
+  bool shuttingDown_ = false;
+  uint64_t opened_ = 0;
+  uint64_t rejectedAuth_ = 0;
+};
+
+// Helpers for interface selection: IPv4 address of interface `name`, or "" if none.
+std::string interfaceAddress(const std::string& name);
+// First non-loopback IPv4 address that is up, or "127.0.0.1".
+std::string defaultAddress();
+
+}  // namespace ccmpi::transport

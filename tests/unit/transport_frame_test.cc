@@ -1,0 +1,139 @@
+// Frame header encoding and validation (every field read from the wire is checked).
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "transport/frame.h"
+
+using namespace ccmpi::transport;
+
+namespace {
+
+FrameLimits limits() {
+  FrameLimits l;
+  l.worldSize = 4;
+  l.tagUb = 1000;
+  l.maxContext = 64;
+  l.maxEager = 4096;
+  return l;
+}
+
+FrameHeader eager(uint64_t len) {
+  FrameHeader h;
+  h.type = FrameType::kEager;
+  h.src = 2;
+  h.context = 3;
+  h.tag = 17;
+  h.msgSize = len;
+  h.payloadLen = len;
+  return h;
+}
+
+DecodeStatus roundTrip(const FrameHeader& in, FrameHeader* out, const char** why = nullptr) {
+  unsigned char buf[kHeaderBytes];
+  encodeHeader(in, buf);
+  return decodeHeader(buf, sizeof buf, limits(), out, why);
+}
+
+}  // namespace
+
+TEST(Frame, RoundTripsEveryField) {
+  FrameHeader h;
+  h.type = FrameType::kData;
+  h.flags = kFlagCompressed;
+  h.src = 3;
+  h.context = 9;
+  h.tag = 5;
+  h.msgSize = 1 << 20;
+  h.payloadLen = 4000;
+  h.offset = 8192;
+  h.a = 0x1122334455667788ull;
+  h.b = 42;
+  FrameHeader out;
+  ASSERT_EQ(roundTrip(h, &out), DecodeStatus::kOk);
+  EXPECT_EQ(out.type, h.type);
+  EXPECT_EQ(out.flags, h.flags);
+  EXPECT_EQ(out.src, 3);
+  EXPECT_EQ(out.context, 9u);
+  EXPECT_EQ(out.tag, 5);
+  EXPECT_EQ(out.msgSize, h.msgSize);
+  EXPECT_EQ(out.payloadLen, 4000u);
+  EXPECT_EQ(out.offset, 8192u);
+  EXPECT_EQ(out.a, h.a);
+  EXPECT_EQ(out.b, 42u);
+}
+
+TEST(Frame, NeedsWholeHeader) {
+  unsigned char buf[kHeaderBytes];
+  encodeHeader(eager(10), buf);
+  FrameHeader out;
+  for (size_t n = 0; n < kHeaderBytes; ++n)
+    EXPECT_EQ(decodeHeader(buf, n, limits(), &out, nullptr), DecodeStatus::kNeedMore);
+}
+
+TEST(Frame, RejectsBadFields) {
+  FrameHeader out;
+  const char* why = nullptr;
+  auto bad = [&](FrameHeader h, const char* field) {
+    EXPECT_EQ(roundTrip(h, &out, &why), DecodeStatus::kBad) << field;
+    ASSERT_NE(why, nullptr);
+    EXPECT_NE(std::string(why).find(field), std::string::npos) << why;
+  };
+  FrameHeader h = eager(10);
+  h.src = 4;
+  bad(h, "source");
+  h = eager(10);
+  h.src = -1;
+  bad(h, "source");
+  h = eager(10);
+  h.tag = 1001;
+  bad(h, "tag");
+  h = eager(10);
+  h.tag = -3;
+  bad(h, "tag");
+  h = eager(10);
+  h.context = 64;
+  bad(h, "context");
+  h = eager(5000);
+  bad(h, "eager payload");
+  h = eager(10);
+  h.msgSize = 11;
+  bad(h, "eager length");
+  h = eager(10);
+  h.flags = 0x80;
+  bad(h, "flags");
+  h = eager(0);
+  h.type = static_cast<FrameType>(99);
+  bad(h, "frame type");
+  h = FrameHeader{};
+  h.type = FrameType::kRts;
+  h.payloadLen = 1;
+  bad(h, "rts");
+  h = FrameHeader{};
+  h.type = FrameType::kData;
+  h.payloadLen = 0;
+  bad(h, "empty data");
+  h.payloadLen = 10;
+  h.offset = ~0ull - 5;
+  bad(h, "data range");
+  h = FrameHeader{};
+  h.type = FrameType::kHello;
+  h.payloadLen = 3;
+  bad(h, "handshake");
+}
+
+TEST(Frame, RejectsBadMagicAndReservedBits) {
+  unsigned char buf[kHeaderBytes];
+  encodeHeader(eager(1), buf);
+  FrameHeader out;
+  const char* why = nullptr;
+  buf[0] ^= 1;
+  EXPECT_EQ(decodeHeader(buf, sizeof buf, limits(), &out, &why), DecodeStatus::kBad);
+  EXPECT_STREQ(why, "magic");
+  encodeHeader(eager(1), buf);
+  buf[6] = 1;  // reserved
+  EXPECT_EQ(decodeHeader(buf, sizeof buf, limits(), &out, &why), DecodeStatus::kBad);
+  encodeHeader(eager(1), buf);
+  buf[21] = 1;  // padding after the tag
+  EXPECT_EQ(decodeHeader(buf, sizeof buf, limits(), &out, &why), DecodeStatus::kBad);
+}
