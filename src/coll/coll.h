@@ -18,37 +18,35 @@ namespace ccmpi::coll {
 
 int barrier(comm::Comm& c);
 int bcast(void* buf, int count, MPI_Datatype type, int root, comm::Comm& c);
-int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
-           int root, comm::Comm& c);
+int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+           comm::Comm& c);
 int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
               comm::Comm& c);
-int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-           int recvcount, MPI_Datatype recvtype, int root, comm::Comm& c);
+int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, comm::Comm& c);
 int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
               int recvcount, MPI_Datatype recvtype, comm::Comm& c);
 
 int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
             comm::Comm& c);
-int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-            int recvcount, MPI_Datatype recvtype, int root, comm::Comm& c);
-int scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-             MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-             int root, comm::Comm& c);
+int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+            MPI_Datatype recvtype, int root, comm::Comm& c);
+int scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, comm::Comm& c);
 int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-               const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-               comm::Comm& c);
+               const int recvcounts[], const int displs[], MPI_Datatype recvtype, comm::Comm& c);
 int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
              int recvcount, MPI_Datatype recvtype, comm::Comm& c);
 int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-              const int rdispls[], MPI_Datatype recvtype, comm::Comm& c);
+              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, comm::Comm& c);
 // Displacements in bytes, a datatype per peer.
 int alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
               const int rdispls[], const MPI_Datatype recvtypes[], comm::Comm& c);
-int reduceScatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                  MPI_Datatype type, MPI_Op op, comm::Comm& c);
+int reduceScatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype type,
+                  MPI_Op op, comm::Comm& c);
 int reduceScatterBlock(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type,
                        MPI_Op op, comm::Comm& c);
 int scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,

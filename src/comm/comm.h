@@ -49,8 +49,8 @@ struct DistGraphTopology {
 using InfoEntries = std::vector<std::pair<std::string, std::string>>;
 
 struct Comm {
-  uint32_t contextId = 0;  // p2p context; collectives use contextId + 1
-  int rank = MPI_UNDEFINED;     // my rank in this communicator
+  uint32_t contextId = 0;    // p2p context; collectives use contextId + 1
+  int rank = MPI_UNDEFINED;  // my rank in this communicator
   int size = 0;
   std::vector<int> worldRanks;  // comm rank -> world rank
   // world rank -> comm rank (MPI_UNDEFINED if not a member); sized world size when built.
@@ -61,23 +61,22 @@ struct Comm {
   std::unique_ptr<CartTopology> cart;
   std::unique_ptr<GraphTopology> graph;
   std::unique_ptr<DistGraphTopology> distGraph;
-  InfoEntries hints;             // MPI_Comm_set_info / MPI_Comm_dup_with_info
+  InfoEntries hints;  // MPI_Comm_set_info / MPI_Comm_dup_with_info
   MPI_Comm handle = MPI_COMM_NULL;
   // MPI_Comm_free was called while in-flight users still held references: the handle no
   // longer resolves and the object is destroyed once refs drops to 0.
   bool freed = false;
   int topoKind = MPI_UNDEFINED;  // MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH or MPI_UNDEFINED
   bool predefined = false;
-  int refs = 1;                  // handle + in-flight users (nonblocking collectives)
+  int refs = 1;  // handle + in-flight users (nonblocking collectives)
   // Sequence numbers for collective operations started on this communicator (later
   // issues key schedules and multicast groups by it).
   uint64_t collSeq = 0;
 
   int worldRankOf(int commRank) const { return worldRanks[commRank]; }
   int commRankOfWorld(int worldRank) const {
-    return (worldRank >= 0 && worldRank < static_cast<int>(fromWorld.size()))
-               ? fromWorld[worldRank]
-               : MPI_UNDEFINED;
+    return (worldRank >= 0 && worldRank < static_cast<int>(fromWorld.size())) ? fromWorld[worldRank]
+                                                                              : MPI_UNDEFINED;
   }
 };
 

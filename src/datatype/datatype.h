@@ -28,6 +28,7 @@ struct TypeDesc;
 struct Block {
   int64_t disp;
   int64_t len;
+  bool operator==(const Block&) const = default;
 };
 
 // `n` blocks of `len` bytes at disp, disp + stride, ... (a compressed run of Blocks).
@@ -93,6 +94,9 @@ class Datatype {
   // Number of whole basic elements in `bytes` packed bytes (MPI_Get_elements), or
   // MPI_UNDEFINED if bytes does not end on a basic element boundary.
   int64_t elementsIn(int64_t bytes) const;
+  // Packed bytes holding the first `n` basic elements of a stream of this type (the inverse
+  // of elementsIn, for MPI_Status_set_elements).
+  int64_t bytesForElements(int64_t n) const;
 
   // Engine internals, set by the constructors in datatype.cc.
   int64_t size_ = 0, lb_ = 0, extent_ = 0, trueLb_ = 0, trueExtent_ = 0;
@@ -147,20 +151,20 @@ int createHvector(int64_t count, int64_t blocklen, MPI_Aint stride, MPI_Datatype
                   MPI_Datatype* out);
 int createIndexed(int64_t count, const int* blocklens, const int* disps, MPI_Datatype old,
                   MPI_Datatype* out);
-int createHindexed(int64_t count, const int* blocklens, const MPI_Aint* disps,
-                   MPI_Datatype old, MPI_Datatype* out);
+int createHindexed(int64_t count, const int* blocklens, const MPI_Aint* disps, MPI_Datatype old,
+                   MPI_Datatype* out);
 int createIndexedBlock(int64_t count, int64_t blocklen, const int* disps, MPI_Datatype old,
                        MPI_Datatype* out);
-int createHindexedBlock(int64_t count, int64_t blocklen, const MPI_Aint* disps,
-                        MPI_Datatype old, MPI_Datatype* out);
+int createHindexedBlock(int64_t count, int64_t blocklen, const MPI_Aint* disps, MPI_Datatype old,
+                        MPI_Datatype* out);
 int createStruct(int64_t count, const int* blocklens, const MPI_Aint* disps,
                  const MPI_Datatype* types, MPI_Datatype* out);
 int createResized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* out);
 // Copies the type and its name-less state; attributes are copied by the caller's
 // copy callbacks (copyAttributes).
 int dup(MPI_Datatype old, MPI_Datatype* out);
-int createSubarray(int ndims, const int* sizes, const int* subsizes, const int* starts,
-                   int order, MPI_Datatype old, MPI_Datatype* out);
+int createSubarray(int ndims, const int* sizes, const int* subsizes, const int* starts, int order,
+                   MPI_Datatype old, MPI_Datatype* out);
 int createDarray(int size, int rank, int ndims, const int* gsizes, const int* distribs,
                  const int* dargs, const int* psizes, int order, MPI_Datatype old,
                  MPI_Datatype* out);
@@ -174,8 +178,8 @@ int free(MPI_Datatype* h);
 // MPI_Type_get_envelope / get_contents. getContents creates new handles for derived
 // old types (the caller frees them); predefined ones are returned as they are.
 int getEnvelope(MPI_Datatype h, int* nints, int* naddrs, int* ntypes, int* combiner);
-int getContents(MPI_Datatype h, int maxInts, int maxAddrs, int maxTypes, int* ints,
-                MPI_Aint* addrs, MPI_Datatype* types);
+int getContents(MPI_Datatype h, int maxInts, int maxAddrs, int maxTypes, int* ints, MPI_Aint* addrs,
+                MPI_Datatype* types);
 
 // --- attributes (MPI_Type_create_keyval ...) ------------------------------------------
 int createKeyval(MPI_Type_copy_attr_function* copyFn, MPI_Type_delete_attr_function* deleteFn,
@@ -194,8 +198,8 @@ int externalSize(MPI_Datatype h, int64_t count, int64_t* size);
 // Packs `count` elements into external32 at out[0..outSize) from *position; advances it.
 int packExternal(MPI_Datatype h, const void* in, int64_t count, void* out, int64_t outSize,
                  int64_t* position);
-int unpackExternal(MPI_Datatype h, const void* in, int64_t inSize, int64_t* position,
-                   void* out, int64_t count);
+int unpackExternal(MPI_Datatype h, const void* in, int64_t inSize, int64_t* position, void* out,
+                   int64_t count);
 
 // The predefined type of a Fortran-style type class (MPI_TYPECLASS_*) and size, or
 // MPI_DATATYPE_NULL.

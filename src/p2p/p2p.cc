@@ -410,8 +410,12 @@ class Sink final : public transport::Sink {
   }
 
   void onPeerLost(int peer, const std::string& why) override {
-    log::fatal("lost the connection to rank %d (%s): that process exited or failed; aborting",
-               peer, why.c_str());
+    // The launcher sees the real failure (the peer's exit or signal) and kills the job;
+    // give it a moment so that its report names the root cause, then abort ourselves.
+    log::error("lost the connection to rank %d (%s): that process exited or failed", peer,
+               why.c_str());
+    for (int i = 0; i < 100; ++i) usleep(10000);
+    log::fatal("aborting after losing rank %d", peer);
   }
 
  private:

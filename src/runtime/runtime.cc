@@ -88,6 +88,7 @@ bool finalized() { return rt().finalized; }
 int worldRank() { return rt().rank; }
 int worldSize() { return rt().size; }
 const std::string& processorName() { return rt().processorName; }
+transport::TcpTransport& tcpTransport() { return rt().tcp; }
 
 int init(int*, char***, int required, int* provided) {
   Runtime& r = rt();
@@ -170,6 +171,9 @@ int init(int*, char***, int required, int* provided) {
 int finalize() {
   Runtime& r = rt();
   if (!r.initialized || r.finalized) return setErrorCause(MPI_ERR_OTHER, "MPI is not initialized");
+  // MPI_COMM_SELF's attributes are deleted first, while communication still works (their
+  // delete callbacks may communicate).
+  comm::deleteSelfAttributes();
   // Everything this rank sent is on the wire before the others may close.
   const int64_t deadline = progress::Engine::nowNs() + 30'000'000'000LL;
   while (r.tcp.hasPendingOutput() && progress::Engine::nowNs() < deadline) progress::engine().poll(10);
@@ -189,8 +193,7 @@ int finalize() {
 
 void abortJob(int code, const std::string& message) {
   Runtime& r = rt();
-  if (r.pmi.fd() >= 0 || !r.pmi.singleton()) r.pmi.abort(code, message);
-  _exit(code == 0 ? 1 : code);
+  r.pmi.abort(code, message);  // prints the message; a singleton just exits
 }
 
 }  // namespace ccmpi::runtime

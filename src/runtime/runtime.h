@@ -5,7 +5,14 @@
 
 #include <string>
 
+namespace ccmpi::transport {
+class TcpTransport;
+}
+
 namespace ccmpi::runtime {
+
+// The TCP transport of this process (tests and diagnostics).
+transport::TcpTransport& tcpTransport();
 
 bool initialized();  // MPI_Init has completed
 bool finalized();    // MPI_Finalize has completed

@@ -399,6 +399,9 @@ uint64_t TcpTransport::mac(char tag, uint64_t nonce0, uint64_t nonce1, int from,
   return siphash24(cfg_.secret, &m, sizeof m);
 }
 
+TcpTransport::TcpTransport() = default;
+TcpTransport::~TcpTransport() = default;
+
 int TcpTransport::init(const TcpConfig& cfg, Sink* sink) {
   cfg_ = cfg;
   sink_ = sink;

@@ -40,6 +40,8 @@ class TcpConn;
 
 class TcpTransport {
  public:
+  TcpTransport();
+  ~TcpTransport();
   int init(const TcpConfig& cfg, Sink* sink);
   // The job secret and id used to authenticate connections (set before any traffic).
   void setSecret(const SipKey& key, uint64_t jobId) {

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     }
     /* Waitsome over the same pattern. */
     int n = 0;
-    for (int s = 1; s < size; ++s) CHECK_MPI(MPI_Irecv(out[n % K], 4, MPI_INT, s, 77, MPI_COMM_WORLD, &reqs[n++]));
+    for (int s = 1; s < size; ++s, ++n) CHECK_MPI(MPI_Irecv(out[n % K], 4, MPI_INT, s, 77, MPI_COMM_WORLD, &reqs[n]));
     int done = 0, outcount, idx[K + 2];
     MPI_Status sts[K + 2];
     while (done < size - 1) {

@@ -1,0 +1,359 @@
+// Communicator entry points (MPI-3.1 sections 6.4-6.6 and 6.8): accessors, constructors
+// (dup, split, split_type, create, create_group), MPI_Comm_free, names and info hints.
+// Intercommunicators are not supported yet: their calls fail with
+// MPI_ERR_UNSUPPORTED_OPERATION, and every communicator is an intracommunicator.
+#include "api/comm_api.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "api/api.h"
+#include "api/errhandler_api.h"
+#include "api/request_table.h"
+#include "comm/attributes.h"
+#include "comm/group_ops.h"
+#include "comm/info.h"
+#include "comm/internal.h"
+#include "p2p/p2p.h"
+#include "p2p/request.h"
+
+using namespace ccmpi;
+
+namespace ccmpi::api {
+
+int commOrRaise(const char* func, MPI_Comm h, comm::Comm** out) {
+  *out = comm::lookup(h);
+  if (!*out) {
+    if (h == MPI_COMM_NULL) return raisef(func, MPI_ERR_COMM, "communicator is MPI_COMM_NULL");
+    return raisef(func, MPI_ERR_COMM, "invalid communicator handle 0x%x", h);
+  }
+  return MPI_SUCCESS;
+}
+
+int raiseCallbackError(MPI_Comm comm, const char* func, int rc, const char* what) {
+  const int cls = errorClassOf(rc);
+  if (cls > 0 && rc > 0x7f) return dispatchComm(comm, rc);
+  return raiseCommf(comm, func, cls > 0 ? cls : MPI_ERR_OTHER, "%s callback returned error %d",
+                    what, rc);
+}
+
+int freeCommHandle(MPI_Comm h) {
+  comm::Comm* c = comm::lookup(h);
+  if (!c) return MPI_ERR_COMM;
+  if (int rc = comm::deleteAllAttributes(*c, h)) return rc;
+  comm::freeComm(h);
+  return MPI_SUCCESS;
+}
+
+int finishDup(const char* func, MPI_Comm parentHandle, comm::Comm& parent, MPI_Comm* created,
+              bool copyHints) {
+  comm::Comm* n = comm::lookup(*created);
+  if (!n) return MPI_SUCCESS;
+  comm::copyTopology(parent, *n);
+  if (copyHints) n->hints = parent.hints;
+  if (int rc = comm::copyAttributes(parent, parentHandle, *n)) {
+    comm::deleteAllAttributes(*n, *created);
+    comm::freeComm(*created);
+    *created = MPI_COMM_NULL;
+    return raiseCallbackError(parentHandle, func, rc, "attribute copy");
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace ccmpi::api
+
+using api::commOrRaise;
+
+extern "C" int PMPI_Comm_size(MPI_Comm comm, int* size) {
+  CCMPI_API_BEGIN("MPI_Comm_size");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  if (!size) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "size pointer is NULL");
+  *size = c->size;
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_size)
+
+extern "C" int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
+  CCMPI_API_BEGIN("MPI_Comm_rank");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  if (!rank) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "rank pointer is NULL");
+  *rank = c->rank;
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_rank)
+
+extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  CCMPI_API_BEGIN("MPI_Comm_compare");
+  comm::Comm *a, *b;
+  if (int rc = commOrRaise(kFunc, comm1, &a)) return rc;
+  if (int rc = commOrRaise(kFunc, comm2, &b)) return rc;
+  if (!result) return api::raiseCommf(comm1, kFunc, MPI_ERR_ARG, "result pointer is NULL");
+  if (comm1 == comm2) {
+    *result = MPI_IDENT;
+  } else {
+    const int g = comm::groupCompare(a->worldRanks, b->worldRanks);
+    *result = g == MPI_IDENT ? MPI_CONGRUENT : g;
+  }
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_compare)
+
+extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  CCMPI_API_BEGIN("MPI_Comm_dup");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  if (!newcomm) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "newcomm pointer is NULL");
+  if (int rc = comm::dupComm(*c, newcomm)) return api::raiseComm(comm, kFunc, rc);
+  return api::finishDup(kFunc, comm, *comm::lookup(comm), newcomm, true);
+}
+CCMPI_MPI_ALIAS(MPI_Comm_dup)
+
+extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  CCMPI_API_BEGIN("MPI_Comm_dup_with_info");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  if (!newcomm) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "newcomm pointer is NULL");
+  comm::Info* in = nullptr;
+  if (info != MPI_INFO_NULL && !(in = comm::lookupInfo(info)))
+    return api::raiseCommf(comm, kFunc, MPI_ERR_INFO, "invalid info handle 0x%x", info);
+  const comm::InfoEntries hints = in ? in->entries : comm::InfoEntries{};
+  if (int rc = comm::dupComm(*c, newcomm)) return api::raiseComm(comm, kFunc, rc);
+  if (int rc = api::finishDup(kFunc, comm, *comm::lookup(comm), newcomm, false)) return rc;
+  comm::lookup(*newcomm)->hints = hints;
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_dup_with_info)
+
+// Blocking-complete: the duplicate exists on return and the request is already complete.
+extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_Comm_idup");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  if (!newcomm || !request)
+    return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "NULL output argument");
+  if (int rc = comm::dupComm(*c, newcomm)) return api::raiseComm(comm, kFunc, rc);
+  if (int rc = api::finishDup(kFunc, comm, *comm::lookup(comm), newcomm, true)) return rc;
+  p2p::Request* r = p2p::newRequest(p2p::Request::Kind::kOther);
+  p2p::completeRequest(r);
+  *request = api::requestHandle(r);
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_idup)
+
+extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  CCMPI_API_BEGIN("MPI_Comm_split");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  if (!newcomm) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "newcomm pointer is NULL");
+  if (color < 0 && color != MPI_UNDEFINED)
+    return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "color %d is negative and not MPI_UNDEFINED",
+                           color);
+  if (int rc = comm::splitComm(*c, color, key, newcomm)) return api::raiseComm(comm, kFunc, rc);
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_split)
+
+extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                                    MPI_Comm* newcomm) {
+  CCMPI_API_BEGIN("MPI_Comm_split_type");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  if (!newcomm) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "newcomm pointer is NULL");
+  comm::Info* in = nullptr;
+  if (info != MPI_INFO_NULL && !(in = comm::lookupInfo(info)))
+    return api::raiseCommf(comm, kFunc, MPI_ERR_INFO, "invalid info handle 0x%x", info);
+  bool byHost;
+  switch (split_type) {
+    case MPI_UNDEFINED:
+      byHost = false;
+      break;
+    case MPI_COMM_TYPE_SHARED:
+      byHost = true;
+      break;
+    case MPI_COMM_TYPE_HW_GUIDED: {
+      // The only hardware level we know is the host (shared memory).
+      const std::string* v = in ? in->find("mpi_hw_resource_type") : nullptr;
+      byHost = v && *v == "mpi_shared_memory";
+      break;
+    }
+    case MPI_COMM_TYPE_HW_UNGUIDED:
+      byHost = false;  // no hardware level below the host is known
+      break;
+    default:
+      return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "unknown split_type %d", split_type);
+  }
+  if (int rc = comm::splitShared(*c, !byHost, key, newcomm)) return api::raiseComm(comm, kFunc, rc);
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_split_type)
+
+extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  CCMPI_API_BEGIN("MPI_Comm_create");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  comm::Group* g = comm::lookupGroup(group);
+  if (!g) return api::raiseCommf(comm, kFunc, MPI_ERR_GROUP, "invalid group handle 0x%x", group);
+  if (!newcomm) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "newcomm pointer is NULL");
+  const std::vector<int> members = g->worldRanks;
+  if (int rc = comm::createComm(*c, members, newcomm)) return api::raiseComm(comm, kFunc, rc);
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_create)
+
+extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  CCMPI_API_BEGIN("MPI_Comm_create_group");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  comm::Group* g = comm::lookupGroup(group);
+  if (!g) return api::raiseCommf(comm, kFunc, MPI_ERR_GROUP, "invalid group handle 0x%x", group);
+  if (!newcomm) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "newcomm pointer is NULL");
+  if (tag < 0 || tag > p2p::kTagUb)
+    return api::raiseCommf(comm, kFunc, MPI_ERR_TAG, "tag %d is outside [0, %d]", tag, p2p::kTagUb);
+  const std::vector<int> members = g->worldRanks;
+  if (int rc = comm::createCommGroup(*c, members, newcomm)) return api::raiseComm(comm, kFunc, rc);
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_create_group)
+
+extern "C" int PMPI_Comm_free(MPI_Comm* comm) {
+  CCMPI_API_BEGIN("MPI_Comm_free");
+  if (!comm) return api::raisef(kFunc, MPI_ERR_ARG, "comm pointer is NULL");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, *comm, &c)) return rc;
+  if (c->predefined)
+    return api::raiseCommf(*comm, kFunc, MPI_ERR_COMM, "%s cannot be freed", c->name.c_str());
+  if (int rc = api::freeCommHandle(*comm))
+    return api::raiseCallbackError(*comm, kFunc, rc, "attribute delete");
+  *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_free)
+
+extern "C" int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+  CCMPI_API_BEGIN("MPI_Comm_set_name");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  if (!comm_name) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "comm_name is NULL");
+  c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_set_name)
+
+extern "C" int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+  CCMPI_API_BEGIN("MPI_Comm_get_name");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  if (!comm_name || !resultlen)
+    return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "NULL output argument");
+  const size_t n = std::min(c->name.size(), static_cast<size_t>(MPI_MAX_OBJECT_NAME - 1));
+  memcpy(comm_name, c->name.data(), n);
+  comm_name[n] = '\0';
+  *resultlen = static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_get_name)
+
+extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  CCMPI_API_BEGIN("MPI_Comm_test_inter");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  if (!flag) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "flag pointer is NULL");
+  *flag = 0;
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_test_inter)
+
+extern "C" int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  CCMPI_API_BEGIN("MPI_Comm_remote_size");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  (void)size;
+  return api::raiseCommf(comm, kFunc, MPI_ERR_COMM,
+                         "communicator is an intracommunicator (no remote group)");
+}
+CCMPI_MPI_ALIAS(MPI_Comm_remote_size)
+
+extern "C" int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+  CCMPI_API_BEGIN("MPI_Comm_remote_group");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  (void)group;
+  return api::raiseCommf(comm, kFunc, MPI_ERR_COMM,
+                         "communicator is an intracommunicator (no remote group)");
+}
+CCMPI_MPI_ALIAS(MPI_Comm_remote_group)
+
+extern "C" int PMPI_Intercomm_create(MPI_Comm local_comm, int, MPI_Comm, int, int,
+                                     MPI_Comm* newintercomm) {
+  CCMPI_API_BEGIN("MPI_Intercomm_create");
+  if (newintercomm) *newintercomm = MPI_COMM_NULL;
+  return api::raiseCommf(local_comm, kFunc, MPI_ERR_UNSUPPORTED_OPERATION,
+                         "intercommunicators are not supported by ccmpi yet");
+}
+CCMPI_MPI_ALIAS(MPI_Intercomm_create)
+
+extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int, MPI_Comm* newintracomm) {
+  CCMPI_API_BEGIN("MPI_Intercomm_merge");
+  if (newintracomm) *newintracomm = MPI_COMM_NULL;
+  return api::raiseCommf(intercomm, kFunc, MPI_ERR_UNSUPPORTED_OPERATION,
+                         "intercommunicators are not supported by ccmpi yet");
+}
+CCMPI_MPI_ALIAS(MPI_Intercomm_merge)
+
+extern "C" int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  CCMPI_API_BEGIN("MPI_Comm_set_info");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  comm::Info* in = comm::lookupInfo(info);
+  if (!in) return api::raiseCommf(comm, kFunc, MPI_ERR_INFO, "invalid info handle 0x%x", info);
+  for (const auto& [k, v] : in->entries) {
+    auto it =
+        std::find_if(c->hints.begin(), c->hints.end(), [&](const auto& e) { return e.first == k; });
+    if (it != c->hints.end())
+      it->second = v;
+    else
+      c->hints.emplace_back(k, v);
+  }
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_set_info)
+
+extern "C" int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+  CCMPI_API_BEGIN("MPI_Comm_get_info");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  if (!info_used) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "info_used pointer is NULL");
+  *info_used = comm::newInfo(c->hints);
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_get_info)
+
+// No process is ever spawned by ccmpi, so there is no parent.
+extern "C" int PMPI_Comm_get_parent(MPI_Comm* parent) {
+  CCMPI_API_BEGIN("MPI_Comm_get_parent");
+  if (!parent) return api::raisef(kFunc, MPI_ERR_ARG, "parent pointer is NULL");
+  *parent = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_get_parent)
+
+// Waits for the communication still pending on comm (requests holding references), then
+// frees it like MPI_Comm_free.
+extern "C" int PMPI_Comm_disconnect(MPI_Comm* comm) {
+  CCMPI_API_BEGIN("MPI_Comm_disconnect");
+  if (!comm) return api::raisef(kFunc, MPI_ERR_ARG, "comm pointer is NULL");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, *comm, &c)) return rc;
+  if (c->predefined)
+    return api::raiseCommf(*comm, kFunc, MPI_ERR_COMM, "%s cannot be disconnected",
+                           c->name.c_str());
+  p2p::waitUntil([c] { return c->refs <= 1; });
+  if (int rc = api::freeCommHandle(*comm))
+    return api::raiseCallbackError(*comm, kFunc, rc, "attribute delete");
+  *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_disconnect)

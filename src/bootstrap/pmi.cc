@@ -1,0 +1,370 @@
+// PMI-1 client over an inherited socket (PMI_FD), a TCP port (PMI_PORT) or nothing
+// (singleton). Protocol details follow MPICH's simple_pmi as served by Hydra: the init
+// line must list pmi_version before pmi_subversion, get answers rc=-1 for a missing key,
+// and barrier_in is answered by barrier_out once every process of the job has entered.
+#include "bootstrap/pmi.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <mpi.h>
+
+#include "base/error.h"
+#include "bootstrap/pmi_wire.h"
+
+namespace ccmpi::bootstrap {
+namespace {
+
+// Reads an optional integer environment variable. Returns false if set but malformed.
+bool envInt(const char* name, int* value, bool* present) {
+  const char* s = getenv(name);
+  *present = s != nullptr;
+  if (!s) return true;
+  return parsePmiInt(s, value);
+}
+
+}  // namespace
+
+Pmi::~Pmi() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int Pmi::fail(int errClass, const std::string& cause) {
+  lastError_ = "PMI: " + cause;
+  return setErrorCause(errClass, "%s", lastError_.c_str());
+}
+
+int Pmi::init() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (initialized_) return MPI_SUCCESS;
+  readBuffer_.clear();
+
+  bool present = false;
+  int pmiFd = -1;
+  if (!envInt("PMI_FD", &pmiFd, &present) || (present && pmiFd < 0))
+    return fail(MPI_ERR_OTHER, "PMI_FD='" + std::string(getenv("PMI_FD")) + "' is not a valid fd");
+  bool rankSizeKnown = false;
+  if (present) {
+    if (fcntl(pmiFd, F_GETFD) < 0)
+      return fail(MPI_ERR_OTHER, "PMI_FD=" + std::to_string(pmiFd) + " is not an open descriptor");
+    fd_ = pmiFd;
+  } else if (const char* port = getenv("PMI_PORT")) {
+    int rc = connectPort(port);
+    if (rc != MPI_SUCCESS) return rc;
+    int id = 0;
+    if (!envInt("PMI_ID", &id, &present)) return fail(MPI_ERR_OTHER, "PMI_ID is not an integer");
+    if (present) {
+      rc = initackHandshake(id);
+      if (rc != MPI_SUCCESS) {
+        ::close(fd_);
+        fd_ = -1;
+        return rc;
+      }
+      rankSizeKnown = true;
+    }
+  } else {
+    // No process manager: a job of one with a private key/value store.
+    singleton_ = true;
+    rank_ = 0;
+    size_ = 1;
+    appnum_ = 0;
+    universeSize_ = 1;
+    keyLenMax_ = kPmiKeyLenMax;
+    valLenMax_ = kPmiValLenMax;
+    kvsName_ = "singleton_kvs_" + std::to_string(getpid());
+    localKvs_.clear();
+    initialized_ = true;
+    return MPI_SUCCESS;
+  }
+  fcntl(fd_, F_SETFD, FD_CLOEXEC);
+
+  if (!rankSizeKnown) {
+    int value = 0;
+    size_ = 1;
+    rank_ = 0;
+    if (!envInt("PMI_SIZE", &value, &present)) return fail(MPI_ERR_OTHER, "PMI_SIZE is malformed");
+    if (present) size_ = value;
+    if (!envInt("PMI_RANK", &value, &present)) return fail(MPI_ERR_OTHER, "PMI_RANK is malformed");
+    if (present) rank_ = value;
+  }
+  if (size_ < 1 || rank_ < 0 || rank_ >= size_)
+    return fail(MPI_ERR_OTHER, "inconsistent rank " + std::to_string(rank_) + " / size " +
+                                   std::to_string(size_) + " from the process manager");
+
+  int rc = handshake();
+  if (rc != MPI_SUCCESS) {
+    // Leave an inherited PMI_FD open (it is not ours to close); close our own sockets.
+    if (!getenv("PMI_FD")) ::close(fd_);
+    fd_ = -1;
+    return rc;
+  }
+  singleton_ = false;
+  initialized_ = true;
+  return MPI_SUCCESS;
+}
+
+int Pmi::connectPort(const char* hostPort) {
+  std::string s(hostPort);
+  std::size_t colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size())
+    return fail(MPI_ERR_OTHER, "PMI_PORT='" + s + "' is not host:port");
+  std::string host = s.substr(0, colon), port = s.substr(colon + 1);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* list = nullptr;
+  int gai = getaddrinfo(host.c_str(), port.c_str(), &hints, &list);
+  if (gai != 0)
+    return fail(MPI_ERR_OTHER, "cannot resolve PMI_PORT host '" + host + "': " + gai_strerror(gai));
+  int lastErrno = 0;
+  for (addrinfo* ai = list; ai; ai = ai->ai_next) {
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) {
+      lastErrno = errno;
+      continue;
+    }
+    int r;
+    do r = connect(fd, ai->ai_addr, ai->ai_addrlen);
+    while (r < 0 && errno == EINTR);
+    if (r == 0) {
+      int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      fd_ = fd;
+      freeaddrinfo(list);
+      return MPI_SUCCESS;
+    }
+    lastErrno = errno;
+    ::close(fd);
+  }
+  freeaddrinfo(list);
+  return fail(MPI_ERR_OTHER, "cannot connect to PMI_PORT " + s + ": " + strerror(lastErrno));
+}
+
+// simple_pmi's port handshake: -> cmd=initack pmiid=<id>; <- cmd=initack, then
+// cmd=set size=<n>, cmd=set rank=<r>, cmd=set debug=<d> (each on its own line).
+int Pmi::initackHandshake(int id) {
+  int rc = sendLine(formatPmiLine("initack", {{"pmiid", std::to_string(id)}}));
+  if (rc != MPI_SUCCESS) return rc;
+  const char* expectKeys[] = {nullptr, "size", "rank", "debug"};
+  for (const char* key : expectKeys) {
+    std::string line;
+    rc = readLine(&line);
+    if (rc != MPI_SUCCESS) return rc;
+    PmiMessage msg;
+    std::string error;
+    if (!parsePmiLine(line, &msg, &error))
+      return fail(MPI_ERR_OTHER, "bad initack handshake line: " + error);
+    if (!key) {
+      if (msg.cmd != "initack") return fail(MPI_ERR_OTHER, "expected cmd=initack, got " + line);
+      continue;
+    }
+    const std::string* v = msg.find(key);
+    int value = 0;
+    if (msg.cmd != "set" || !v || !parsePmiInt(*v, &value))
+      return fail(MPI_ERR_OTHER, std::string("expected cmd=set ") + key + "=<n>, got " + line);
+    if (std::strcmp(key, "size") == 0) size_ = value;
+    if (std::strcmp(key, "rank") == 0) rank_ = value;
+  }
+  return MPI_SUCCESS;
+}
+
+int Pmi::handshake() {
+  PmiMessage reply;
+  int rc = transact(formatPmiLine("init", {{"pmi_version", "1"}, {"pmi_subversion", "1"}}),
+                    "response_to_init", &reply);
+  if (rc != MPI_SUCCESS) return rc;
+  const std::string* r = reply.find("rc");
+  if (r && *r != "0") {
+    const std::string* ver = reply.find("pmi_version");
+    return fail(MPI_ERR_OTHER, "process manager refused PMI version 1.1 (it speaks " +
+                                   (ver ? *ver : std::string("?")) + ")");
+  }
+
+  rc = transact(formatPmiLine("get_maxes"), "maxes", &reply);
+  if (rc != MPI_SUCCESS) return rc;
+  const std::string* kv = reply.find("keylen_max");
+  const std::string* vv = reply.find("vallen_max");
+  if (!kv || !vv || !parsePmiInt(*kv, &keyLenMax_) || !parsePmiInt(*vv, &valLenMax_) ||
+      keyLenMax_ < 2 || valLenMax_ < 2)
+    return fail(MPI_ERR_OTHER, "malformed cmd=maxes reply");
+
+  rc = transact(formatPmiLine("get_appnum"), "appnum", &reply);
+  if (rc != MPI_SUCCESS) return rc;
+  const std::string* a = reply.find("appnum");
+  if (!a || !parsePmiInt(*a, &appnum_)) return fail(MPI_ERR_OTHER, "malformed cmd=appnum reply");
+
+  rc = transact(formatPmiLine("get_my_kvsname"), "my_kvsname", &reply);
+  if (rc != MPI_SUCCESS) return rc;
+  const std::string* k = reply.find("kvsname");
+  if (!k || k->empty()) return fail(MPI_ERR_OTHER, "malformed cmd=my_kvsname reply");
+  kvsName_ = *k;
+
+  rc = transact(formatPmiLine("get_universe_size"), "universe_size", &reply);
+  if (rc != MPI_SUCCESS) return rc;
+  const std::string* u = reply.find("size");
+  if (!u || !parsePmiInt(*u, &universeSize_))
+    return fail(MPI_ERR_OTHER, "malformed cmd=universe_size reply");
+  return MPI_SUCCESS;
+}
+
+int Pmi::sendLine(const std::string& line) {
+  std::size_t done = 0;
+  bool useWrite = false;
+  while (done < line.size()) {
+    ssize_t n = useWrite ? ::write(fd_, line.data() + done, line.size() - done)
+                         : ::send(fd_, line.data() + done, line.size() - done, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == ENOTSOCK && !useWrite) {
+        useWrite = true;
+        continue;
+      }
+      return fail(MPI_ERR_OTHER,
+                  std::string("write to the process manager failed: ") + strerror(errno));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return MPI_SUCCESS;
+}
+
+int Pmi::readLine(std::string* line) {
+  for (;;) {
+    std::size_t nl = readBuffer_.find('\n');
+    if (nl != std::string::npos) {
+      line->assign(readBuffer_, 0, nl);
+      readBuffer_.erase(0, nl + 1);
+      return MPI_SUCCESS;
+    }
+    if (readBuffer_.size() > kPmiMaxLine)
+      return fail(MPI_ERR_OTHER, "over-long line from the process manager");
+    char buf[4096];
+    ssize_t n = ::read(fd_, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail(MPI_ERR_OTHER,
+                  std::string("read from the process manager failed: ") + strerror(errno));
+    }
+    if (n == 0) return fail(MPI_ERR_OTHER, "the process manager closed the connection");
+    readBuffer_.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+int Pmi::transact(const std::string& request, const char* expected, PmiMessage* reply) {
+  int rc = sendLine(request);
+  if (rc != MPI_SUCCESS) return rc;
+  std::string line;
+  rc = readLine(&line);
+  if (rc != MPI_SUCCESS) return rc;
+  std::string error;
+  if (!parsePmiLine(line, reply, &error))
+    return fail(MPI_ERR_OTHER, "malformed reply from the process manager: " + error);
+  if (reply->cmd != expected)
+    return fail(MPI_ERR_OTHER, std::string("expected cmd=") + expected + ", got '" + line + "'");
+  return MPI_SUCCESS;
+}
+
+int Pmi::put(const std::string& key, const std::string& value) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!initialized_) return fail(MPI_ERR_OTHER, "put before init or after finalize");
+  if (!isPmiKey(key, static_cast<std::size_t>(keyLenMax_ - 1)))
+    return fail(MPI_ERR_ARG, "invalid key '" + key.substr(0, 80) + "' (printable, no space, '=' " +
+                                 "or '%', at most " + std::to_string(keyLenMax_ - 1) + " bytes)");
+  std::string wire = escapePmiValue(value);
+  if (wire.size() > static_cast<std::size_t>(valLenMax_ - 1))
+    return fail(MPI_ERR_ARG, "value for key '" + key + "' too long (" +
+                                 std::to_string(wire.size()) + " bytes escaped, limit " +
+                                 std::to_string(valLenMax_ - 1) + ")");
+  if (singleton_) {
+    localKvs_[key] = value;
+    return MPI_SUCCESS;
+  }
+  PmiMessage reply;
+  int rc = transact(formatPmiLine("put", {{"kvsname", kvsName_}, {"key", key}, {"value", wire}}),
+                    "put_result", &reply);
+  if (rc != MPI_SUCCESS) return rc;
+  const std::string* r = reply.find("rc");
+  if (r && *r != "0") {
+    const std::string* msg = reply.find("msg");
+    return fail(MPI_ERR_OTHER, "put of key '" + key + "' refused: " + (msg ? *msg : "?"));
+  }
+  return MPI_SUCCESS;
+}
+
+int Pmi::get(const std::string& key, std::string* value) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!initialized_) return fail(MPI_ERR_OTHER, "get before init or after finalize");
+  if (!isPmiKey(key, static_cast<std::size_t>(keyLenMax_ - 1)))
+    return fail(MPI_ERR_ARG, "invalid key '" + key.substr(0, 80) + "'");
+  if (singleton_) {
+    auto it = localKvs_.find(key);
+    if (it == localKvs_.end()) return fail(MPI_ERR_INFO_NOKEY, "no key '" + key + "'");
+    *value = it->second;
+    return MPI_SUCCESS;
+  }
+  PmiMessage reply;
+  int rc =
+      transact(formatPmiLine("get", {{"kvsname", kvsName_}, {"key", key}}), "get_result", &reply);
+  if (rc != MPI_SUCCESS) return rc;
+  const std::string* r = reply.find("rc");
+  if (!r || *r != "0") return fail(MPI_ERR_INFO_NOKEY, "no key '" + key + "'");
+  const std::string* v = reply.find("value");
+  if (!v) return fail(MPI_ERR_OTHER, "get_result without value for key '" + key + "'");
+  if (!unescapePmiValue(*v, value))
+    return fail(MPI_ERR_OTHER, "malformed escaped value for key '" + key + "'");
+  return MPI_SUCCESS;
+}
+
+int Pmi::barrier() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!initialized_) return fail(MPI_ERR_OTHER, "barrier before init or after finalize");
+  if (singleton_) return MPI_SUCCESS;
+  PmiMessage reply;
+  return transact(formatPmiLine("barrier_in"), "barrier_out", &reply);
+}
+
+int Pmi::finalize() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!initialized_) return MPI_SUCCESS;
+  initialized_ = false;
+  if (singleton_) {
+    localKvs_.clear();
+    return MPI_SUCCESS;
+  }
+  PmiMessage reply;
+  int rc = transact(formatPmiLine("finalize"), "finalize_ack", &reply);
+  ::close(fd_);
+  fd_ = -1;
+  return rc;
+}
+
+void Pmi::abort(int exitCode, const std::string& message) {
+  int code = exitCode & 0xff;
+  if (code == 0) code = 1;
+  if (!message.empty()) {
+    std::string line = message;
+    if (line.back() != '\n') line += '\n';
+    ssize_t ignored = ::write(2, line.data(), line.size());
+    (void)ignored;
+  }
+  if (fd_ >= 0) {
+    // A single short send; the launcher reads it before it learns that we exited.
+    std::string line = formatPmiLine("abort", {{"exitcode", std::to_string(exitCode)}});
+    ssize_t ignored = ::send(fd_, line.data(), line.size(), MSG_NOSIGNAL);
+    if (ignored < 0 && errno == ENOTSOCK) ignored = ::write(fd_, line.data(), line.size());
+    (void)ignored;
+  }
+  _exit(code);
+}
+
+}  // namespace ccmpi::bootstrap

@@ -1,0 +1,88 @@
+#pragma once
+// PMI-1 client: how a process learns its rank and size and exchanges small key/value
+// pairs with the other processes of its job through the process manager.
+//
+// init() picks the first available way to reach the process manager:
+//   1. PMI_FD=<fd>   an inherited, connected socket (our mpirun, MPICH Hydra); rank and
+//                    size come from PMI_RANK and PMI_SIZE.
+//   2. PMI_PORT=<host>:<port>  a TCP connection (Hydra -pmi-port, simple_pmi servers);
+//                    with PMI_ID=<id> the "initack" handshake delivers rank and size,
+//                    otherwise PMI_RANK/PMI_SIZE are read as above.
+//   3. neither       singleton: rank 0 of 1, with a private in-memory key/value store.
+// Then it sends cmd=init (PMI 1.1) and caches maxes, appnum, kvsname and universe size.
+//
+// Every call is a blocking request/response on the socket, as in MPICH's simple_pmi;
+// calls are serialized by a mutex, so any thread may make them. A put becomes visible to
+// the other processes after the next barrier(). Values are escaped on the wire (see
+// pmi_wire.h) and come back from get() byte for byte.
+//
+// Errors are MPI error classes with the cause recorded by ccmpi::setErrorCause() and also
+// kept in lastError(): MPI_ERR_ARG for an invalid key or an over-long key/value,
+// MPI_ERR_INFO_NOKEY when get() finds no such key, MPI_ERR_OTHER for connection or
+// protocol failures (EOF on the socket means the launcher is gone).
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace ccmpi::bootstrap {
+
+struct PmiMessage;
+
+class Pmi {
+ public:
+  Pmi() = default;
+  ~Pmi();
+  Pmi(const Pmi&) = delete;
+  Pmi& operator=(const Pmi&) = delete;
+
+  int init();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool singleton() const { return singleton_; }
+  int appnum() const { return appnum_; }
+  const std::string& kvsName() const { return kvsName_; }
+  int universeSize() const { return universeSize_; }
+  // The PMI socket (-1 for a singleton or before init / after finalize). The runtime may
+  // watch it for EOF, which means the launcher is gone; it must not read from it.
+  int fd() const { return fd_; }
+  bool initialized() const { return initialized_; }
+
+  int put(const std::string& key, const std::string& value);
+  int get(const std::string& key, std::string* value);
+  int barrier();
+  int finalize();
+  // Writes `message` (if not empty) as one line to stderr, tells the process manager to
+  // abort the job with `exitCode` and exits the process with that code (1 if it is 0 or
+  // out of 1..255 after masking). Does not take the mutex: callable from any state.
+  [[noreturn]] void abort(int exitCode, const std::string& message);
+
+  const std::string& lastError() const { return lastError_; }
+
+ private:
+  int fail(int errClass, const std::string& cause);
+  int connectPort(const char* hostPort);
+  int initackHandshake(int id);
+  int handshake();
+  int sendLine(const std::string& line);
+  int readLine(std::string* line);
+  // Sends `request` and reads one response whose cmd must be `expected`.
+  int transact(const std::string& request, const char* expected, PmiMessage* reply);
+
+  int fd_ = -1;
+  bool initialized_ = false;
+  bool singleton_ = false;
+  int rank_ = 0;
+  int size_ = 1;
+  int appnum_ = 0;
+  int universeSize_ = 1;
+  int keyLenMax_ = 0;
+  int valLenMax_ = 0;
+  std::string kvsName_;
+  std::string readBuffer_;
+  std::map<std::string, std::string> localKvs_;  // singleton only
+  std::string lastError_;
+  std::mutex mutex_;
+};
+
+}  // namespace ccmpi::bootstrap

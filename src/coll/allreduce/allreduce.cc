@@ -1,0 +1,32 @@
+// MPI_Allreduce: the algorithm table and the entry point.
+#include "coll/algorithm.h"
+#include "coll/algorithms.h"
+#include "coll/util.h"
+#include "op/op.h"
+
+namespace ccmpi::coll {
+namespace {
+
+const Algorithm<AllreduceFn> kAlgorithms[] = {
+    {"recursive_doubling",
+     "fold to a power of two, log2 p exchanges of the whole vector, unfold; keeps rank order",
+     allreduceRecursiveDoubling, kAnySize},
+    {"reduce_bcast", "reduce to rank 0, then broadcast", allreduceReduceBcast, kAnySize},
+};
+AlgorithmTable gTable("allreduce", "CCMPI_ALLREDUCE_ALGORITHM", kAlgorithms);
+
+}  // namespace
+
+int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+              comm::Comm& c) {
+  ++c.collSeq;
+  if (count == 0) return MPI_SUCCESS;
+  if (c.size == 1) {
+    if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+    return copyLocal(sendbuf, count, type, recvbuf, count, type);
+  }
+  return gTable.run(SelectContext{c.size, op::isCommutative(op)}, sendbuf, recvbuf,
+                    static_cast<int64_t>(count), type, op, c);
+}
+
+}  // namespace ccmpi::coll

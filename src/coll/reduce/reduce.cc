@@ -1,0 +1,38 @@
+// MPI_Reduce: the algorithm table and the entry point.
+#include "coll/algorithm.h"
+#include "coll/algorithms.h"
+#include "coll/util.h"
+#include "op/op.h"
+
+namespace ccmpi::coll {
+namespace {
+
+const Algorithm<ReduceFn> kAlgorithms[] = {
+    {"binomial", "binomial tree rooted at the root, ceil(log2 n) rounds", reduceBinomial,
+     kCommutativeOp},
+    {"ordered_binomial",
+     "binomial tree rooted at rank 0 combining in rank order, then rank 0 -> root",
+     reduceOrderedBinomial, kAnySize},
+};
+AlgorithmTable gTable("reduce", "CCMPI_REDUCE_ALGORITHM", kAlgorithms);
+
+}  // namespace
+
+int reduceSelect(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
+                 int root, comm::Comm& c) {
+  if (count == 0) return MPI_SUCCESS;
+  if (c.size == 1) {
+    if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+    return copyLocal(sendbuf, count, type, recvbuf, count, type);
+  }
+  return gTable.run(SelectContext{c.size, op::isCommutative(op)}, sendbuf, recvbuf, count, type, op,
+                    root, c);
+}
+
+int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+           comm::Comm& c) {
+  ++c.collSeq;
+  return reduceSelect(sendbuf, recvbuf, count, type, op, root, c);
+}
+
+}  // namespace ccmpi::coll

@@ -1,0 +1,172 @@
+// Communicator creation. Every constructor first agrees on a context id: each parent
+// member contributes its bitmap of free ids, an allreduce (MPI_BAND over uint64 words)
+// keeps the ids free everywhere, and the lowest one is taken by the members of the new
+// communicator. Parent members that end up with MPI_COMM_NULL still take part.
+//
+// Split: an allgather of (color, key) over the parent; the members of each color are
+// ordered by (key, parent rank). Split by host: an allgather of the processor names, and
+// the color of a process is the lowest parent rank with the same name.
+// Create_group: only the group's members call, so they agree over a temporary
+// communicator made of the group with the reserved create_group context.
+#include <mpi.h>
+
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "base/error.h"
+#include "coll/coll.h"
+#include "comm/errhandler.h"
+#include "comm/group_ops.h"
+#include "comm/internal.h"
+#include "runtime/runtime.h"
+
+namespace ccmpi::comm {
+
+int agreeContextId(Comm& over, bool reserve, uint32_t* ctx) {
+  sweepFreed();
+  ContextIdPool& pool = contextPool();
+  std::vector<uint64_t> mask(pool.freeMask().begin(), pool.freeMask().end());
+  if (over.size > 1) {
+    if (int rc = coll::allreduce(MPI_IN_PLACE, mask.data(), ContextIdPool::kWords, MPI_UINT64_T,
+                                 MPI_BAND, over))
+      return rc;
+  }
+  const int64_t id = ContextIdPool::lowestFree(mask.data());
+  if (id < 0)
+    return setErrorCause(MPI_ERR_INTERN,
+                         "no context id is free on every member (%d communicators in use "
+                         "here; free some with MPI_Comm_free)",
+                         ContextIdPool::kSlots - pool.freeCount());
+  if (reserve && !pool.reserve(static_cast<uint32_t>(id)))
+    return setErrorCause(MPI_ERR_INTERN, "agreed context id %lld is not free here",
+                         static_cast<long long>(id));
+  *ctx = static_cast<uint32_t>(id);
+  return MPI_SUCCESS;
+}
+
+MPI_Comm buildComm(const Comm& parent, const std::vector<int>& worldRanks, uint32_t ctx) {
+  auto c = std::make_unique<Comm>();
+  c->contextId = ctx;
+  c->worldRanks = worldRanks;
+  c->size = static_cast<int>(worldRanks.size());
+  c->fromWorld.assign(runtime::worldSize(), MPI_UNDEFINED);
+  for (int r = 0; r < c->size; ++r) c->fromWorld[worldRanks[r]] = r;
+  c->rank = c->fromWorld[runtime::worldRank()];
+  if (c->rank == MPI_UNDEFINED) return MPI_COMM_NULL;
+  c->errhandler = parent.errhandler;
+  retainErrhandler(c->errhandler);
+  return registerComm(std::move(c));
+}
+
+int dupComm(Comm& parent, MPI_Comm* out) {
+  uint32_t ctx;
+  if (int rc = agreeContextId(parent, true, &ctx)) return rc;
+  *out = buildComm(parent, parent.worldRanks, ctx);
+  return MPI_SUCCESS;
+}
+
+namespace {
+
+// Shared tail of split and split_type: order the members of my color, agree, build.
+int splitByColorKey(Comm& parent, const std::vector<std::pair<int, int>>& colorKey, MPI_Comm* out) {
+  const std::vector<int> members = splitMembers(colorKey, parent.rank);
+  uint32_t ctx;
+  if (int rc = agreeContextId(parent, !members.empty(), &ctx)) return rc;
+  if (members.empty()) {
+    *out = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  std::vector<int> world(members.size());
+  for (size_t i = 0; i < members.size(); ++i) world[i] = parent.worldRanks[members[i]];
+  *out = buildComm(parent, world, ctx);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int splitComm(Comm& parent, int color, int key, MPI_Comm* out) {
+  std::vector<int> mine = {color, key};
+  std::vector<int> all(2 * static_cast<size_t>(parent.size));
+  if (int rc = coll::allgather(mine.data(), 2, MPI_INT, all.data(), 2, MPI_INT, parent)) return rc;
+  std::vector<std::pair<int, int>> colorKey(parent.size);
+  for (int r = 0; r < parent.size; ++r) {
+    colorKey[r] = {all[2 * r], all[2 * r + 1]};
+    if (colorKey[r].first < 0 && colorKey[r].first != MPI_UNDEFINED)
+      return setErrorCause(MPI_ERR_ARG, "rank %d of the parent passed the negative color %d", r,
+                           colorKey[r].first);
+  }
+  return splitByColorKey(parent, colorKey, out);
+}
+
+int splitShared(Comm& parent, bool undefined, int key, MPI_Comm* out) {
+  constexpr int kLen = MPI_MAX_PROCESSOR_NAME;
+  std::vector<char> mine(kLen + sizeof(int) * 2, 0);
+  strncpy(mine.data(), runtime::processorName().c_str(), kLen - 1);
+  const int ck[2] = {undefined ? MPI_UNDEFINED : 0, key};
+  memcpy(mine.data() + kLen, ck, sizeof ck);
+  const int rec = static_cast<int>(mine.size());
+  std::vector<char> all(static_cast<size_t>(rec) * parent.size);
+  if (int rc = coll::allgather(mine.data(), rec, MPI_BYTE, all.data(), rec, MPI_BYTE, parent))
+    return rc;
+  std::vector<std::pair<int, int>> colorKey(parent.size);
+  std::map<std::string, int> firstOnHost;
+  for (int r = 0; r < parent.size; ++r) {
+    const char* name = all.data() + static_cast<size_t>(r) * rec;
+    const int color = firstOnHost.emplace(std::string(name, strnlen(name, kLen)), r).first->second;
+    int k[2];
+    memcpy(k, name + kLen, sizeof k);
+    colorKey[r] = {k[0] == MPI_UNDEFINED ? MPI_UNDEFINED : color, k[1]};
+  }
+  return splitByColorKey(parent, colorKey, out);
+}
+
+void copyTopology(const Comm& from, Comm& to) {
+  to.topoKind = from.topoKind;
+  if (from.cart) to.cart = std::make_unique<CartTopology>(*from.cart);
+  if (from.graph) to.graph = std::make_unique<GraphTopology>(*from.graph);
+  if (from.distGraph) to.distGraph = std::make_unique<DistGraphTopology>(*from.distGraph);
+}
+
+int createComm(Comm& parent, const std::vector<int>& groupWorld, MPI_Comm* out) {
+  bool member = false;
+  for (int w : groupWorld) {
+    if (parent.commRankOfWorld(w) == MPI_UNDEFINED)
+      return setErrorCause(MPI_ERR_GROUP, "world rank %d of the group is not in the communicator",
+                           w);
+    member |= w == runtime::worldRank();
+  }
+  uint32_t ctx;
+  if (int rc = agreeContextId(parent, member, &ctx)) return rc;
+  *out = member ? buildComm(parent, groupWorld, ctx) : MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+
+int createCommGroup(Comm& parent, const std::vector<int>& groupWorld, MPI_Comm* out) {
+  bool member = false;
+  for (int w : groupWorld) {
+    if (parent.commRankOfWorld(w) == MPI_UNDEFINED)
+      return setErrorCause(MPI_ERR_GROUP, "world rank %d of the group is not in the communicator",
+                           w);
+    member |= w == runtime::worldRank();
+  }
+  if (!member) {
+    *out = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  Comm scratch;
+  scratch.contextId = ContextIdPool::kCreateGroupContext;
+  scratch.worldRanks = groupWorld;
+  scratch.size = static_cast<int>(groupWorld.size());
+  scratch.fromWorld.assign(runtime::worldSize(), MPI_UNDEFINED);
+  for (int r = 0; r < scratch.size; ++r) scratch.fromWorld[groupWorld[r]] = r;
+  scratch.rank = scratch.fromWorld[runtime::worldRank()];
+  scratch.errhandler = parent.errhandler;
+  scratch.predefined = true;
+  uint32_t ctx;
+  if (int rc = agreeContextId(scratch, true, &ctx)) return rc;
+  *out = buildComm(parent, groupWorld, ctx);
+  return MPI_SUCCESS;
+}
+
+}  // namespace ccmpi::comm

@@ -1,0 +1,42 @@
+#pragma once
+// Internals of the communicator layer shared by its files and the API entry points
+// (src/api/comm_api.cc, topo_api.cc): context-id agreement and communicator creation.
+// Every function here is collective over the communicator it is given and returns an MPI
+// error class with the cause recorded by setErrorCause.
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "comm/comm.h"
+#include "comm/context_ids.h"
+
+namespace ccmpi::comm {
+
+ContextIdPool& contextPool();
+
+// Agrees on a context id over all members of `over` (allreduce of the free bitmaps with
+// MPI_BAND). When `reserve` is true the id is taken from this process's pool.
+// MPI_ERR_INTERN when no id is free on every member.
+int agreeContextId(Comm& over, bool reserve, uint32_t* ctx);
+
+// Builds and registers a communicator with members `worldRanks` (comm rank order) and the
+// agreed context; inherits the error handler of `parent`. Returns MPI_COMM_NULL if this
+// process is not a member (then the id must not have been reserved).
+MPI_Comm buildComm(const Comm& parent, const std::vector<int>& worldRanks, uint32_t ctx);
+
+// MPI_Comm_dup without attributes/info (the API layer copies those).
+int dupComm(Comm& parent, MPI_Comm* out);
+// MPI_Comm_split over parent.
+int splitComm(Comm& parent, int color, int key, MPI_Comm* out);
+// MPI_Comm_split_type by host: color = lowest parent rank on my host (MPI_UNDEFINED if
+// `undefined`: that process gets MPI_COMM_NULL but still takes part).
+int splitShared(Comm& parent, bool undefined, int key, MPI_Comm* out);
+// Copies the topology of `from` into `to` (MPI_Comm_dup).
+void copyTopology(const Comm& from, Comm& to);
+// MPI_Comm_create: every parent member calls with the same group (subset of parent).
+int createComm(Comm& parent, const std::vector<int>& groupWorld, MPI_Comm* out);
+// MPI_Comm_create_group: only the members of the group call.
+int createCommGroup(Comm& parent, const std::vector<int>& groupWorld, MPI_Comm* out);
+
+}  // namespace ccmpi::comm

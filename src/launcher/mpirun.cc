@@ -1,0 +1,695 @@
+// mpirun proper: places the ranks on hosts, forks the local ones, starts one proxy per
+// remote host through the launch agent, serves PMI-1 to all ranks, forwards their output
+// line by line, and turns the first failure into killing the job and an exit status.
+//
+// Life of a job:
+//   1. options, hosts (hostfile / -H / just this machine), placement, job id and secret;
+//   2. launch: local ranks via RankSet; for each other host `<agent> <host> <mpirun>
+//      --ccmpi-proxy`, then a kJob frame describing its ranks (frame.h);
+//   3. event loop: PMI lines (local sockets or kPmi frames) go to PmiServer, whose
+//      replies go back the same way; output goes through OutputAssembler to our
+//      stdout/stderr; exits are checked against PMI state;
+//   4. the first failure (a rank killed by a signal, exiting non-zero, exiting after PMI
+//      init without finalize, MPI_Abort, a lost proxy, SIGINT/SIGTERM/SIGHUP to us)
+//      prints one line and kills the job: SIGTERM to every rank, SIGKILL after 1 s; at
+//      1.5 s whatever is left is SIGKILLed (agents too) and we exit regardless;
+//   5. done when every rank has exited and all output has been forwarded (output pipes
+//      still held open by a rank's descendants are abandoned 1 s after the last exit).
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "launcher/event_loop.h"
+#include "launcher/frame.h"
+#include "launcher/hostfile.h"
+#include "launcher/launcher.h"
+#include "launcher/options.h"
+#include "launcher/output.h"
+#include "launcher/pmi_server.h"
+#include "launcher/rank_set.h"
+
+#ifndef CCMPI_VERSION_STRING
+#define CCMPI_VERSION_STRING "unknown"
+#endif
+
+namespace ccmpi::launcher {
+namespace {
+
+constexpr auto kKillGrace = std::chrono::milliseconds(1000);
+constexpr auto kHardDeadline = std::chrono::milliseconds(1500);
+constexpr auto kOutputDrain = std::chrono::milliseconds(1000);
+constexpr int kUsageError = 2;
+constexpr int kProgramNotFound = 127;
+
+void say(const std::string& msg) {
+  writeAll(2, "mpirun: " + msg + "\n");
+}
+
+std::string myHostname() {
+  char buf[HOST_NAME_MAX + 1] = {};
+  if (gethostname(buf, sizeof buf - 1) < 0) return "localhost";
+  return buf;
+}
+
+// A terminal stdin is read only when we are in the foreground; a background mpirun
+// reading it would be stopped by SIGTTIN.
+bool inForeground() {
+  return tcgetpgrp(0) == getpgrp();
+}
+
+struct Host {
+  std::string name;
+  int slots = 1;
+  bool local = false;
+};
+
+struct RankInfo {
+  int host = 0;
+  int proxy = -1;  // index into proxies_, -1 = local
+  pid_t pid = -1;
+  bool exited = false;
+};
+
+struct Proxy {
+  int host = 0;
+  pid_t agentPid = -1;
+  bool agentReaped = false;
+  int agentStatus = 0;
+  std::unique_ptr<Channel> to;
+  std::unique_ptr<Channel> from;
+  FrameReader reader{true};
+  bool eof = false;
+  int ranksLeft = 0;
+};
+
+class Job {
+ public:
+  explicit Job(Options options) : o_(std::move(options)), output_(o_.tagOutput) {}
+  int run();
+
+ private:
+  int prepare();
+  void launch();
+  bool startProxy(int proxyIndex, const LaunchSpec& spec);
+  void onSignal();
+  void onProxyData(int index, const char* data, std::size_t n);
+  void onProxyFrame(int index, const Frame& frame);
+  void onOutput(int rank, int stream, const char* data, std::size_t n);
+  void onRankExit(int rank, int status);
+  void fail(const std::string& message, int exitCode);
+  void forceEnd();
+  void checkDone();
+  void abandonUnstarted();
+  void sendPmi(int rank, const std::string& line);
+  std::string describe(int rank) const;
+  bool anyRankAlive() const;
+
+  Options o_;
+  EventLoop loop_;
+  OutputAssembler output_;
+  std::string hostname_;
+  std::vector<Host> hosts_;
+  Placement placement_;
+  int np_ = 0;
+  std::vector<std::string> agent_;
+  std::string self_;  // absolute path of this executable
+  std::string jobId_, secret_;
+  std::vector<RankInfo> ranks_;
+  std::vector<Proxy> proxies_;
+  std::unique_ptr<RankSet> local_;
+  std::unique_ptr<PmiServer> pmi_;
+  int signalFd_ = -1;
+  int remoteStdinProxy_ = -1;
+  bool relayStdin_ = false;
+  bool failing_ = false;
+  bool done_ = false;
+  int exitCode_ = 0;
+  bool drainArmed_ = false;
+};
+
+std::string Job::describe(int rank) const {
+  const RankInfo& r = ranks_[static_cast<std::size_t>(rank)];
+  std::string s =
+      "rank " + std::to_string(rank) + " (host " + hosts_[static_cast<std::size_t>(r.host)].name;
+  if (r.pid > 0) s += ", pid " + std::to_string(r.pid);
+  return s + ")";
+}
+
+bool Job::anyRankAlive() const {
+  for (const auto& r : ranks_)
+    if (!r.exited) return true;
+  return false;
+}
+
+int Job::prepare() {
+  hostname_ = myHostname();
+  std::vector<HostSlots> list = o_.hostList;
+  if (!o_.hostfile.empty()) {
+    std::ifstream in(o_.hostfile);
+    if (!in) {
+      say("cannot read hostfile '" + o_.hostfile + "': " + strerror(errno));
+      return kUsageError;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string error;
+    if (!parseHostfile(text.str(), &list, &error)) {
+      say("hostfile '" + o_.hostfile + "': " + error);
+      return kUsageError;
+    }
+  }
+  const bool explicitHosts = !list.empty();
+  if (!explicitHosts) list.push_back(HostSlots{hostname_, o_.np > 0 ? o_.np : 1});
+  for (auto& h : list)
+    if (isLocalHostName(h.name, hostname_)) h.name = hostname_;
+  for (const auto& h : mergeHosts(list))
+    hosts_.push_back(Host{h.name, h.slots, h.name == hostname_});
+
+  long long totalSlots = 0;
+  for (const auto& h : hosts_) totalSlots += h.slots;
+  np_ = o_.np > 0 ? o_.np : static_cast<int>(std::min<long long>(totalSlots, 1000000));
+  std::vector<HostSlots> slots;
+  for (const auto& h : hosts_) slots.push_back(HostSlots{h.name, h.slots});
+  placement_ = placeRanks(slots, np_);
+  if (o_.verbose) {
+    if (placement_.oversubscribed)
+      say("note: " + std::to_string(np_) + " ranks on " + std::to_string(totalSlots) +
+          " slots: hosts are oversubscribed");
+    for (std::size_t h = 0; h < hosts_.size(); ++h) {
+      std::string ranks;
+      for (int r : placement_.ranksOfHost[h]) ranks += " " + std::to_string(r);
+      say("host " + hosts_[h].name + (hosts_[h].local ? " (local)" : "") + ", " +
+          std::to_string(hosts_[h].slots) + " slots: ranks" + (ranks.empty() ? " none" : ranks));
+    }
+  }
+
+  bool anyLocal = false, anyRemote = false;
+  for (std::size_t h = 0; h < hosts_.size(); ++h) {
+    if (placement_.ranksOfHost[h].empty()) continue;
+    (hosts_[h].local ? anyLocal : anyRemote) = true;
+  }
+  std::string error;
+  if (anyLocal && findProgram(o_.command[0], o_.wdir, &error).empty()) {
+    say(error);
+    return kProgramNotFound;
+  }
+  if (anyRemote) {
+    agent_ = o_.agent;
+    if (agent_.empty()) {
+      const char* env = getenv("CCMPI_LAUNCHER");
+      agent_ = splitCommand(env && *env ? env : "ssh");
+    }
+    if (agent_.size() == 1 && agent_[0] == "ssh") agent_ = {"ssh", "-x", "-o", "BatchMode=yes"};
+    if (findProgram(agent_[0], "", &error).empty()) {
+      say("launcher: " + error);
+      return kUsageError;
+    }
+    char buf[PATH_MAX + 1] = {};
+    ssize_t n = readlink("/proc/self/exe", buf, PATH_MAX);
+    if (n <= 0) {
+      say(std::string("cannot find my own executable: ") + strerror(errno));
+      return kUsageError;
+    }
+    self_.assign(buf, static_cast<std::size_t>(n));
+  }
+
+  jobId_ = randomHex(8);
+  secret_ = randomHex(16);
+  if (jobId_.empty() || secret_.empty()) {
+    say("cannot read /dev/urandom");
+    return 1;
+  }
+  return 0;
+}
+
+int Job::run() {
+  int rc = prepare();
+  if (rc != 0) return rc;
+  signalFd_ = setupSignals();
+  if (signalFd_ < 0) {
+    say(std::string("cannot set up signal handling: ") + strerror(errno));
+    return 1;
+  }
+  loop_.watch(signalFd_, POLLIN, [this](short) { onSignal(); });
+
+  ranks_.resize(static_cast<std::size_t>(np_));
+  for (int r = 0; r < np_; ++r)
+    ranks_[static_cast<std::size_t>(r)].host = placement_.hostOfRank[static_cast<std::size_t>(r)];
+  long long totalSlots = 0;
+  for (const auto& h : hosts_) totalSlots += h.slots;
+
+  PmiServer::Config config;
+  config.size = np_;
+  config.universeSize =
+      static_cast<int>(std::max<long long>(np_, std::min<long long>(totalSlots, INT_MAX)));
+  config.kvsName = "ccmpi_" + jobId_;
+  config.processMapping = processMapping(placement_);
+  PmiServer::Actions actions;
+  actions.reply = [this](int rank, const std::string& line) { sendPmi(rank, line); };
+  actions.abort = [this](int rank, int code) {
+    int status = code & 0xff;
+    if (status == 0) status = 1;
+    fail("rank " + std::to_string(rank) + " called MPI_Abort with error code " +
+             std::to_string(code),
+         status);
+  };
+  actions.protocolError = [this](int rank, const std::string& why) {
+    fail(describe(rank) + ": " + why, 1);
+  };
+  pmi_ = std::make_unique<PmiServer>(config, actions);
+
+  launch();
+  while (!done_) {
+    loop_.runOnce();
+    checkDone();
+  }
+
+  std::vector<pid_t> children;
+  for (const auto& r : ranks_)
+    if (r.proxy < 0 && !r.exited && r.pid > 0) children.push_back(r.pid);
+  for (auto& p : proxies_) {
+    p.to.reset();  // EOF tells a proxy still running to kill its ranks
+    p.from.reset();
+    if (!p.agentReaped && p.agentPid > 0) children.push_back(p.agentPid);
+  }
+  reapAll(signalFd_, children, std::chrono::milliseconds(failing_ ? 300 : 2000));
+  return exitCode_;
+}
+
+void Job::launch() {
+  // Hosts fill in order, so the hosts with ranks are a prefix of the list and the host
+  // index doubles as the node id.
+  std::size_t usedHosts = 0;
+  for (const auto& ranks : placement_.ranksOfHost) usedHosts += ranks.empty() ? 0 : 1;
+  std::vector<std::string> common = {"CCMPI_JOB_ID=" + jobId_, "CCMPI_JOB_SECRET=" + secret_,
+                                     "CCMPI_NUM_NODES=" + std::to_string(usedHosts)};
+  std::vector<std::string> user;  // -x and --env, in order
+  for (const auto& [name, value] : o_.exports) {
+    if (value) {
+      user.push_back(name + "=" + *value);
+    } else if (const char* v = getenv(name.c_str())) {
+      user.push_back(name + "=" + v);
+    } else if (o_.verbose) {
+      say("note: -x " + name + ": not set in our environment, not exported");
+    }
+  }
+  for (const auto& [name, value] : o_.env) user.push_back(name + "=" + value);
+  if (!o_.iface.empty()) user.push_back("CCMPI_IFACE=" + o_.iface);
+  const std::vector<std::string> unset = {"PMI_PORT", "PMI_ID",   "PMI_SPAWNED",
+                                          "PMI_FD",   "PMI_RANK", "PMI_SIZE"};
+  // Remote ranks start in our working directory (or --wdir), made absolute.
+  std::string cwd = o_.wdir;
+  if (cwd.empty() || cwd[0] != '/') {
+    char buf[PATH_MAX + 1] = {};
+    if (getcwd(buf, PATH_MAX)) cwd = cwd.empty() ? std::string(buf) : std::string(buf) + "/" + cwd;
+  }
+  const int rank0Host = placement_.hostOfRank.empty() ? -1 : placement_.hostOfRank[0];
+
+  for (std::size_t h = 0; h < hosts_.size(); ++h) {
+    const auto& ranks = placement_.ranksOfHost[h];
+    if (ranks.empty()) continue;
+    LaunchSpec spec;
+    spec.host = hosts_[h].name;
+    spec.argv = o_.command;
+    spec.worldSize = np_;
+    spec.unsetEnv = unset;
+    for (int r : ranks)
+      spec.ranks.push_back(RankSlot{r, placement_.localRankOf[static_cast<std::size_t>(r)]});
+    if (!hosts_[h].local) {
+      // Remote ranks do not inherit our environment: forward every CCMPI_* variable.
+      for (const auto& entry : currentEnvironment())
+        if (entry.rfind("CCMPI_", 0) == 0) spec.setEnv.push_back(entry);
+    }
+    spec.setEnv.insert(spec.setEnv.end(), user.begin(), user.end());
+    spec.setEnv.insert(spec.setEnv.end(), common.begin(), common.end());
+    spec.setEnv.push_back("CCMPI_NODE_ID=" + std::to_string(h));
+
+    if (hosts_[h].local) {
+      spec.cwd = o_.wdir;
+      // Ranks are not in the terminal's foreground process group: a terminal stdin is
+      // relayed through a pipe; anything else is simply inherited.
+      if (static_cast<int>(h) == rank0Host) {
+        spec.rank0Stdin = !isatty(0)       ? StdinMode::kInherit
+                          : inForeground() ? StdinMode::kPipe
+                                           : StdinMode::kNull;
+        relayStdin_ = spec.rank0Stdin == StdinMode::kPipe;
+      }
+      RankSet::Callbacks cb;
+      cb.started = [this](int rank, pid_t pid) {
+        ranks_[static_cast<std::size_t>(rank)].pid = pid;
+      };
+      cb.pmiLine = [this](int rank, const std::string& line) { pmi_->handleLine(rank, line); };
+      cb.output = [this](int rank, int stream, const char* d, std::size_t n) {
+        onOutput(rank, stream, d, n);
+      };
+      cb.exited = [this](int rank, int status) { onRankExit(rank, status); };
+      cb.protocolError = [this](int rank, const std::string& why) {
+        fail(describe(rank) + ": " + why, 1);
+      };
+      local_ = std::make_unique<RankSet>(loop_, cb);
+      std::string error;
+      if (!local_->launch(spec, &error)) {
+        abandonUnstarted();
+        fail("cannot start ranks on " + spec.host + ": " + error, 1);
+        return;
+      }
+    } else {
+      spec.cwd = cwd;
+      spec.rank0Stdin = static_cast<int>(h) == rank0Host ? StdinMode::kPipe : StdinMode::kNull;
+      proxies_.emplace_back();
+      int index = static_cast<int>(proxies_.size()) - 1;
+      proxies_.back().host = static_cast<int>(h);
+      proxies_.back().ranksLeft = static_cast<int>(ranks.size());
+      for (int r : ranks) ranks_[static_cast<std::size_t>(r)].proxy = index;
+      if (static_cast<int>(h) == rank0Host && (!isatty(0) || inForeground())) {
+        remoteStdinProxy_ = index;
+        relayStdin_ = true;
+      } else if (static_cast<int>(h) == rank0Host) {
+        spec.rank0Stdin = StdinMode::kNull;
+      }
+      if (!startProxy(index, spec)) return;
+    }
+  }
+
+  if (relayStdin_) {
+    // Relay our stdin to rank 0 (no O_NONBLOCK on fd 0: it may be shared with others).
+    loop_.watch(0, POLLIN, [this](short) {
+      char buf[65536];
+      ssize_t n = ::read(0, buf, sizeof buf);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+      std::string_view data = n > 0 ? std::string_view(buf, static_cast<std::size_t>(n)) : "";
+      if (remoteStdinProxy_ < 0) {
+        if (local_ && n > 0) local_->writeStdin(data);
+        if (local_ && n <= 0) local_->closeStdin();
+      } else {
+        Proxy& p = proxies_[static_cast<std::size_t>(remoteStdinProxy_)];
+        std::string frame;
+        appendFrame(&frame, FrameType::kStdin, 0, data);
+        if (p.to) p.to->send(frame);
+      }
+      if (n <= 0) loop_.unwatch(0);
+    });
+  }
+}
+
+bool Job::startProxy(int index, const LaunchSpec& spec) {
+  Proxy& p = proxies_[static_cast<std::size_t>(index)];
+  int down[2], up[2];
+  if (pipe2(down, O_CLOEXEC) < 0 || pipe2(up, O_CLOEXEC) < 0) {
+    p.eof = true;
+    abandonUnstarted();
+    fail(std::string("pipe: ") + strerror(errno), 1);
+    return false;
+  }
+  std::vector<std::string> args = agent_;
+  args.push_back(spec.host);
+  args.push_back(self_);
+  args.push_back("--ccmpi-proxy");
+  if (o_.verbose) {
+    std::string line;
+    for (const auto& a : args) line += (line.empty() ? "" : " ") + a;
+    say("starting proxy: " + line);
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) {
+    for (int fd : {down[0], down[1], up[0], up[1]}) ::close(fd);
+    p.eof = true;
+    abandonUnstarted();
+    fail(std::string("fork: ") + strerror(errno), 1);
+    return false;
+  }
+  if (pid == 0) {
+    prepareChild(parent);
+    dup2(down[0], 0);
+    dup2(up[1], 1);
+    execvp(argv[0], argv.data());
+    dprintf(2, "mpirun: cannot execute launcher '%s': %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  ::close(down[0]);
+  ::close(up[1]);
+  p.agentPid = pid;
+  p.to = std::make_unique<Channel>(loop_, down[1], false, nullptr);
+  p.from = std::make_unique<Channel>(
+      loop_, up[0], true,
+      [this, index](const char* d, std::size_t n) { onProxyData(index, d, n); });
+  std::string frame;
+  appendFrame(&frame, FrameType::kJob, -1, encodeLaunchSpec(spec));
+  p.to->send(frame);
+  return true;
+}
+
+// After a launch failure: ranks that were never started count as exited.
+void Job::abandonUnstarted() {
+  for (std::size_t i = 0; i < ranks_.size(); ++i) {
+    RankInfo& r = ranks_[i];
+    if (r.exited) continue;
+    bool started = r.proxy < 0 ? local_ && local_->pidOf(static_cast<int>(i)) > 0
+                               : proxies_[static_cast<std::size_t>(r.proxy)].agentPid > 0;
+    if (!started) r.exited = true;
+  }
+  for (auto& p : proxies_)
+    if (p.agentPid < 0) p.eof = true;
+}
+
+void Job::sendPmi(int rank, const std::string& line) {
+  const RankInfo& r = ranks_[static_cast<std::size_t>(rank)];
+  if (r.proxy < 0) {
+    if (local_) local_->sendPmi(rank, line);
+    return;
+  }
+  Proxy& p = proxies_[static_cast<std::size_t>(r.proxy)];
+  if (!p.to) return;
+  std::string frame;
+  appendFrame(&frame, FrameType::kPmi, rank, line);
+  p.to->send(frame);
+}
+
+void Job::onSignal() {
+  signalfd_siginfo info;
+  bool child = false;
+  int stopSignal = 0;
+  while (::read(signalFd_, &info, sizeof info) == sizeof info) {
+    if (info.ssi_signo == SIGCHLD)
+      child = true;
+    else if (!stopSignal)
+      stopSignal = static_cast<int>(info.ssi_signo);
+  }
+  if (stopSignal) {
+    if (failing_) {
+      forceEnd();  // a second interrupt: no more grace
+    } else {
+      fail("received signal " + std::to_string(stopSignal) + " (" + signalName(stopSignal) + ")",
+           128 + stopSignal);
+    }
+  }
+  if (!child) return;
+  // Reap everything first, then report deaths by signal before plain exits: when a
+  // crash makes other ranks fail, the crash is the failure worth naming.
+  std::vector<std::pair<pid_t, int>> reaped;
+  for (;;) {
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) break;
+    reaped.emplace_back(pid, status);
+  }
+  std::stable_partition(reaped.begin(), reaped.end(),
+                        [](const auto& e) { return WIFSIGNALED(e.second); });
+  for (const auto& [pid, status] : reaped) {
+    if (local_ && local_->handleExit(pid, status)) continue;
+    for (auto& p : proxies_) {
+      if (p.agentPid == pid) {
+        p.agentReaped = true;
+        p.agentStatus = status;
+      }
+    }
+  }
+}
+
+void Job::onProxyData(int index, const char* data, std::size_t n) {
+  Proxy& p = proxies_[static_cast<std::size_t>(index)];
+  const std::string& host = hosts_[static_cast<std::size_t>(p.host)].name;
+  if (n == 0) {
+    p.eof = true;
+    bool sawMagic = p.reader.sawMagic();
+    for (int r : placement_.ranksOfHost[static_cast<std::size_t>(p.host)]) {
+      RankInfo& info = ranks_[static_cast<std::size_t>(r)];
+      if (info.exited) continue;
+      info.exited = true;
+      for (int stream : {1, 2}) writeAll(stream, output_.finish(r, stream));
+    }
+    if (p.ranksLeft > 0) {
+      p.ranksLeft = 0;
+      fail(sawMagic ? "lost connection to the proxy on host " + host
+                    : "could not start the proxy on host " + host + " (launcher '" + agent_[0] +
+                          "' failed; see its message above)",
+           1);
+    }
+    p.from->close();
+    p.to.reset();
+    return;
+  }
+  p.reader.feed(data, n);
+  Frame frame;
+  std::string error;
+  for (;;) {
+    auto result = p.reader.next(&frame, &error);
+    if (result == FrameReader::Result::kNeedMore) break;
+    if (result == FrameReader::Result::kError) {
+      fail("host " + host + ": bad data from the proxy: " + error, 1);
+      p.from->close();
+      p.eof = true;
+      if (p.agentPid > 0 && !p.agentReaped) kill(p.agentPid, SIGKILL);
+      for (int r : placement_.ranksOfHost[static_cast<std::size_t>(p.host)])
+        ranks_[static_cast<std::size_t>(r)].exited = true;
+      p.ranksLeft = 0;
+      return;
+    }
+    onProxyFrame(index, frame);
+    if (p.from->closed()) return;
+  }
+}
+
+void Job::onProxyFrame(int index, const Frame& f) {
+  Proxy& p = proxies_[static_cast<std::size_t>(index)];
+  const std::string& host = hosts_[static_cast<std::size_t>(p.host)].name;
+  if (f.type == FrameType::kError) {
+    fail("host " + host + ": " + f.payload, 1);
+    return;
+  }
+  if (f.rank < 0 || f.rank >= np_ || ranks_[static_cast<std::size_t>(f.rank)].proxy != index) {
+    fail("host " + host + ": proxy sent a frame for a rank it does not run", 1);
+    return;
+  }
+  RankInfo& r = ranks_[static_cast<std::size_t>(f.rank)];
+  std::int32_t value = 0;
+  switch (f.type) {
+    case FrameType::kStarted:
+      if (decodeInt(f.payload, &value)) r.pid = value;
+      break;
+    case FrameType::kPmi: {
+      std::string_view line = f.payload;
+      if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+      if (!r.exited) pmi_->handleLine(f.rank, line);
+      break;
+    }
+    case FrameType::kStdout:
+    case FrameType::kStderr:
+      onOutput(f.rank, f.type == FrameType::kStdout ? 1 : 2, f.payload.data(), f.payload.size());
+      break;
+    case FrameType::kExit:
+      if (!decodeInt(f.payload, &value) || r.exited) break;
+      --p.ranksLeft;
+      onRankExit(f.rank, value);
+      break;
+    default:
+      fail("host " + host + ": unexpected frame from the proxy", 1);
+  }
+}
+
+void Job::onOutput(int rank, int stream, const char* data, std::size_t n) {
+  std::string text =
+      n == 0 ? output_.finish(rank, stream) : output_.feed(rank, stream, std::string_view(data, n));
+  if (!text.empty()) writeAll(stream, text);
+}
+
+void Job::onRankExit(int rank, int status) {
+  RankInfo& r = ranks_[static_cast<std::size_t>(rank)];
+  r.exited = true;
+  if (failing_) return;  // we are killing the job; later exits are our doing
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    fail(describe(rank) + " was killed by signal " + std::to_string(sig) + " (" + signalName(sig) +
+             ")",
+         128 + sig);
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    fail(describe(rank) + " exited with code " + std::to_string(WEXITSTATUS(status)),
+         WEXITSTATUS(status));
+  } else if (pmi_->initialized(rank) && !pmi_->finalized(rank)) {
+    fail(describe(rank) + " exited without calling MPI_Finalize (PMI finalize)", 1);
+  }
+}
+
+void Job::fail(const std::string& message, int exitCode) {
+  if (failing_) return;
+  failing_ = true;
+  exitCode_ = exitCode;
+  const bool others = anyRankAlive();
+  say(message + (others ? "; killing the job" : ""));
+  if (!others) return;
+  if (local_) local_->terminate(kKillGrace);
+  std::string frame;
+  appendFrame(&frame, FrameType::kKill, -1, "");
+  for (auto& p : proxies_)
+    if (p.to && !p.eof) p.to->send(frame);
+  loop_.after(kHardDeadline, [this] { forceEnd(); });
+}
+
+void Job::forceEnd() {
+  if (done_) return;
+  if (local_) local_->killNow();
+  for (auto& p : proxies_) {
+    if (p.eof) continue;
+    p.to.reset();
+    if (p.agentPid > 0 && !p.agentReaped) kill(p.agentPid, SIGKILL);
+  }
+  if (!failing_) {
+    failing_ = true;
+    exitCode_ = 1;
+  }
+  done_ = true;
+}
+
+void Job::checkDone() {
+  if (done_) return;
+  if (anyRankAlive()) return;
+  bool outputsOpen = local_ && !local_->outputsClosed();
+  if (outputsOpen && !drainArmed_) {
+    drainArmed_ = true;
+    loop_.after(kOutputDrain, [this] {
+      if (local_) local_->closeOutputs();
+    });
+  }
+  if (outputsOpen) return;
+  for (const auto& p : proxies_)
+    if (!p.eof) return;  // the proxy still forwards output, or is about to exit
+  done_ = true;
+}
+
+}  // namespace
+
+int runMpirun(const std::vector<std::string>& args) {
+  Options options;
+  std::string error;
+  if (!parseOptions(args, &options, &error)) {
+    say(error);
+    return kUsageError;
+  }
+  if (options.help) {
+    writeAll(1, usageText());
+    return 0;
+  }
+  if (options.version) {
+    writeAll(1, std::string("mpirun (ccmpi) ") + CCMPI_VERSION_STRING + "\n");
+    return 0;
+  }
+  Job job(std::move(options));
+  return job.run();
+}
+
+}  // namespace ccmpi::launcher

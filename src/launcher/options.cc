@@ -1,0 +1,195 @@
+// mpirun option parsing (see options.h).
+#include "launcher/options.h"
+
+#include <charconv>
+
+namespace ccmpi::launcher {
+
+const char* usageText() {
+  return R"(usage: mpirun [options] program [args...]     (mpiexec is the same program)
+
+  -n, -np, -c N            number of ranks (default: total slots of the hosts, else 1)
+  -H, --host LIST          hosts, comma separated, each `name` or `name:slots`
+  --hostfile, --machinefile, -f FILE
+                           hostfile: lines `name [slots=N]` or `name:N`, # comments
+  --launcher CMD           agent that starts the proxy on a non-local host; CMD is split at
+                           whitespace and run as `CMD... HOST COMMAND...` (default: $CCMPI_LAUNCHER,
+                           else ssh). Hosts named localhost or like this machine are forked
+                           directly.
+  -x NAME[=VALUE]          export NAME (with our value, or VALUE) to every rank
+  --env NAME=VALUE         set NAME=VALUE for every rank (also: -genv NAME VALUE)
+  --iface NAME             set CCMPI_IFACE=NAME for every rank (network interface to use)
+  --wdir DIR               working directory of the ranks (default: ours)
+  --tag-output             prefix each output line with [1,RANK]<stdout>: or [1,RANK]<stderr>:
+  -v, --verbose            print placement and launch details to stderr
+  -h, --help               this text;   -V, --version   the version
+
+Every rank gets PMI_FD, PMI_RANK, PMI_SIZE, CCMPI_JOB_ID, CCMPI_JOB_SECRET,
+CCMPI_LOCAL_RANK, CCMPI_LOCAL_SIZE, CCMPI_NODE_ID and CCMPI_NUM_NODES. Local ranks inherit
+our environment; remote ranks get the agent's plus all our CCMPI_* variables and -x/--env.
+stdin goes to rank 0 only (the others read /dev/null). Output is forwarded line by line.
+The exit status is the first failure: a rank's exit code, 128+signal for a rank killed
+by a signal, the MPI_Abort code, or 128+signal when mpirun itself is interrupted; on any
+failure the other ranks are killed (SIGTERM, then SIGKILL after 1 s).
+)";
+}
+
+std::vector<std::string> splitCommand(const std::string& command) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : command) {
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (!word.empty()) words.push_back(std::move(word));
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  return words;
+}
+
+bool isEnvName(const std::string& name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  for (char c : name) {
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool parseOptions(const std::vector<std::string>& argv, Options* o, std::string* error) {
+  *o = Options();
+  std::size_t i = 0;
+  while (i < argv.size()) {
+    const std::string& arg = argv[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg.size() < 2 || arg[0] != '-') break;  // the program
+    std::string name = arg.substr(arg[1] == '-' ? 2 : 1);
+    std::optional<std::string> inlineValue;
+    if (std::size_t eq = name.find('='); eq != std::string::npos) {
+      inlineValue = name.substr(eq + 1);
+      name.resize(eq);
+    }
+    ++i;
+    // Fetches the option's value: inline (--opt=v) or the next argument.
+    auto value = [&](std::string* v) {
+      if (inlineValue) {
+        *v = *inlineValue;
+        return true;
+      }
+      if (i >= argv.size()) {
+        *error = "option '" + arg + "' needs a value";
+        return false;
+      }
+      *v = argv[i++];
+      return true;
+    };
+    auto noValue = [&]() {
+      if (inlineValue) *error = "option '-" + name + "' takes no value";
+      return !inlineValue;
+    };
+    std::string v;
+    if (name == "n" || name == "np" || name == "c") {
+      if (!value(&v)) return false;
+      int n = 0;
+      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (ec != std::errc() || p != v.data() + v.size() || n < 1 || n > 1000000) {
+        *error = "bad number of ranks '" + v + "' for " + arg;
+        return false;
+      }
+      o->np = n;
+    } else if (name == "hostfile" || name == "machinefile" || name == "f") {
+      if (!value(&o->hostfile)) return false;
+      if (o->hostfile.empty()) {
+        *error = "empty hostfile name";
+        return false;
+      }
+    } else if (name == "H" || name == "host" || name == "hosts") {
+      if (!value(&v)) return false;
+      std::vector<HostSlots> more;
+      if (!parseHostList(v, &more, error)) {
+        *error = "-H " + v + ": " + *error;
+        return false;
+      }
+      o->hostList.insert(o->hostList.end(), more.begin(), more.end());
+    } else if (name == "launcher" || name == "launcher-exec") {
+      if (!value(&v)) return false;
+      o->agent = splitCommand(v);
+      if (o->agent.empty()) {
+        *error = "empty --launcher command";
+        return false;
+      }
+    } else if (name == "x") {
+      if (!value(&v)) return false;
+      std::size_t eq = v.find('=');
+      std::string var = v.substr(0, eq);
+      if (!isEnvName(var)) {
+        *error = "-x: bad variable name '" + var + "'";
+        return false;
+      }
+      if (eq == std::string::npos)
+        o->exports.emplace_back(var, std::nullopt);
+      else
+        o->exports.emplace_back(var, v.substr(eq + 1));
+    } else if (name == "env") {
+      if (!value(&v)) return false;
+      std::size_t eq = v.find('=');
+      if (eq == std::string::npos || !isEnvName(v.substr(0, eq))) {
+        *error = "--env expects NAME=VALUE, got '" + v + "'";
+        return false;
+      }
+      o->env.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    } else if (name == "genv") {
+      if (inlineValue || i + 2 > argv.size()) {
+        *error = "-genv expects NAME VALUE";
+        return false;
+      }
+      if (!isEnvName(argv[i])) {
+        *error = "-genv: bad variable name '" + argv[i] + "'";
+        return false;
+      }
+      o->env.emplace_back(argv[i], argv[i + 1]);
+      i += 2;
+    } else if (name == "iface") {
+      if (!value(&o->iface)) return false;
+      if (o->iface.empty()) {
+        *error = "empty --iface";
+        return false;
+      }
+    } else if (name == "wdir" || name == "wd") {
+      if (!value(&o->wdir)) return false;
+    } else if (name == "tag-output") {
+      if (!noValue()) return false;
+      o->tagOutput = true;
+    } else if (name == "v" || name == "verbose") {
+      if (!noValue()) return false;
+      o->verbose = true;
+    } else if (name == "oversubscribe") {
+      if (!noValue()) return false;
+    } else if (name == "h" || name == "help") {
+      o->help = true;
+    } else if (name == "V" || name == "version") {
+      o->version = true;
+    } else {
+      *error = "unknown option '" + arg + "' (see mpirun --help)";
+      return false;
+    }
+  }
+  o->command.assign(argv.begin() + static_cast<std::ptrdiff_t>(i), argv.end());
+  if (o->command.empty() && !o->help && !o->version) {
+    *error = "no program given (see mpirun --help)";
+    return false;
+  }
+  if (!o->hostfile.empty() && !o->hostList.empty()) {
+    *error = "give either --hostfile or -H, not both";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ccmpi::launcher

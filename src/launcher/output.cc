@@ -1,0 +1,49 @@
+// Per-rank line assembly of forwarded output (see output.h).
+#include "launcher/output.h"
+
+namespace ccmpi::launcher {
+
+void OutputAssembler::emit(std::string* out, int rank, int stream, std::string_view line) {
+  if (tag_) {
+    *out += "[1," + std::to_string(rank) + "]";
+    *out += stream == 2 ? "<stderr>:" : "<stdout>:";
+  }
+  out->append(line);
+}
+
+std::string OutputAssembler::feed(int rank, int stream, std::string_view data) {
+  std::string out;
+  std::string& part = partial_[{rank, stream}];
+  while (!data.empty()) {
+    std::size_t nl = data.find('\n');
+    if (nl == std::string_view::npos) {
+      part.append(data);
+      if (part.size() >= kMaxPartialLine) {
+        emit(&out, rank, stream, part);
+        out += '\n';
+        part.clear();
+      }
+      break;
+    }
+    part.append(data.substr(0, nl + 1));
+    emit(&out, rank, stream, part);
+    part.clear();
+    data.remove_prefix(nl + 1);
+  }
+  return out;
+}
+
+std::string OutputAssembler::finish(int rank, int stream) {
+  std::string out;
+  auto it = partial_.find({rank, stream});
+  if (it == partial_.end()) return out;
+  if (!it->second.empty()) {
+    emit(&out, rank, stream, it->second);
+    // A tagged line always ends the output line, so the next tag starts a new one.
+    if (tag_) out += '\n';
+  }
+  partial_.erase(it);
+  return out;
+}
+
+}  // namespace ccmpi::launcher

@@ -1,0 +1,35 @@
+#pragma once
+// Line-buffered forwarding of rank output. Each (rank, stream) has its own buffer; only
+// complete lines are released, so lines of different ranks never mix. A partial line is
+// released at EOF, or when it grows past kMaxPartialLine (long output without newlines).
+//
+// With --tag-output each line is prefixed like Open MPI's --tag-output:
+//   [1,<rank>]<stdout>:<line>      and      [1,<rank>]<stderr>:<line>
+// ("1" stands for the job; it is always 1 here).
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace ccmpi::launcher {
+
+class OutputAssembler {
+ public:
+  static constexpr std::size_t kMaxPartialLine = 64 * 1024;
+
+  explicit OutputAssembler(bool tag) : tag_(tag) {}
+
+  // Adds output of `rank` on `stream` (1 = stdout, 2 = stderr) and returns the text that
+  // is ready to be written to that stream (possibly empty).
+  std::string feed(int rank, int stream, std::string_view data);
+  // The stream ended: returns whatever partial line is left.
+  std::string finish(int rank, int stream);
+
+ private:
+  void emit(std::string* out, int rank, int stream, std::string_view line);
+
+  bool tag_;
+  std::map<std::pair<int, int>, std::string> partial_;
+};
+
+}  // namespace ccmpi::launcher

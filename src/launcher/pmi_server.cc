@@ -1,0 +1,120 @@
+// PMI-1 command handling for one job (see pmi_server.h).
+#include "launcher/pmi_server.h"
+
+#include "bootstrap/pmi_wire.h"
+
+namespace ccmpi::launcher {
+
+using bootstrap::formatPmiLine;
+using bootstrap::PmiMessage;
+
+PmiServer::PmiServer(Config config, Actions actions)
+    : config_(std::move(config)),
+      actions_(std::move(actions)),
+      ranks_(static_cast<std::size_t>(config_.size)) {}
+
+void PmiServer::handleLine(int rank, std::string_view line) {
+  RankState& st = ranks_.at(static_cast<std::size_t>(rank));
+  auto reply = [&](std::string_view cmd,
+                   const std::vector<std::pair<std::string, std::string>>& args) {
+    actions_.reply(rank, formatPmiLine(cmd, args));
+  };
+
+  // The multi-line spawn command (mcmd=spawn ... endcmd) is refused as a whole.
+  if (st.inMultiCommand) {
+    if (line == "endcmd" || line == "endcmd\r") {
+      st.inMultiCommand = false;
+      reply("spawn_result", {{"rc", "-1"}, {"errmsg", "spawn_not_supported"}});
+    }
+    return;
+  }
+
+  PmiMessage msg;
+  std::string error;
+  if (!bootstrap::parsePmiLine(line, &msg, &error)) {
+    actions_.protocolError(rank, "malformed PMI line (" + error + ")");
+    return;
+  }
+  if (msg.multi) {
+    st.inMultiCommand = true;
+    return;
+  }
+  const std::string& cmd = msg.cmd;
+
+  if (cmd == "init") {
+    const std::string* version = msg.find("pmi_version");
+    int v = 0;
+    if (!version || !bootstrap::parsePmiInt(*version, &v) || v != 1) {
+      reply("response_to_init", {{"pmi_version", "1"}, {"pmi_subversion", "1"}, {"rc", "-1"}});
+      return;
+    }
+    st.initialized = true;
+    reply("response_to_init", {{"pmi_version", "1"}, {"pmi_subversion", "1"}, {"rc", "0"}});
+  } else if (cmd == "get_maxes") {
+    reply("maxes", {{"kvsname_max", std::to_string(bootstrap::kPmiKvsNameMax)},
+                    {"keylen_max", std::to_string(bootstrap::kPmiKeyLenMax)},
+                    {"vallen_max", std::to_string(bootstrap::kPmiValLenMax)}});
+  } else if (cmd == "get_appnum") {
+    reply("appnum", {{"appnum", std::to_string(config_.appnum)}});
+  } else if (cmd == "get_my_kvsname") {
+    reply("my_kvsname", {{"kvsname", config_.kvsName}});
+  } else if (cmd == "get_universe_size") {
+    reply("universe_size", {{"size", std::to_string(config_.universeSize)}});
+  } else if (cmd == "put") {
+    const std::string* key = msg.find("key");
+    const std::string* value = msg.find("value");
+    if (!key || key->empty() || key->size() >= bootstrap::kPmiKeyLenMax) {
+      actions_.protocolError(rank, "PMI put with a missing or over-long key");
+      return;
+    }
+    std::string v = value ? *value : std::string();
+    if (v.size() >= bootstrap::kPmiValLenMax) {
+      actions_.protocolError(rank, "PMI put of an over-long value for key '" + *key + "'");
+      return;
+    }
+    kvs_[*key] = std::move(v);
+    reply("put_result", {{"rc", "0"}, {"msg", "success"}});
+  } else if (cmd == "get") {
+    const std::string* key = msg.find("key");
+    if (!key) {
+      actions_.protocolError(rank, "PMI get without a key");
+      return;
+    }
+    const std::string* value = nullptr;
+    auto it = kvs_.find(*key);
+    if (it != kvs_.end())
+      value = &it->second;
+    else if (*key == "PMI_process_mapping" && !config_.processMapping.empty())
+      value = &config_.processMapping;
+    if (value)
+      reply("get_result", {{"rc", "0"}, {"msg", "success"}, {"value", *value}});
+    else
+      reply("get_result",
+            {{"rc", "-1"}, {"msg", "key_" + *key + "_not_found"}, {"value", "unknown"}});
+  } else if (cmd == "barrier_in") {
+    if (st.inBarrier) {
+      actions_.protocolError(rank, "second barrier_in before barrier_out");
+      return;
+    }
+    st.inBarrier = true;
+    if (++barrierCount_ == config_.size) {
+      barrierCount_ = 0;
+      for (std::size_t r = 0; r < ranks_.size(); ++r) {
+        ranks_[r].inBarrier = false;
+        actions_.reply(static_cast<int>(r), formatPmiLine("barrier_out"));
+      }
+    }
+  } else if (cmd == "finalize") {
+    st.finalized = true;
+    reply("finalize_ack", {});
+  } else if (cmd == "abort") {
+    int code = 1;
+    const std::string* c = msg.find("exitcode");
+    if (c && !bootstrap::parsePmiInt(*c, &code)) code = 1;
+    actions_.abort(rank, code);
+  } else {
+    reply(cmd + "_result", {{"rc", "-1"}, {"msg", "unsupported_command"}});
+  }
+}
+
+}  // namespace ccmpi::launcher
