@@ -5,6 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build
+cmake --build build --target ccmpi mpirun ccmpi_info
 build/bin/mpicc examples/hello.c -o build/hello
 build/bin/mpirun -n 4 build/hello

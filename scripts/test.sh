@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 ./scripts/deps.sh
 BUILD_DIR=${BUILD_DIR:-build}
 # shellcheck disable=SC2086
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-} >/dev/null
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCCMPI_BUILD_TESTS=ON ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$BUILD_DIR"
 cd "$BUILD_DIR"
 ctest --output-on-failure --timeout 300 -j2 "$@"

@@ -205,9 +205,7 @@ int decodeWords(SpxFastState& st, const uint8_t* in, size_t len, uint8_t* out, s
     }
     const Pred p = st.pred_;
     if (kind == kZero) {
-      for (size_t i = b0; i < b1; ++i) {
-        Words<W>::store(out, i, predictSlow<W>(out, st.hist_, i, p));
-      }
+      fillPredictions<W>(out, st.hist_, b0, b1, p);
       continue;
     }
     if (kind == kRaw) {

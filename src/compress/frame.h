@@ -37,7 +37,7 @@ size_t writeFrameHeader(const FrameHeader& h, uint8_t* out);
 // Parses and validates a header; false if malformed or truncated.
 bool parseFrameHeader(const uint8_t* in, size_t inBytes, FrameHeader* h);
 
-// Checksum over 64-bit words: four lanes of multiply-rotate-multiply rounds, merged,
+// Checksum over 64-bit words: four lanes of add-rotate-multiply rounds, merged,
 // mixed with the length and folded to 32 bits. It is there to catch corrupt input and a sender and
 // receiver whose predictor states have drifted apart, not to resist an adversary.
 uint32_t checksum32(const void* data, size_t bytes);

@@ -106,13 +106,16 @@ inline void withOrder(unsigned order, F&& f) {
 }
 
 // Residuals of x[i0..i1) under p: zigzagged values into z, their bit lengths into k.
+// Returns the sum of the bit lengths.
 template <typename W>
-void residuals(const uint8_t* x, const uint64_t* hist, size_t i0, size_t i1, Pred p, W* z,
-               uint8_t* k) {
+uint64_t residuals(const uint8_t* x, const uint64_t* hist, size_t i0, size_t i1, Pred p, W* z,
+                   uint8_t* k) {
   size_t i = i0;
+  uint64_t cost = 0;
   for (const size_t e = std::min<size_t>(i1, 4u * p.stride); i < e; ++i, ++z, ++k) {
     *z = Words<W>::zigzag(static_cast<W>(Words<W>::load(x, i) - predictSlow<W>(x, hist, i, p)));
     *k = static_cast<uint8_t>(bitlen<W>(*z));
+    cost += *k;
   }
   withOrder(p.order, [&](auto order) {
     const size_t s = p.stride;
@@ -120,8 +123,10 @@ void residuals(const uint8_t* x, const uint64_t* hist, size_t i0, size_t i1, Pre
       const W pred = predictFast<W, decltype(order)::value>(x, i, s);
       *z = Words<W>::zigzag(static_cast<W>(Words<W>::load(x, i) - pred));
       *k = static_cast<uint8_t>(bitlen<W>(*z));
+      cost += *k;
     }
   });
+  return cost;
 }
 
 // Estimated cost of p (sum of residual bit lengths) on `windows` windows of the block.
@@ -136,14 +141,13 @@ uint64_t sampleCost(const uint8_t* x, const uint64_t* hist, size_t b0, size_t b1
   for (size_t w = 0; w < windows; ++w) {
     const size_t s0 = b0 + (len * w) / windows;
     const size_t s1 = std::min(b1, s0 + kWindow);
-    residuals<W>(x, hist, s0, s1, p, z, k);
-    for (size_t i = 0; i < s1 - s0; ++i) cost += k[i];
+    cost += residuals<W>(x, hist, s0, s1, p, z, k);
   }
   return cost;
 }
 
 // Full predictor search on samples of the block: strides ranked by the linear
-// predictor on two windows, then every order for the three best strides on kWindows.
+// predictor on two windows, then every order for the two best strides on kWindows.
 template <typename W>
 Pred searchPredictor(const uint8_t* x, const uint64_t* hist, size_t b0, size_t b1) {
   uint64_t best[3] = {~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
@@ -160,7 +164,7 @@ Pred searchPredictor(const uint8_t* x, const uint64_t* hist, size_t b0, size_t b
   }
   Pred choice{1, 0};
   uint64_t choiceCost = ~uint64_t{0};
-  for (unsigned j = 0; j < 3; ++j) {
+  for (unsigned j = 0; j < 2; ++j) {
     if (j > 0 && bestStride[j] == bestStride[0]) continue;
     for (uint8_t o = 0; o <= 3; ++o) {
       const Pred p{static_cast<uint8_t>(bestStride[j]), o};
@@ -205,6 +209,19 @@ struct SlowPredictor {
 // The bit buffer holds >= 56 bits after a refill; a length code takes <= 12, so four codes
 // go between refills. Zero runs (rare) refill before their gamma-coded length.
 
+// x[b0..b1) = their predictions (a block whose residuals are all zero).
+template <typename W>
+void fillPredictions(uint8_t* x, const uint64_t* hist, size_t b0, size_t b1, Pred p) {
+  size_t i = b0;
+  for (const size_t e = std::min<size_t>(b1, 4u * p.stride); i < e; ++i) {
+    Words<W>::store(x, i, predictSlow<W>(x, hist, i, p));
+  }
+  withOrder(p.order, [&](auto order) {
+    for (; i < b1; ++i)
+      Words<W>::store(x, i, predictFast<W, decltype(order)::value>(x, i, p.stride));
+  });
+}
+
 // The encoder's predictor choice for a channel (not needed by the decoder).
 struct Chooser {
   bool searched = false;           // current predictor was chosen by a search ...
@@ -222,10 +239,8 @@ struct Chooser {
     bool search = !searched || blocksSinceSearch >= kResearchBlocks;
     bool have = false;
     if (!search) {
-      residuals<W>(x, hist, b0, b1, p, z, k);
+      const uint64_t cost = residuals<W>(x, hist, b0, b1, p, z, k);
       have = true;
-      uint64_t cost = 0;
-      for (size_t i = 0; i < m; ++i) cost += k[i];
       if (cost * 16 > (refCost * m / kRefScale) * 17 + 16 * m) {
         search = true;
       } else {
@@ -234,10 +249,13 @@ struct Chooser {
     }
     if (search) {
       const Pred q = searchPredictor<W>(x, hist, b0, b1);
-      if (!have || !(q == p)) residuals<W>(x, hist, b0, b1, q, z, k);
-      p = q;
       uint64_t cost = 0;
-      for (size_t i = 0; i < m; ++i) cost += k[i];
+      if (!have || !(q == p)) {
+        cost = residuals<W>(x, hist, b0, b1, q, z, k);
+      } else {
+        for (size_t i = 0; i < m; ++i) cost += k[i];
+      }
+      p = q;
       refCost = cost * kRefScale / m;
       searched = true;
       blocksSinceSearch = 0;
