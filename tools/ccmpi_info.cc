@@ -3,18 +3,21 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "base/tunables.h"
+#include "coll/coll.h"
 
 namespace {
 
 void usage() {
   printf(
-      "usage: ccmpi_info [--tunables] [--version] [--help]\n"
-      "  (no option)   version, build options and all tunables\n"
+      "usage: ccmpi_info [--tunables] [--algorithms] [--version] [--help]\n"
+      "  (no option)   version, build options, all tunables and algorithm tables\n"
       "  --tunables    only the tunables, one block each\n"
+      "  --algorithms  only the collective algorithm tables\n"
       "  --version     only the version line\n");
 }
 
@@ -28,13 +31,28 @@ void printTunables() {
   }
 }
 
+void printAlgorithms() {
+  printf("Collective algorithms (table order = default preference; force one with the "
+         "tunable named):\n");
+  for (const auto& d : ccmpi::coll::algorithmTables()) {
+    const char* forced = getenv(d.tunable.c_str());
+    printf("  %s  [%s=%s]\n", d.collective.c_str(), d.tunable.c_str(),
+           forced && *forced ? forced : "auto");
+    for (const auto& a : d.algorithms)
+      printf("    %-22s %s%s%s\n", a.name.c_str(), a.description.c_str(),
+             a.restrictions.empty() ? "" : "; requires: ", a.restrictions.c_str());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool onlyTunables = false, onlyVersion = false;
+  bool onlyTunables = false, onlyVersion = false, onlyAlgorithms = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--tunables")) {
       onlyTunables = true;
+    } else if (!strcmp(argv[i], "--algorithms")) {
+      onlyAlgorithms = true;
     } else if (!strcmp(argv[i], "--version")) {
       onlyVersion = true;
     } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -53,6 +71,10 @@ int main(int argc, char** argv) {
     printf("%s\n", version);
     return 0;
   }
+  if (onlyAlgorithms) {
+    printAlgorithms();
+    return 0;
+  }
   if (!onlyTunables) {
     int major = 0, minor = 0;
     MPI_Get_version(&major, &minor);
@@ -63,5 +85,9 @@ int main(int argc, char** argv) {
     printf("Bootstrap:    PMI-1 (PMI_FD / PMI_PORT), singleton without a launcher\n\n");
   }
   printTunables();
+  if (!onlyTunables) {
+    printf("\n");
+    printAlgorithms();
+  }
   return 0;
 }

@@ -53,23 +53,23 @@ static double ping_pong(int active, int sender, int peer, char* sbuf, char* rbuf
 
 /* One window exchange; bidirectional when both is set. */
 static void window_round(int rank, int both, char* sbuf, char* rbuf, size_t n,
-                         MPI_Request* reqs) {
+                         MPI_Request* reqs, MPI_Status* stats) {
   const int peer = 1 - rank;
   if (both) {
     for (int w = 0; w < kWindow; ++w)
       MPI_Irecv(rbuf, (int)n, MPI_CHAR, peer, 10, MPI_COMM_WORLD, &reqs[w]);
     for (int w = 0; w < kWindow; ++w)
       MPI_Isend(sbuf, (int)n, MPI_CHAR, peer, 10, MPI_COMM_WORLD, &reqs[kWindow + w]);
-    MPI_Waitall(2 * kWindow, reqs, MPI_STATUSES_IGNORE);
+    MPI_Waitall(2 * kWindow, reqs, stats);
   } else if (rank == 0) {
     for (int w = 0; w < kWindow; ++w)
       MPI_Isend(sbuf, (int)n, MPI_CHAR, 1, 100, MPI_COMM_WORLD, &reqs[w]);
-    MPI_Waitall(kWindow, reqs, MPI_STATUSES_IGNORE);
+    MPI_Waitall(kWindow, reqs, stats);
     MPI_Recv(rbuf, 4, MPI_CHAR, 1, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   } else {
     for (int w = 0; w < kWindow; ++w)
       MPI_Irecv(rbuf, (int)n, MPI_CHAR, 0, 100, MPI_COMM_WORLD, &reqs[w]);
-    MPI_Waitall(kWindow, reqs, MPI_STATUSES_IGNORE);
+    MPI_Waitall(kWindow, reqs, stats);
     MPI_Send(sbuf, 4, MPI_CHAR, 0, 101, MPI_COMM_WORLD);
   }
 }
@@ -98,6 +98,7 @@ int main(int argc, char** argv) {
   memset(sbuf, 'a', maxBytes + 4);
   memset(rbuf, 'b', maxBytes + 4);
   MPI_Request reqs[2 * kWindow];
+  MPI_Status stats[2 * kWindow]; /* not IGNORE: g++ 12 misreads MPICH's MPI_STATUSES_IGNORE */
   for (size_t n = minBytes; n <= maxBytes; n = n ? n * 2 : 1) {
     int iters, warm;
     pick_iterations(isBw || isBibw, n, explicitIters, &iters, &warm);
@@ -116,7 +117,7 @@ int main(int argc, char** argv) {
       if (rank < 2) {
         for (int i = 0; i < iters + warm; ++i) {
           if (i == warm) t0 = MPI_Wtime();
-          window_round(rank, isBibw, sbuf, rbuf, n, reqs);
+          window_round(rank, isBibw, sbuf, rbuf, n, reqs, stats);
         }
       }
       if (rank == 0) {
