@@ -132,6 +132,7 @@ class MsgFrame final : public transport::OutFrame {
 class DataStream final : public transport::OutFrame {
  public:
   explicit DataStream(Request* r) : req_(r) { next(); }
+  bool isStream() const override { return true; }
   bool refill() override {
     if (offset_ >= req_->accepted) return false;
     next();

@@ -1,6 +1,7 @@
 // epoll-based progress engine.
 #include "progress/engine.h"
 
+#include <sched.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -26,6 +27,8 @@ int64_t Engine::nowNs() {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
+
+void Engine::yieldCpu() { sched_yield(); }
 
 void Engine::setLocalRanks(int localRanks) {
   localRanks_ = localRanks > 0 ? localRanks : 1;

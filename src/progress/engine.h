@@ -35,13 +35,16 @@ class Engine {
     const int64_t spinUntil = spinBudgetNs() > 0 ? nowNs() + spinBudgetNs() : 0;
     while (!done()) {
       if (spinUntil && nowNs() < spinUntil) {
-        poll(0);
+        // Spin politely: a rank sharing this core with the one it waits for hands it
+        // the CPU instead of burning the rest of its time slice.
+        if (poll(0) == 0) yieldCpu();
       } else {
         poll(kSleepSliceMs);
       }
     }
   }
 
+  static void yieldCpu();
   // Monotonic clock in nanoseconds.
   static int64_t nowNs();
   int64_t spinBudgetNs();

@@ -133,6 +133,7 @@ class TcpConn final : public progress::EventHandler {
         if (cnt + f->iovcnt > kMaxIov) break;
         for (int i = 0; i < f->iovcnt; ++i)
           if (f->iov[i].iov_len) iov[cnt++] = f->iov[i];
+        if (f->isStream()) break;  // its next frame comes before anything queued behind it
       }
       ssize_t n = ::writev(fd_, iov, cnt);
       if (n < 0) {
@@ -230,12 +231,14 @@ class TcpConn final : public progress::EventHandler {
   void readSome() {
     for (int round = 0; round < kReadsPerEvent && st_ != State::kClosed; ++round) {
       ssize_t n;
+      size_t asked;
       const size_t avail = inEnd_ - inStart_;
       if (inPayload_ && avail == 0 && keepLeft() >= kDirectReadMin) {
         // Large payload: read straight into the destination, and whatever follows into
         // the buffer.
         inStart_ = inEnd_ = 0;
         iovec iov[2] = {{tgt_.dest + got_, keepLeft()}, {in_.data(), in_.size()}};
+        asked = keepLeft() + in_.size();
         n = ::readv(fd_, iov, 2);
         if (n > 0) {
           const size_t direct = std::min<size_t>(n, keepLeft());
@@ -250,7 +253,8 @@ class TcpConn final : public progress::EventHandler {
           inStart_ = 0;
           inEnd_ = avail;
         }
-        n = ::read(fd_, in_.data() + inEnd_, in_.size() - inEnd_);
+        asked = in_.size() - inEnd_;
+        n = ::read(fd_, in_.data() + inEnd_, asked);
         if (n > 0) inEnd_ += n;
       }
       if (n == 0) return fail("connection closed by peer");
@@ -260,6 +264,9 @@ class TcpConn final : public progress::EventHandler {
         return fail(std::string("read failed: ") + strerror(errno));
       }
       parse();
+      // A short read drained the socket: level-triggered epoll reports more data later,
+      // so skip the read that would only say EAGAIN.
+      if (static_cast<size_t>(n) < asked) return;
     }
   }
 

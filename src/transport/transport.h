@@ -20,6 +20,9 @@ class OutFrame {
   // Called when the current frame is fully written: return true after setting up the
   // next frame of this stream (header + iov), false when the stream is finished.
   virtual bool refill() { return false; }
+  // Whether refill() may produce more frames. The writer never gathers frames queued
+  // behind such a stream into the same writev: the stream's next frame must go first.
+  virtual bool isStream() const { return false; }
   // The stream is finished and the transport no longer references this object.
   virtual void written() = 0;
 
