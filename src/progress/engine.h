@@ -28,16 +28,23 @@ class Engine {
   // Returns the number of events handled.
   int poll(int timeoutMs);
 
+  // Work run by every poll(), before it waits and after it dispatches: nonblocking
+  // collective schedules advance here, so they progress inside whatever MPI call drives
+  // progress. A hook returns true when it made progress; poll() then does not sleep.
+  using Hook = bool (*)();
+  void addHook(Hook h);
+
   // Drives progress until done() holds: spins for the spin budget, then sleeps.
   template <typename Done>
   void waitUntil(Done&& done) {
     if (done()) return;
     const int64_t spinUntil = spinBudgetNs() > 0 ? nowNs() + spinBudgetNs() : 0;
+    unsigned idle = 0;
     while (!done()) {
       if (spinUntil && nowNs() < spinUntil) {
-        // Spin politely: a rank sharing this core with the one it waits for hands it
-        // the CPU instead of burning the rest of its time slice.
-        if (poll(0) == 0) yieldCpu();
+        // Spin politely: every few idle polls, a rank sharing this core with the one it
+        // waits for hands it the CPU instead of burning the rest of its time slice.
+        if (poll(0) == 0 && (++idle & 7) == 0) yieldCpu();
       } else {
         poll(kSleepSliceMs);
       }
@@ -57,6 +64,8 @@ class Engine {
   int localRanks_ = 1;
   int64_t spinNs_ = -1;
   std::vector<uint64_t> events_;
+  std::vector<Hook> hooks_;
+  bool runHooks();
 };
 
 Engine& engine();
