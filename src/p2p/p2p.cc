@@ -51,8 +51,11 @@ namespace {
 Tunable<uint64_t> kEagerLimit("CCMPI_EAGER_LIMIT", 64 * 1024,
                               "largest message (bytes) sent eagerly; larger ones use rendezvous. "
                               "Must be the same on every rank");
-Tunable<uint64_t> kChunk("CCMPI_RNDV_CHUNK", 1024 * 1024,
-                         "bytes per DATA frame of a rendezvous transfer (pipelining unit)");
+Tunable<uint64_t> kChunk("CCMPI_RNDV_CHUNK", 256 * 1024,
+                         "bytes per DATA frame of a rendezvous transfer from a non-contiguous "
+                         "buffer (the pack/send pipelining unit)");
+Tunable<uint64_t> kFrame("CCMPI_RNDV_FRAME", 4 * 1024 * 1024,
+                         "largest DATA frame of a rendezvous transfer from a contiguous buffer");
 
 struct Queues {
   std::list<Request*> posted;
@@ -145,7 +148,8 @@ class DataStream final : public transport::OutFrame {
 
  private:
   void next() {
-    const uint64_t chunk = std::max<uint64_t>(kChunk.get(), 4096);
+    const uint64_t chunk =
+        std::max<uint64_t>(req_->dt->contiguous() ? kFrame.get() : kChunk.get(), 4096);
     const uint64_t len = std::min<uint64_t>(chunk, req_->accepted - offset_);
     transport::FrameHeader h;
     h.type = transport::FrameType::kData;
@@ -757,6 +761,10 @@ int sendrecv(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, int 
 }
 
 int start(Request* p) {
+  if (p->kind == Request::Kind::kPersistentColl) {
+    if (p->active) return setErrorCause(MPI_ERR_REQUEST, "persistent request is already active");
+    return p->startHook(p);
+  }
   const bool isSend = p->kind == Request::Kind::kPersistentSend;
   if (p->kind != Request::Kind::kPersistentSend && p->kind != Request::Kind::kPersistentRecv)
     return setErrorCause(MPI_ERR_REQUEST, "request is not a persistent request");

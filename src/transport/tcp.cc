@@ -25,7 +25,8 @@ namespace {
 Tunable<uint64_t> kSockBuf("CCMPI_TCP_SOCKBUF", 0,
                            "SO_SNDBUF/SO_RCVBUF of TCP connections in bytes (0 = kernel autotuning)");
 
-constexpr size_t kInBufBytes = 256 * 1024;
+// Small enough that little of a large payload is read into it (and copied again).
+constexpr size_t kInBufBytes = 64 * 1024;
 constexpr size_t kDirectReadMin = 16 * 1024;  // payload reads this large bypass the buffer
 constexpr int kMaxIov = 64;
 constexpr int kReadsPerEvent = 32;
