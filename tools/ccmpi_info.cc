@@ -32,8 +32,9 @@ void printTunables() {
 }
 
 void printAlgorithms() {
-  printf("Collective algorithms (table order = default preference; force one with the "
-         "tunable named):\n");
+  printf(
+      "Collective algorithms (table order = default preference; force one with the "
+      "tunable named):\n");
   for (const auto& d : ccmpi::coll::algorithmTables()) {
     const char* forced = getenv(d.tunable.c_str());
     printf("  %s  [%s=%s]\n", d.collective.c_str(), d.tunable.c_str(),

@@ -52,8 +52,8 @@ static double ping_pong(int active, int sender, int peer, char* sbuf, char* rbuf
 }
 
 /* One window exchange; bidirectional when both is set. */
-static void window_round(int rank, int both, char* sbuf, char* rbuf, size_t n,
-                         MPI_Request* reqs, MPI_Status* stats) {
+static void window_round(int rank, int both, char* sbuf, char* rbuf, size_t n, MPI_Request* reqs,
+                         MPI_Status* stats) {
   const int peer = 1 - rank;
   if (both) {
     for (int w = 0; w < kWindow; ++w)

@@ -39,15 +39,14 @@ int raisef(const char* func, int errClass, const char* fmt, ...)
 }  // namespace ccmpi::api
 
 // Start of an MPI function that needs MPI to be initialized and not finalized.
-#define CCMPI_API_BEGIN(fname)                                                     \
-  static constexpr const char* kFunc = fname;                                      \
-  if (__builtin_expect(!::ccmpi::api::active(), 0))                                \
-    return ::ccmpi::api::raisef(kFunc, MPI_ERR_OTHER,                              \
-                                "called before MPI_Init or after MPI_Finalize")
+#define CCMPI_API_BEGIN(fname)                      \
+  static constexpr const char* kFunc = fname;       \
+  if (__builtin_expect(!::ccmpi::api::active(), 0)) \
+  return ::ccmpi::api::raisef(kFunc, MPI_ERR_OTHER, "called before MPI_Init or after MPI_Finalize")
 
 // Raise on `comm` when a check fails: CCMPI_CHECK_COMM(comm, cond, MPI_ERR_RANK, "...", args)
-#define CCMPI_CHECK(comm, cond, errclass, ...)                                     \
-  do {                                                                             \
-    if (__builtin_expect(!(cond), 0))                                              \
-      return ::ccmpi::api::raiseCommf(comm, kFunc, errclass, __VA_ARGS__);         \
+#define CCMPI_CHECK(comm, cond, errclass, ...)                             \
+  do {                                                                     \
+    if (__builtin_expect(!(cond), 0))                                      \
+      return ::ccmpi::api::raiseCommf(comm, kFunc, errclass, __VA_ARGS__); \
   } while (0)

@@ -134,10 +134,10 @@ CCMPI_MPI_ALIAS(MPI_Get_version)
 extern "C" int PMPI_Get_library_version(char* version, int* resultlen) {
   if (!version || !resultlen)
     return api::raisef("MPI_Get_library_version", MPI_ERR_ARG, "NULL argument");
-  const int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
-                         "ccmpi %s (MPI %d.%d; build %s%s%s)", CCMPI_VERSION_STRING, MPI_VERSION,
-                         MPI_SUBVERSION, CCMPI_BUILD_TYPE, CCMPI_SANITIZE_STRING[0] ? ", sanitize=" : "",
-                         CCMPI_SANITIZE_STRING);
+  const int n =
+      snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "ccmpi %s (MPI %d.%d; build %s%s%s)",
+               CCMPI_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION, CCMPI_BUILD_TYPE,
+               CCMPI_SANITIZE_STRING[0] ? ", sanitize=" : "", CCMPI_SANITIZE_STRING);
   *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
   return MPI_SUCCESS;
 }
@@ -145,7 +145,8 @@ CCMPI_MPI_ALIAS(MPI_Get_library_version)
 
 extern "C" int PMPI_Alloc_mem(MPI_Aint size, MPI_Info, void* baseptr) {
   CCMPI_API_BEGIN("MPI_Alloc_mem");
-  if (size < 0) return api::raisef(kFunc, MPI_ERR_SIZE, "size %ld is negative", static_cast<long>(size));
+  if (size < 0)
+    return api::raisef(kFunc, MPI_ERR_SIZE, "size %ld is negative", static_cast<long>(size));
   if (!baseptr) return api::raisef(kFunc, MPI_ERR_ARG, "baseptr is NULL");
   void* p = nullptr;
   if (posix_memalign(&p, 64, size > 0 ? static_cast<size_t>(size) : 1) != 0)
@@ -162,5 +163,7 @@ extern "C" int PMPI_Free_mem(void* base) {
 }
 CCMPI_MPI_ALIAS(MPI_Free_mem)
 
-extern "C" int PMPI_Pcontrol(const int, ...) { return MPI_SUCCESS; }
+extern "C" int PMPI_Pcontrol(const int, ...) {
+  return MPI_SUCCESS;
+}
 CCMPI_MPI_ALIAS(MPI_Pcontrol)

@@ -114,8 +114,12 @@ int setErrorCause(int errClass, const char* fmt, ...) {
   return errClass;
 }
 
-const std::string& lastErrorCause() { return state().cause; }
-void clearErrorCause() { state().cause.clear(); }
+const std::string& lastErrorCause() {
+  return state().cause;
+}
+void clearErrorCause() {
+  state().cause.clear();
+}
 
 const char* errorClassName(int errClass) {
   if (errClass >= 0 && errClass <= MPI_ERR_ERRHANDLER) return kClasses[errClass].name;
@@ -193,6 +197,8 @@ int addErrorString(int code, const char* text) {
   return MPI_SUCCESS;
 }
 
-int lastUsedCode() { return state().lastUsed; }
+int lastUsedCode() {
+  return state().lastUsed;
+}
 
 }  // namespace ccmpi

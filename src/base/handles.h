@@ -29,8 +29,12 @@ constexpr int kHandleIndexMask = (1 << kHandleKindShift) - 1;
 constexpr int makeHandle(HandleKind kind, int index) {
   return (static_cast<int>(kind) << kHandleKindShift) | index;
 }
-constexpr HandleKind handleKind(int h) { return static_cast<HandleKind>((h >> kHandleKindShift) & 0xf); }
-constexpr int handleIndex(int h) { return h & kHandleIndexMask; }
+constexpr HandleKind handleKind(int h) {
+  return static_cast<HandleKind>((h >> kHandleKindShift) & 0xf);
+}
+constexpr int handleIndex(int h) {
+  return h & kHandleIndexMask;
+}
 
 template <typename T>
 class HandleTable {

@@ -31,7 +31,9 @@ void emit(const char* level, const char* fmt, va_list ap) {
 
 }  // namespace
 
-void setRank(int rank) { gRank = rank; }
+void setRank(int rank) {
+  gRank = rank;
+}
 
 int verbosity() {
   if (gVerbosity < 0) {
@@ -41,15 +43,17 @@ int verbosity() {
   return gVerbosity;
 }
 
-void setFatalHook(FatalHook hook) { gFatalHook = hook; }
+void setFatalHook(FatalHook hook) {
+  gFatalHook = hook;
+}
 
-#define CCMPI_LOG_FN(fn, lvl, prefix)   \
-  void fn(const char* fmt, ...) {       \
-    if (verbosity() < (lvl)) return;    \
-    va_list ap;                         \
-    va_start(ap, fmt);                  \
-    emit(prefix, fmt, ap);              \
-    va_end(ap);                         \
+#define CCMPI_LOG_FN(fn, lvl, prefix) \
+  void fn(const char* fmt, ...) {     \
+    if (verbosity() < (lvl)) return;  \
+    va_list ap;                       \
+    va_start(ap, fmt);                \
+    emit(prefix, fmt, ap);            \
+    va_end(ap);                       \
   }
 CCMPI_LOG_FN(error, 0, "error: ")
 CCMPI_LOG_FN(warn, 1, "warning: ")

@@ -19,9 +19,9 @@ void setFatalHook(FatalHook hook);
 }  // namespace ccmpi::log
 
 // Invariant check: internal bugs only, never user errors.
-#define CCMPI_ASSERT(cond)                                                              \
-  do {                                                                                  \
-    if (__builtin_expect(!(cond), 0))                                                   \
+#define CCMPI_ASSERT(cond)                                                                    \
+  do {                                                                                        \
+    if (__builtin_expect(!(cond), 0))                                                         \
       ::ccmpi::log::fatal("internal error: %s:%d: assertion '%s' failed", __FILE__, __LINE__, \
-                          #cond);                                                       \
+                          #cond);                                                             \
   } while (0)

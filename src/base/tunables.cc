@@ -63,9 +63,13 @@ TunableBase::TunableBase(const char* name, const char* help) : name_(name), help
   registry().push_back(this);
 }
 
-const char* TunableBase::envValue() const { return getenv(name_); }
+const char* TunableBase::envValue() const {
+  return getenv(name_);
+}
 
-const std::vector<TunableBase*>& allTunables() { return registry(); }
+const std::vector<TunableBase*>& allTunables() {
+  return registry();
+}
 
 bool parseSize(const std::string& text, uint64_t* out) {
   if (text.empty()) return false;
@@ -76,10 +80,20 @@ bool parseSize(const std::string& text, uint64_t* out) {
   uint64_t mult = 1;
   if (*end) {
     switch (*end) {
-      case 'k': case 'K': mult = 1ull << 10; break;
-      case 'm': case 'M': mult = 1ull << 20; break;
-      case 'g': case 'G': mult = 1ull << 30; break;
-      default: return false;
+      case 'k':
+      case 'K':
+        mult = 1ull << 10;
+        break;
+      case 'm':
+      case 'M':
+        mult = 1ull << 20;
+        break;
+      case 'g':
+      case 'G':
+        mult = 1ull << 30;
+        break;
+      default:
+        return false;
     }
     ++end;
     if (*end == 'b' || *end == 'B' || *end == 'i') ++end;

@@ -40,9 +40,9 @@ struct Unexpected {
   int tag = 0;
   uint32_t context = 0;
   uint64_t size = 0;
-  bool rts = false;             // data still at the sender
-  uint64_t sreq = 0;            // rendezvous: the sender's request id
-  Request* selfSender = nullptr;  // self rendezvous
+  bool rts = false;                 // data still at the sender
+  uint64_t sreq = 0;                // rendezvous: the sender's request id
+  Request* selfSender = nullptr;    // self rendezvous
   std::vector<unsigned char> data;  // eager payload
 };
 
@@ -82,8 +82,12 @@ State g;
 
 constexpr int64_t kBsendOverhead = MPI_BSEND_OVERHEAD;
 
-bool tagMatches(int want, int got) { return want == MPI_ANY_TAG || want == got; }
-bool srcMatches(int want, int got) { return want == MPI_ANY_SOURCE || want == got; }
+bool tagMatches(int want, int got) {
+  return want == MPI_ANY_TAG || want == got;
+}
+bool srcMatches(int want, int got) {
+  return want == MPI_ANY_SOURCE || want == got;
+}
 
 uint64_t registerId(Request* r) {
   r->id = g.nextId++;
@@ -106,8 +110,8 @@ unsigned char* contiguousBase(Request* r) {
 // user's buffer cannot be referenced until the write completes.
 class MsgFrame final : public transport::OutFrame {
  public:
-  Request* req = nullptr;       // completed when written (nullptr for control frames)
-  bool* doneFlag = nullptr;     // set when written (only while the sender is looking)
+  Request* req = nullptr;    // completed when written (nullptr for control frames)
+  bool* doneFlag = nullptr;  // set when written (only while the sender is looking)
   std::vector<unsigned char> owned;
   void written() override {
     if (doneFlag) *doneFlag = true;
@@ -190,8 +194,9 @@ void finishRecv(Request* r, int srcWorld, int tag, uint64_t msgSize, uint64_t st
     r->error = setErrorCause(MPI_ERR_TRUNCATE,
                              "message of %llu bytes from rank %d (tag %d) truncated to the "
                              "receive buffer's %llu bytes",
-                             static_cast<unsigned long long>(msgSize), r->comm ? r->comm->commRankOfWorld(srcWorld) : srcWorld,
-                             tag, static_cast<unsigned long long>(r->bytes));
+                             static_cast<unsigned long long>(msgSize),
+                             r->comm ? r->comm->commRankOfWorld(srcWorld) : srcWorld, tag,
+                             static_cast<unsigned long long>(r->bytes));
   }
   unregisterId(r);
   completeRequest(r);
@@ -328,11 +333,13 @@ class Sink final : public transport::Sink {
         u->context = h.context;
         u->size = h.msgSize;
         u->data.resize(h.payloadLen);
-        stage_ = u;
-        stageReq_ = r;
+        // The staging state travels with the payload target: payloads of several
+        // connections may be arriving at the same time.
         t->dest = u->data.data();
         t->keep = h.payloadLen;
-        t->cookie = nullptr;
+        t->cookie = u;
+        t->cookie2 = r;
+        t->mode = kTargetStaged;
         return 0;
       }
       case FrameType::kRts: {
@@ -374,7 +381,8 @@ class Sink final : public transport::Sink {
         if (it == g.byId.end()) return setErrorCause(MPI_ERR_INTERN, "DATA for unknown request");
         Request* r = it->second;
         if (r->kind != Request::Kind::kRecv || r->phase != Request::Phase::kStreaming ||
-            r->srcWorld != peer || h.offset != r->arrived || h.payloadLen > r->accepted - r->arrived)
+            r->srcWorld != peer || h.offset != r->arrived ||
+            h.payloadLen > r->accepted - r->arrived)
           return setErrorCause(MPI_ERR_INTERN, "DATA does not fit its request");
         t->cookie = r;
         t->keep = h.payloadLen;
@@ -395,15 +403,10 @@ class Sink final : public transport::Sink {
                  const transport::PayloadTarget& t) override {
     using transport::FrameType;
     if (h.type == FrameType::kEager) {
-      if (t.cookie) {
+      if (t.mode == kTargetStaged)
+        onEagerUnexpected(static_cast<Unexpected*>(t.cookie), static_cast<Request*>(t.cookie2));
+      else
         finishRecv(static_cast<Request*>(t.cookie), peer, h.tag, h.msgSize, t.keep);
-      } else if (stage_) {
-        Unexpected* u = stage_;
-        Request* r = stageReq_;
-        stage_ = nullptr;
-        stageReq_ = nullptr;
-        onEagerUnexpected(u, r);
-      }
       return;
     }
     if (h.type == FrameType::kData) {
@@ -436,8 +439,7 @@ class Sink final : public transport::Sink {
     }
     addUnexpected(u);
   }
-  Unexpected* stage_ = nullptr;  // eager payload being staged
-  Request* stageReq_ = nullptr;  // the receive it is for, if already matched
+  static constexpr int kTargetStaged = 1;  // payload staged in an Unexpected (cookie)
 };
 
 Sink gSink;
@@ -643,8 +645,8 @@ int isend(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, 
   return startSend(s);
 }
 
-int irecv(void* buf, int64_t count, MPI_Datatype type, int source, int tag, comm::Comm& c,
-          Ctx ctx, Request** out) {
+int irecv(void* buf, int64_t count, MPI_Datatype type, int source, int tag, comm::Comm& c, Ctx ctx,
+          Request** out) {
   datatype::Datatype* dt = nullptr;
   if (int rc = checkedDatatype(type, &dt)) return rc;
   Request* r = newRequest(Request::Kind::kRecv);
@@ -678,7 +680,9 @@ int irecv(void* buf, int64_t count, MPI_Datatype type, int source, int tag, comm
   return MPI_SUCCESS;
 }
 
-void pollOnce() { progress::engine().poll(0); }
+void pollOnce() {
+  progress::engine().poll(0);
+}
 
 void waitFor(Request* r) {
   if (r->poll) {
@@ -744,13 +748,14 @@ int recv(void* buf, int64_t count, MPI_Datatype type, int source, int tag, comm:
   return wait(r, status);
 }
 
-int sendrecv(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, int dest,
-             int sendtag, void* recvbuf, int64_t recvcount, MPI_Datatype recvtype, int source,
-             int recvtag, comm::Comm& c, MPI_Status* status, Ctx ctx) {
+int sendrecv(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+             void* recvbuf, int64_t recvcount, MPI_Datatype recvtype, int source, int recvtag,
+             comm::Comm& c, MPI_Status* status, Ctx ctx) {
   Request* rr = nullptr;
   Request* sr = nullptr;
   if (int rc = irecv(recvbuf, recvcount, recvtype, source, recvtag, c, ctx, &rr)) return rc;
-  if (int rc = isend(sendbuf, sendcount, sendtype, dest, sendtag, c, ctx, SendMode::kStandard, &sr)) {
+  if (int rc =
+          isend(sendbuf, sendcount, sendtype, dest, sendtag, c, ctx, SendMode::kStandard, &sr)) {
     cancel(rr);
     wait(rr, MPI_STATUS_IGNORE);
     return rc;
@@ -868,11 +873,15 @@ int bufferDetach(void* bufOut, int* sizeOut) {
   return MPI_SUCCESS;
 }
 
-size_t liveRequests() { return g.liveRequests; }
+size_t liveRequests() {
+  return g.liveRequests;
+}
 
 // ---------- set-up ----------
 
-transport::Sink* sink() { return &gSink; }
+transport::Sink* sink() {
+  return &gSink;
+}
 
 void init(transport::TcpTransport* tcp, int worldRank, int worldSize) {
   g.tcp = tcp;
@@ -889,7 +898,11 @@ void finalize() {
   g.byId.clear();
 }
 
-uint64_t eagerLimit() { return kEagerLimit.get(); }
-const Counters& counters() { return g.counters; }
+uint64_t eagerLimit() {
+  return kEagerLimit.get();
+}
+const Counters& counters() {
+  return g.counters;
+}
 
 }  // namespace ccmpi::p2p

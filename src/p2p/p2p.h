@@ -22,22 +22,22 @@ struct Request;  // defined in p2p/request.h
 // (or released with requestFree).
 int isend(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
           Ctx ctx, SendMode mode, Request** out);
-int irecv(void* buf, int64_t count, MPI_Datatype type, int source, int tag, comm::Comm& c,
-          Ctx ctx, Request** out);
+int irecv(void* buf, int64_t count, MPI_Datatype type, int source, int tag, comm::Comm& c, Ctx ctx,
+          Request** out);
 
 // Blocking conveniences (collectives use these with Ctx::kColl).
 int send(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
          Ctx ctx = Ctx::kColl);
 int recv(void* buf, int64_t count, MPI_Datatype type, int source, int tag, comm::Comm& c,
          MPI_Status* status, Ctx ctx = Ctx::kColl);
-int sendrecv(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, int dest,
-             int sendtag, void* recvbuf, int64_t recvcount, MPI_Datatype recvtype, int source,
-             int recvtag, comm::Comm& c, MPI_Status* status, Ctx ctx = Ctx::kColl);
+int sendrecv(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+             void* recvbuf, int64_t recvcount, MPI_Datatype recvtype, int source, int recvtag,
+             comm::Comm& c, MPI_Status* status, Ctx ctx = Ctx::kColl);
 
 // Completion. wait/test fill *status (may be MPI_STATUS_IGNORE) and release the request.
 int wait(Request* r, MPI_Status* status);
 int waitAll(int n, Request** reqs, MPI_Status* statuses);  // statuses may be IGNORE
-bool test(Request* r, MPI_Status* status);  // true: completed and released
-void requestFree(Request* r);               // release when complete (MPI_Request_free)
+bool test(Request* r, MPI_Status* status);                 // true: completed and released
+void requestFree(Request* r);  // release when complete (MPI_Request_free)
 
 }  // namespace ccmpi::p2p

@@ -26,10 +26,11 @@
 namespace ccmpi::runtime {
 namespace {
 
-Tunable<std::string> kIface("CCMPI_IFACE", "",
-                            "network interface whose IPv4 address ranks listen on (mpirun --iface); "
-                            "empty = loopback for single-host jobs, else the first non-loopback "
-                            "interface");
+Tunable<std::string> kIface(
+    "CCMPI_IFACE", "",
+    "network interface whose IPv4 address ranks listen on (mpirun --iface); "
+    "empty = loopback for single-host jobs, else the first non-loopback "
+    "interface");
 
 struct Runtime {
   bool initialized = false;
@@ -58,7 +59,9 @@ class LauncherWatch final : public progress::EventHandler {
 };
 LauncherWatch gLauncherWatch;
 
-void fatalHook(int code, const char* message) { abortJob(code, message); }
+void fatalHook(int code, const char* message) {
+  abortJob(code, message);
+}
 
 std::string hexSecret() {
   SipKey k;
@@ -83,17 +86,30 @@ int localRanksHint(int size) {
 
 }  // namespace
 
-bool initialized() { return rt().initialized; }
-bool finalized() { return rt().finalized; }
-int worldRank() { return rt().rank; }
-int worldSize() { return rt().size; }
-const std::string& processorName() { return rt().processorName; }
-transport::TcpTransport& tcpTransport() { return rt().tcp; }
+bool initialized() {
+  return rt().initialized;
+}
+bool finalized() {
+  return rt().finalized;
+}
+int worldRank() {
+  return rt().rank;
+}
+int worldSize() {
+  return rt().size;
+}
+const std::string& processorName() {
+  return rt().processorName;
+}
+transport::TcpTransport& tcpTransport() {
+  return rt().tcp;
+}
 
 int init(int*, char***, int required, int* provided) {
   Runtime& r = rt();
   if (r.initialized) return setErrorCause(MPI_ERR_OTHER, "MPI is already initialized");
-  if (r.finalized) return setErrorCause(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
+  if (r.finalized)
+    return setErrorCause(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
   for (TunableBase* t : allTunables()) t->reload();
 
   char host[256] = {0};
@@ -147,7 +163,8 @@ int init(int*, char***, int required, int* provided) {
   };
   if (r.size > 1) {
     if (r.tcp.init(cfg, p2p::sink()) != 0)
-      return setErrorCause(MPI_ERR_OTHER, "cannot open a TCP listener on %s", cfg.bindAddress.c_str());
+      return setErrorCause(MPI_ERR_OTHER, "cannot open a TCP listener on %s",
+                           cfg.bindAddress.c_str());
     r.pmi.put("ccmpi.addr." + std::to_string(r.rank), r.tcp.address());
   }
   if (int rc = r.pmi.barrier()) return setErrorCause(rc, "PMI barrier failed during MPI_Init");
@@ -176,7 +193,8 @@ int finalize() {
   comm::deleteSelfAttributes();
   // Everything this rank sent is on the wire before the others may close.
   const int64_t deadline = progress::Engine::nowNs() + 30'000'000'000LL;
-  while (r.tcp.hasPendingOutput() && progress::Engine::nowNs() < deadline) progress::engine().poll(10);
+  while (r.tcp.hasPendingOutput() && progress::Engine::nowNs() < deadline)
+    progress::engine().poll(10);
   r.tcp.beginShutdown();
   if (r.pmi.fd() >= 0) progress::engine().remove(r.pmi.fd());
   r.pmi.barrier();

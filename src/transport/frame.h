@@ -33,12 +33,12 @@ struct FrameHeader {
   FrameType type = FrameType::kEager;
   uint8_t flags = 0;
   uint16_t reserved = 0;
-  int32_t src = 0;         // sender's world rank
-  uint32_t context = 0;    // context id (communicator + p2p/collective)
+  int32_t src = 0;       // sender's world rank
+  uint32_t context = 0;  // context id (communicator + p2p/collective)
   int32_t tag = 0;
-  uint64_t msgSize = 0;    // bytes of the whole message
-  uint64_t payloadLen = 0; // bytes following this header
-  uint64_t offset = 0;     // kData: position of the payload in the message
+  uint64_t msgSize = 0;     // bytes of the whole message
+  uint64_t payloadLen = 0;  // bytes following this header
+  uint64_t offset = 0;      // kData: position of the payload in the message
   uint64_t a = 0;
   uint64_t b = 0;
 };

@@ -22,8 +22,9 @@
 namespace ccmpi::transport {
 namespace {
 
-Tunable<uint64_t> kSockBuf("CCMPI_TCP_SOCKBUF", 0,
-                           "SO_SNDBUF/SO_RCVBUF of TCP connections in bytes (0 = kernel autotuning)");
+Tunable<uint64_t> kSockBuf(
+    "CCMPI_TCP_SOCKBUF", 0,
+    "SO_SNDBUF/SO_RCVBUF of TCP connections in bytes (0 = kernel autotuning)");
 
 // Small enough that little of a large payload is read into it (and copied again).
 constexpr size_t kInBufBytes = 64 * 1024;
@@ -33,7 +34,8 @@ constexpr int kReadsPerEvent = 32;
 
 uint64_t randomU64() {
   uint64_t v = 0;
-  if (getrandom(&v, sizeof v, 0) != sizeof v) v = static_cast<uint64_t>(progress::Engine::nowNs()) ^ 0x9e3779b97f4a7c15ull;
+  if (getrandom(&v, sizeof v, 0) != sizeof v)
+    v = static_cast<uint64_t>(progress::Engine::nowNs()) ^ 0x9e3779b97f4a7c15ull;
   return v;
 }
 
@@ -75,7 +77,15 @@ void OutFrame::setFrame(const FrameHeader& h, const void* p1, size_t n1, const v
 
 class TcpConn final : public progress::EventHandler {
  public:
-  enum class State { kConnecting, kAwaitChallenge, kAwaitAccept, kAwaitHello, kOpen, kRejecting, kClosed };
+  enum class State {
+    kConnecting,
+    kAwaitChallenge,
+    kAwaitAccept,
+    kAwaitHello,
+    kOpen,
+    kRejecting,
+    kClosed
+  };
 
   TcpConn(TcpTransport* t, int fd, int peer, State st) : t_(t), fd_(fd), peer_(peer), st_(st) {
     in_.resize(kInBufBytes);
@@ -293,7 +303,8 @@ class TcpConn final : public progress::EventHandler {
       }
       FrameHeader h;
       const char* why = nullptr;
-      const DecodeStatus ds = decodeHeader(in_.data() + inStart_, inEnd_ - inStart_, t_->cfg_.limits, &h, &why);
+      const DecodeStatus ds =
+          decodeHeader(in_.data() + inStart_, inEnd_ - inStart_, t_->cfg_.limits, &h, &why);
       if (ds == DecodeStatus::kNeedMore) return;
       if (ds == DecodeStatus::kBad) return fail(std::string("malformed frame: bad ") + why);
       inStart_ += kHeaderBytes;
@@ -477,9 +488,8 @@ void TcpTransport::connectTo(int peer) {
   int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
   if (rc != 0 && errno != EINPROGRESS)
     log::fatal("cannot connect to rank %d at %s: %s", peer, addr.c_str(), strerror(errno));
-  auto c = std::make_unique<TcpConn>(this, fd, peer,
-                                     rc == 0 ? TcpConn::State::kAwaitChallenge
-                                             : TcpConn::State::kConnecting);
+  auto c = std::make_unique<TcpConn>(
+      this, fd, peer, rc == 0 ? TcpConn::State::kAwaitChallenge : TcpConn::State::kConnecting);
   TcpConn* raw = c.get();
   conns_.push_back(std::move(c));
   peers_[peer].outgoing = raw;

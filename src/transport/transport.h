@@ -28,7 +28,7 @@ class OutFrame {
 
   unsigned char hdr[kHeaderBytes];
   iovec iov[4];
-  int iovcnt = 0;   // iov[0] must be the header
+  int iovcnt = 0;  // iov[0] must be the header
   size_t bytesLeft = 0;
 
   // Sets iov[0] to the encoded header and the payload iovecs; computes bytesLeft.
@@ -41,6 +41,8 @@ struct PayloadTarget {
   unsigned char* dest = nullptr;  // contiguous destination of `keep` bytes
   uint64_t keep = 0;              // bytes stored at dest; the rest of the payload is dropped
   void* cookie = nullptr;         // for the sink
+  void* cookie2 = nullptr;        // for the sink
+  int mode = 0;                   // for the sink
 };
 
 class Sink {

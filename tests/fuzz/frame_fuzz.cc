@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (st == DecodeStatus::kBad && why == nullptr) abort();
   if (st == DecodeStatus::kOk) {
     if (h.src < 0 || h.src >= lim.worldSize) abort();
-    if (h.type == FrameType::kEager && (h.payloadLen > lim.maxEager || h.tag < 0 || h.tag > lim.tagUb))
+    if (h.type == FrameType::kEager &&
+        (h.payloadLen > lim.maxEager || h.tag < 0 || h.tag > lim.tagUb))
       abort();
     if (h.type == FrameType::kData && h.payloadLen > lim.maxMessage - h.offset) abort();
     unsigned char again[kHeaderBytes];

@@ -16,8 +16,8 @@ static void exchange_check(MPI_Comm comm, int src, int dst, const char* what) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   int out = rank, in = -5;
-  CHECK_MPI(MPI_Sendrecv(&out, 1, MPI_INT, dst, 3, &in, 1, MPI_INT, src, 3, comm,
-                         MPI_STATUS_IGNORE));
+  CHECK_MPI(
+      MPI_Sendrecv(&out, 1, MPI_INT, dst, 3, &in, 1, MPI_INT, src, 3, comm, MPI_STATUS_IGNORE));
   CHECK(src == MPI_PROC_NULL ? in == -5 : in == src, "%s: got %d from %d", what, in, src);
 }
 
@@ -181,8 +181,7 @@ int main(int argc, char** argv) {
   CHECK_MPI(MPI_Dist_graph_create(MPI_COMM_WORLD, rank == 0 ? size : 0, srcs, degs, dsts,
                                   unweighted(), MPI_INFO_NULL, 0, &dg));
   CHECK_MPI(MPI_Dist_graph_neighbors_count(dg, &indeg, &outdeg, &weighted));
-  CHECK(indeg == 1 && outdeg == 1 && !weighted, "general counts %d %d %d", indeg, outdeg,
-        weighted);
+  CHECK(indeg == 1 && outdeg == 1 && !weighted, "general counts %d %d %d", indeg, outdeg, weighted);
   CHECK_MPI(MPI_Dist_graph_neighbors(dg, 1, &s1, unweighted(), 1, &d1, unweighted()));
   CHECK(s1 == left && d1 == right, "general neighbours %d %d", s1, d1);
   exchange_check(dg, s1, d1, "dist graph ring");

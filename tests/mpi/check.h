@@ -6,18 +6,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(cond, ...)                                                              \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
-      int r_ = -1;                                                                    \
-      MPI_Comm_rank(MPI_COMM_WORLD, &r_);                                             \
-      fprintf(stderr, "rank %d: CHECK failed at %s:%d: %s: ", r_, __FILE__, __LINE__, \
-              #cond);                                                                 \
-      fprintf(stderr, __VA_ARGS__);                                                   \
-      fprintf(stderr, "\n");                                                          \
-      fflush(stderr);                                                                 \
-      MPI_Abort(MPI_COMM_WORLD, 3);                                                   \
-    }                                                                                 \
+#define CHECK(cond, ...)                                                                      \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
+      int r_ = -1;                                                                            \
+      MPI_Comm_rank(MPI_COMM_WORLD, &r_);                                                     \
+      fprintf(stderr, "rank %d: CHECK failed at %s:%d: %s: ", r_, __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                                           \
+      fprintf(stderr, "\n");                                                                  \
+      fflush(stderr);                                                                         \
+      MPI_Abort(MPI_COMM_WORLD, 3);                                                           \
+    }                                                                                         \
   } while (0)
 
 #define CHECK_MPI(call) CHECK((call) == MPI_SUCCESS, "%s did not return MPI_SUCCESS", #call)

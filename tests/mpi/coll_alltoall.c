@@ -4,9 +4,13 @@
 #include "coll_util.h"
 
 /* Elements rank r sends to rank p in the v/w tests (asymmetric, zeros included). */
-static int vc(int r, int p, int base) { return ((2 * r + p) % 4 == 3) ? 0 : base + (2 * r + p) % 4; }
+static int vc(int r, int p, int base) {
+  return ((2 * r + p) % 4 == 3) ? 0 : base + (2 * r + p) % 4;
+}
 /* Symmetric version for in-place (what r sends p must equal what p sends r). */
-static int vs(int r, int p, int base) { return ((r + p) % 4 == 3) ? 0 : base + (r + p) % 4; }
+static int vs(int r, int p, int base) {
+  return ((r + p) % 4 == 3) ? 0 : base + (r + p) % 4;
+}
 
 static void check_alltoall(int count) {
   const int n = g_size;
@@ -17,16 +21,16 @@ static void check_alltoall(int count) {
   CHECK_MPI(MPI_Alltoall(s, count, MPI_INT, d, count, MPI_INT, MPI_COMM_WORLD));
   for (int p = 0; p < n; ++p)
     for (int i = 0; i < count; ++i)
-      CHECK(d[(long)p * count + i] == val3(p, g_rank, i), "alltoall count %d: from %d element %d is %d",
-            count, p, i, d[(long)p * count + i]);
+      CHECK(d[(long)p * count + i] == val3(p, g_rank, i),
+            "alltoall count %d: from %d element %d is %d", count, p, i, d[(long)p * count + i]);
   /* In place. */
   for (int p = 0; p < n; ++p)
     for (int i = 0; i < count; ++i) d[(long)p * count + i] = val3(g_rank, p, i);
   CHECK_MPI(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, d, count, MPI_INT, MPI_COMM_WORLD));
   for (int p = 0; p < n; ++p)
     for (int i = 0; i < count; ++i)
-      CHECK(d[(long)p * count + i] == val3(p, g_rank, i), "in-place alltoall count %d: from %d el %d",
-            count, p, i);
+      CHECK(d[(long)p * count + i] == val3(p, g_rank, i),
+            "in-place alltoall count %d: from %d el %d", count, p, i);
   /* Gapped receive type: count ints = count/2 gapped elements per peer. */
   if (count % 2 == 0) {
     MPI_Datatype gap = gapped_int_type();
@@ -36,8 +40,8 @@ static void check_alltoall(int count) {
     for (int p = 0; p < n; ++p) {
       const int* blk = g + (long)p * half * 3;
       for (int j = 0; j < count; ++j)
-        CHECK(blk[gapped_index(j)] == val3(p, g_rank, j), "gapped alltoall count %d: from %d int %d",
-              count, p, j);
+        CHECK(blk[gapped_index(j)] == val3(p, g_rank, j),
+              "gapped alltoall count %d: from %d int %d", count, p, j);
       for (int k = 0; k < half; ++k) CHECK(blk[3 * k + 1] == SENTINEL, "gapped alltoall: hole");
     }
     free(g);
@@ -67,7 +71,8 @@ static void check_alltoallv(int base) {
   for (int p = 0; p < n; ++p) {
     CHECK(d[rd[p] - 1] == SENTINEL, "alltoallv base %d: gap before block %d written", base, p);
     for (int i = 0; i < rc[p]; ++i)
-      CHECK(d[rd[p] + i] == val3(p, g_rank, i), "alltoallv base %d: from %d element %d", base, p, i);
+      CHECK(d[rd[p] + i] == val3(p, g_rank, i), "alltoallv base %d: from %d element %d", base, p,
+            i);
   }
   /* In place (symmetric counts). */
   long tot = 0;
@@ -87,7 +92,13 @@ static void check_alltoallv(int base) {
       CHECK(b[rd[p] + i] == val3(p, g_rank, i), "in-place alltoallv base %d: from %d element %d",
             base, p, i);
   }
-  free(sc); free(sd); free(rc); free(rd); free(s); free(d); free(b);
+  free(sc);
+  free(sd);
+  free(rc);
+  free(rd);
+  free(s);
+  free(d);
+  free(b);
 }
 
 /* Alltoallw: to even peers plain ints, to odd peers gapped elements (2 ints each);
@@ -154,10 +165,19 @@ static void check_alltoallw(int base) {
       CHECK(blk[(p % 2) ? gapped_index(j) : j] == val3(p, g_rank, j),
             "in-place alltoallw base %d: from %d int %d", base, p, j);
     if (p % 2)
-      for (int k = 0; k < ints / 2; ++k) CHECK(blk[3 * k + 1] == SENTINEL, "in-place alltoallw: hole");
+      for (int k = 0; k < ints / 2; ++k)
+        CHECK(blk[3 * k + 1] == SENTINEL, "in-place alltoallw: hole");
   }
   CHECK_MPI(MPI_Type_free(&gap));
-  free(sc); free(sd); free(rc); free(rd); free(st); free(rt); free(s); free(d); free(b);
+  free(sc);
+  free(sd);
+  free(rc);
+  free(rd);
+  free(st);
+  free(rt);
+  free(s);
+  free(d);
+  free(b);
 }
 
 int main(int argc, char** argv) {

@@ -16,7 +16,10 @@ static void expect_class(int err, int cls, const char* func, const char* what) {
 }
 
 static void dummy_op(void* a, void* b, int* len, MPI_Datatype* t) {
-  (void)a; (void)b; (void)len; (void)t;
+  (void)a;
+  (void)b;
+  (void)len;
+  (void)t;
 }
 
 int main(int argc, char** argv) {
@@ -29,7 +32,8 @@ int main(int argc, char** argv) {
   expect_class(MPI_Bcast(a, 1, MPI_INT, g_size, W), MPI_ERR_ROOT, "MPI_Bcast", "bcast root=size");
   expect_class(MPI_Bcast(a, 1, MPI_INT, -1, W), MPI_ERR_ROOT, "MPI_Bcast", "bcast root=-1");
   expect_class(MPI_Bcast(a, -1, MPI_INT, 0, W), MPI_ERR_COUNT, "MPI_Bcast", "bcast count -1");
-  expect_class(MPI_Bcast(a, 1, MPI_DATATYPE_NULL, 0, W), MPI_ERR_TYPE, "MPI_Bcast", "bcast null type");
+  expect_class(MPI_Bcast(a, 1, MPI_DATATYPE_NULL, 0, W), MPI_ERR_TYPE, "MPI_Bcast",
+               "bcast null type");
   expect_class(MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, W), MPI_ERR_BUFFER, "MPI_Bcast",
                "bcast in place");
   expect_class(MPI_Bcast(NULL, 3, MPI_INT, 0, W), MPI_ERR_BUFFER, "MPI_Bcast", "bcast NULL buffer");

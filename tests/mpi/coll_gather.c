@@ -4,7 +4,9 @@
 #include "coll_util.h"
 
 /* Rank i's block size in the v tests: uneven, with zeros. */
-static int vcount(int i, int base) { return (i % 3 == 1) ? 0 : base + i; }
+static int vcount(int i, int base) {
+  return (i % 3 == 1) ? 0 : base + i;
+}
 
 static void check_gather_scatter(int root, int count) {
   const int n = g_size;
@@ -27,8 +29,8 @@ static void check_gather_scatter(int root, int count) {
     CHECK_MPI(MPI_Gather(MPI_IN_PLACE, count, MPI_INT, all, count, MPI_INT, root, MPI_COMM_WORLD));
     for (int r = 0; r < n; ++r)
       for (int i = 0; i < count; ++i)
-        CHECK(all[(long)r * count + i] == val(r, i), "in-place gather root %d count %d: rank %d el %d",
-              root, count, r, i);
+        CHECK(all[(long)r * count + i] == val(r, i),
+              "in-place gather root %d count %d: rank %d el %d", root, count, r, i);
   } else {
     CHECK_MPI(MPI_Gather(mine, count, MPI_INT, NULL, 0, MPI_DATATYPE_NULL, root, MPI_COMM_WORLD));
   }
@@ -61,7 +63,8 @@ static void check_gather_scatter(int root, int count) {
   if (g_rank == root) {
     CHECK_MPI(MPI_Scatter(src, count, MPI_INT, MPI_IN_PLACE, count, MPI_INT, root, MPI_COMM_WORLD));
     for (int i = 0; i < count; ++i)
-      CHECK(src[(long)root * count + i] == val(root + 100, i), "in-place scatter: root block changed");
+      CHECK(src[(long)root * count + i] == val(root + 100, i),
+            "in-place scatter: root block changed");
   } else {
     for (int i = 0; i < count; ++i) got[i] = SENTINEL;
     CHECK_MPI(MPI_Scatter(NULL, 0, MPI_DATATYPE_NULL, got, count, MPI_INT, root, MPI_COMM_WORLD));
@@ -105,8 +108,8 @@ static void check_gather_scatter(int root, int count) {
     for (int r = 0; r < n; ++r) {
       const int* blk = g + (long)r * half * 3;
       for (int j = 0; j < count; ++j)
-        CHECK(blk[gapped_index(j)] == val(r, j), "gapped allgather count %d: rank %d int %d",
-              count, r, j);
+        CHECK(blk[gapped_index(j)] == val(r, j), "gapped allgather count %d: rank %d int %d", count,
+              r, j);
       for (int k = 0; k < half; ++k) CHECK(blk[3 * k + 1] == SENTINEL, "gapped allgather: hole");
     }
     free(g);
@@ -133,10 +136,12 @@ static void check_v(int root, int base) {
   for (int i = 0; i < mycount; ++i) mine[i] = val(g_rank, i);
   int* all = ialloc(total, SENTINEL);
 
-  CHECK_MPI(MPI_Gatherv(mine, mycount, MPI_INT, all, counts, displs, MPI_INT, root, MPI_COMM_WORLD));
+  CHECK_MPI(
+      MPI_Gatherv(mine, mycount, MPI_INT, all, counts, displs, MPI_INT, root, MPI_COMM_WORLD));
   if (g_rank == root)
     for (int r = 0; r < n; ++r) {
-      CHECK(all[displs[r] - 1] == SENTINEL, "gatherv base %d: gap before block %d written", base, r);
+      CHECK(all[displs[r] - 1] == SENTINEL, "gatherv base %d: gap before block %d written", base,
+            r);
       for (int i = 0; i < counts[r]; ++i)
         CHECK(all[displs[r] + i] == val(r, i), "gatherv root %d base %d: rank %d element %d", root,
               base, r, i);
@@ -144,8 +149,8 @@ static void check_v(int root, int base) {
   if (g_rank == root) {
     for (long k = 0; k < total; ++k) all[k] = SENTINEL;
     for (int i = 0; i < mycount; ++i) all[displs[root] + i] = mine[i];
-    CHECK_MPI(MPI_Gatherv(MPI_IN_PLACE, 0, MPI_INT, all, counts, displs, MPI_INT, root,
-                          MPI_COMM_WORLD));
+    CHECK_MPI(
+        MPI_Gatherv(MPI_IN_PLACE, 0, MPI_INT, all, counts, displs, MPI_INT, root, MPI_COMM_WORLD));
     for (int r = 0; r < n; ++r)
       for (int i = 0; i < counts[r]; ++i)
         CHECK(all[displs[r] + i] == val(r, i), "in-place gatherv base %d: rank %d element %d", base,
@@ -159,7 +164,8 @@ static void check_v(int root, int base) {
     for (int r = 0; r < n; ++r)
       for (int i = 0; i < counts[r]; ++i) all[displs[r] + i] = val(r + 300, i);
   int* got = ialloc(mycount, SENTINEL);
-  CHECK_MPI(MPI_Scatterv(all, counts, displs, MPI_INT, got, mycount, MPI_INT, root, MPI_COMM_WORLD));
+  CHECK_MPI(
+      MPI_Scatterv(all, counts, displs, MPI_INT, got, mycount, MPI_INT, root, MPI_COMM_WORLD));
   for (int i = 0; i < mycount; ++i)
     CHECK(got[i] == val(g_rank + 300, i), "scatterv root %d base %d: element %d", root, base, i);
   if (g_rank == root)
@@ -181,8 +187,8 @@ static void check_v(int root, int base) {
   CHECK_MPI(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD));
   for (int r = 0; r < n; ++r)
     for (int i = 0; i < counts[r]; ++i)
-      CHECK(all[displs[r] + i] == val(r, i), "in-place allgatherv base %d: rank %d element %d", base,
-            r, i);
+      CHECK(all[displs[r] + i] == val(r, i), "in-place allgatherv base %d: rank %d element %d",
+            base, r, i);
   free(counts);
   free(displs);
   free(mine);

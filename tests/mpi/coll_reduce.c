@@ -13,18 +13,30 @@ static int expect_int(int op, long i) {
   for (int r = 1; r < g_size; ++r) {
     const int v = val(r, i);
     switch (op) {
-      case OP_SUM: acc += v; break;
-      case OP_MAX: acc = v > acc ? v : acc; break;
-      case OP_MIN: acc = v < acc ? v : acc; break;
-      case OP_BXOR: acc ^= v; break;
-      case OP_LAND: acc = acc && v; break;
+      case OP_SUM:
+        acc += v;
+        break;
+      case OP_MAX:
+        acc = v > acc ? v : acc;
+        break;
+      case OP_MIN:
+        acc = v < acc ? v : acc;
+        break;
+      case OP_BXOR:
+        acc ^= v;
+        break;
+      case OP_LAND:
+        acc = acc && v;
+        break;
     }
   }
   return acc;
 }
 
 /* Value whose product over ranks is exact in double. */
-static double dval(int r, long i) { return 1.0 + 0.5 * ((r + i) % 3); }
+static double dval(int r, long i) {
+  return 1.0 + 0.5 * ((r + i) % 3);
+}
 
 static void check_int_ops(void) {
   const int roots[2] = {0, g_size - 1};
@@ -40,8 +52,9 @@ static void check_int_ops(void) {
         CHECK_MPI(MPI_Reduce(in, out, count, MPI_INT, kOps[op], root, MPI_COMM_WORLD));
         if (g_rank == root)
           for (int i = 0; i < count; ++i)
-            CHECK(out[i] == expect_int(op, i), "reduce %s root %d count %d: element %d is %d, want %d",
-                  kOpNames[op], root, count, i, out[i], expect_int(op, i));
+            CHECK(out[i] == expect_int(op, i),
+                  "reduce %s root %d count %d: element %d is %d, want %d", kOpNames[op], root,
+                  count, i, out[i], expect_int(op, i));
         /* In place at the root. */
         if (g_rank == root) {
           for (int i = 0; i < count; ++i) out[i] = in[i];
@@ -126,7 +139,10 @@ static void check_derived(void) {
 
 static void check_loc(void) {
   const int count = 1001;
-  struct { double v; int i; } *din = xmalloc(sizeof *din * count), *dout = xmalloc(sizeof *dout * count);
+  struct {
+    double v;
+    int i;
+  }* din = xmalloc(sizeof *din * count), *dout = xmalloc(sizeof *dout * count);
   int* iin = ialloc(2 * count, 0);
   int* iout = ialloc(2 * count, 0);
   for (int k = 0; k < count; ++k) {
@@ -142,30 +158,46 @@ static void check_loc(void) {
     int mi = -1, xv = -1, xi = -1;
     for (int r = 0; r < g_size; ++r) {
       const double v = (double)((r * 7 + k) % 3);
-      if (v < mv) { mv = v; mi = r; }
+      if (v < mv) {
+        mv = v;
+        mi = r;
+      }
       const int w = (r + k) % 4;
-      if (w > xv) { xv = w; xi = r; }
+      if (w > xv) {
+        xv = w;
+        xi = r;
+      }
     }
     CHECK(dout[k].v == mv && dout[k].i == mi, "MINLOC element %d: (%g,%d) want (%g,%d)", k,
           dout[k].v, dout[k].i, mv, mi);
     CHECK(iout[2 * k] == xv && iout[2 * k + 1] == xi, "MAXLOC element %d: (%d,%d) want (%d,%d)", k,
           iout[2 * k], iout[2 * k + 1], xv, xi);
   }
-  free(din); free(dout); free(iin); free(iout);
+  free(din);
+  free(dout);
+  free(iin);
+  free(iout);
 }
 
 static void check_complex(void) {
   const int count = 33;
   double* in = (double*)xmalloc(sizeof(double) * 2 * count);
   double* out = (double*)xmalloc(sizeof(double) * 2 * count);
-  for (int k = 0; k < count; ++k) { in[2 * k] = g_rank + k; in[2 * k + 1] = -g_rank; }
+  for (int k = 0; k < count; ++k) {
+    in[2 * k] = g_rank + k;
+    in[2 * k + 1] = -g_rank;
+  }
   CHECK_MPI(MPI_Allreduce(in, out, count, MPI_C_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD));
   for (int k = 0; k < count; ++k) {
     double re = 0, im = 0;
-    for (int r = 0; r < g_size; ++r) { re += r + k; im -= r; }
+    for (int r = 0; r < g_size; ++r) {
+      re += r + k;
+      im -= r;
+    }
     CHECK(out[2 * k] == re && out[2 * k + 1] == im, "complex sum element %d", k);
   }
-  free(in); free(out);
+  free(in);
+  free(out);
 }
 
 /* On `comm` (whose ranks need not be world ranks): reduce to several roots, allreduce,
@@ -187,8 +219,8 @@ static void check_noncommutative(MPI_Comm comm, MPI_Op op, MPI_Datatype mt) {
           int e[4];
           mat_prod(0, size - 1, k, e);
           CHECK(memcmp(e, out + 4 * k, sizeof e) == 0,
-                "non-commutative reduce root %d count %d: matrix %d out of rank order", root,
-                count, k);
+                "non-commutative reduce root %d count %d: matrix %d out of rank order", root, count,
+                k);
         }
     }
     CHECK_MPI(MPI_Allreduce(in, out, count, mt, op, comm));

@@ -29,7 +29,8 @@ static void check_scans(int count) {
   CHECK_MPI(MPI_Exscan(MPI_IN_PLACE, out, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
   if (g_rank > 0)
     for (int i = 0; i < count; ++i)
-      CHECK(out[i] == prefix_sum(0, g_rank - 1, i), "in-place exscan count %d: element %d", count, i);
+      CHECK(out[i] == prefix_sum(0, g_rank - 1, i), "in-place exscan count %d: element %d", count,
+            i);
 #ifndef CCMPI_TEST_SKIP_DERIVED_OPS
   MPI_Datatype gap = gapped_int_type();
   int* gin = ialloc((size_t)count * 3, SENTINEL);
@@ -86,7 +87,12 @@ static void check_reduce_scatter(int count) {
   for (int i = 0; i < rc[g_rank]; ++i)
     CHECK(vin[i] == prefix_sum(0, n - 1, mystart + i), "in-place reduce_scatter count %d: el %d",
           count, i);
-  free(in); free(out); free(buf); free(rc); free(vin); free(vout);
+  free(in);
+  free(out);
+  free(buf);
+  free(rc);
+  free(vin);
+  free(vout);
 }
 
 static void check_noncommutative(void) {

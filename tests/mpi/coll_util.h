@@ -33,9 +33,13 @@ static inline int* ialloc(size_t n, int fill) {
 }
 
 /* The value rank r contributes at element i (small, mixed signs). */
-static inline int val(int r, long i) { return (int)((r * 131 + i * 7) % 1009) - 500; }
+static inline int val(int r, long i) {
+  return (int)((r * 131 + i * 7) % 1009) - 500;
+}
 /* The value rank r sends to rank p at element i (all-to-all family). */
-static inline int val3(int r, int p, long i) { return r * 1000000 + p * 10000 + (int)(i % 10000); }
+static inline int val3(int r, int p, long i) {
+  return r * 1000000 + p * 10000 + (int)(i % 10000);
+}
 
 #define SENTINEL (-77777)
 
@@ -48,7 +52,9 @@ static inline MPI_Datatype gapped_int_type(void) {
   return t;
 }
 /* Index in an int array of the j-th int of data described by n gapped elements. */
-static inline long gapped_index(long j) { return (j / 2) * 3 + (j % 2) * 2; }
+static inline long gapped_index(long j) {
+  return (j / 2) * 3 + (j % 2) * 2;
+}
 
 /* 2x2 matrices mod 65521 stored as 4 ints; the user op computes inout = in * inout, which
  * is not commutative, so a reduction must come out as M_0 * M_1 * ... * M_{n-1}. */
@@ -82,7 +88,10 @@ static inline void mat_of(int r, long i, int* m) {
 }
 /* M_lo * ... * M_hi at element i. */
 static inline void mat_prod(int lo, int hi, long i, int* out) {
-  out[0] = 1; out[1] = 0; out[2] = 0; out[3] = 1;
+  out[0] = 1;
+  out[1] = 0;
+  out[2] = 0;
+  out[3] = 1;
   for (int r = lo; r <= hi; ++r) {
     int m[4], t[4];
     mat_of(r, i, m);

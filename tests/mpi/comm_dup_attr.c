@@ -36,7 +36,12 @@ static int self_delete(MPI_Comm comm, int keyval, void* value, void* extra) {
 }
 
 static int failing_copy(MPI_Comm old, int keyval, void* extra, void* in, void* out, int* flag) {
-  (void)old; (void)keyval; (void)extra; (void)in; (void)out; (void)flag;
+  (void)old;
+  (void)keyval;
+  (void)extra;
+  (void)in;
+  (void)out;
+  (void)flag;
   return MPI_ERR_OTHER;
 }
 

@@ -94,8 +94,7 @@ int main(int argc, char** argv) {
   CHECK_MPI(MPI_Comm_compare(rev, MPI_COMM_WORLD, &result));
   CHECK(result == (size > 1 ? MPI_SIMILAR : MPI_CONGRUENT), "reversed vs world: %d", result);
   CHECK_MPI(MPI_Comm_compare(half, MPI_COMM_WORLD, &result));
-  CHECK(result == (size > 1 ? MPI_UNEQUAL : MPI_SIMILAR) || size == 1, "half vs world: %d",
-        result);
+  CHECK(result == (size > 1 ? MPI_UNEQUAL : MPI_SIMILAR) || size == 1, "half vs world: %d", result);
   ring_check(dup, "dup");
   ring_check(rev, "rev");
   /* Traffic on dup and world does not mix: send on both with the same tag. */
@@ -125,8 +124,8 @@ int main(int argc, char** argv) {
     CHECK_MPI(MPI_Comm_rank(ec, &er));
     CHECK_MPI(MPI_Comm_size(ec, &es));
     CHECK(es == (size + 1) / 2, "created size %d", es);
-    CHECK(world_of(ec, er) == rank && er == (((size - 1) / 2) * 2 - rank) / 2,
-          "created rank %d", er);
+    CHECK(world_of(ec, er) == rank && er == (((size - 1) / 2) * 2 - rank) / 2, "created rank %d",
+          er);
     ring_check(ec, "create");
     CHECK_MPI(MPI_Comm_free(&ec));
   } else {
@@ -159,8 +158,8 @@ int main(int argc, char** argv) {
   CHECK(ns == size, "shared split size %d, world %d", ns, size);
   ring_check(node, "shared");
   CHECK_MPI(MPI_Comm_free(&node));
-  CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, rank == 0 ? MPI_UNDEFINED : MPI_COMM_TYPE_SHARED,
-                                0, MPI_INFO_NULL, &node));
+  CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, rank == 0 ? MPI_UNDEFINED : MPI_COMM_TYPE_SHARED, 0,
+                                MPI_INFO_NULL, &node));
   if (rank == 0) {
     CHECK(node == MPI_COMM_NULL, "MPI_UNDEFINED split_type gives MPI_COMM_NULL");
   } else {

@@ -49,15 +49,15 @@ int main(int argc, char** argv) {
                "bad tag");
   expect_class(MPI_Send(buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Send",
                "negative count");
-  expect_class(MPI_Send(buf, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE,
-               "MPI_Send", "bad datatype");
+  expect_class(MPI_Send(buf, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "MPI_Send",
+               "bad datatype");
   int out = 0;
   expect_class(MPI_Reduce(buf, &out, 1, MPI_INT, MPI_OP_NULL, 0, MPI_COMM_WORLD), MPI_ERR_OP,
                "MPI_Reduce", "bad op");
   expect_class(MPI_Bcast(buf, 1, MPI_INT, size, MPI_COMM_WORLD), MPI_ERR_ROOT, "MPI_Bcast",
                "bad root");
-  expect_class(MPI_Recv(buf, 1, MPI_INT, -7, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-               MPI_ERR_RANK, "MPI_Recv", "bad source");
+  expect_class(MPI_Recv(buf, 1, MPI_INT, -7, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_RANK,
+               "MPI_Recv", "bad source");
 
   /* Communicator / group / topology / info argument errors. */
   MPI_Comm w = MPI_COMM_WORLD;
@@ -72,8 +72,7 @@ int main(int argc, char** argv) {
   CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &g));
   int badr[1] = {size};
   expect_class(MPI_Group_incl(g, 1, badr, &ng), MPI_ERR_RANK, "MPI_Group_incl", "incl rank");
-  expect_class(MPI_Group_size(MPI_GROUP_NULL, &n), MPI_ERR_GROUP, "MPI_Group_size",
-               "null group");
+  expect_class(MPI_Group_size(MPI_GROUP_NULL, &n), MPI_ERR_GROUP, "MPI_Group_size", "null group");
   CHECK_MPI(MPI_Group_free(&g));
   MPI_Comm sc;
   expect_class(MPI_Comm_split(MPI_COMM_WORLD, -3, 0, &sc), MPI_ERR_ARG, "MPI_Comm_split",

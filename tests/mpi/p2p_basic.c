@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
     CHECK_MPI(MPI_Recv(rbuf, (int)n, MPI_BYTE, left, 100 + s, MPI_COMM_WORLD, &st));
     CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
     CHECK(req == MPI_REQUEST_NULL, "request not reset");
-    CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 100 + s, "status src %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
+    CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 100 + s, "status src %d tag %d", st.MPI_SOURCE,
+          st.MPI_TAG);
     int count = -1;
     MPI_Get_count(&st, MPI_BYTE, &count);
     CHECK(count == (int)n, "count %d != %zu", count, n);
@@ -59,7 +60,8 @@ int main(int argc, char** argv) {
   /* Sendrecv_replace of doubles in a ring */
   double vals[1000];
   for (int i = 0; i < 1000; ++i) vals[i] = rank * 1000.0 + i;
-  CHECK_MPI(MPI_Sendrecv_replace(vals, 1000, MPI_DOUBLE, right, 9, left, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  CHECK_MPI(MPI_Sendrecv_replace(vals, 1000, MPI_DOUBLE, right, 9, left, 9, MPI_COMM_WORLD,
+                                 MPI_STATUS_IGNORE));
   for (int i = 0; i < 1000; ++i) CHECK(vals[i] == left * 1000.0 + i, "replace value %d", i);
 
   /* MPI_PROC_NULL */

@@ -15,8 +15,16 @@ static int gq(void* extra, MPI_Status* st) {
   st->MPI_TAG = MPI_UNDEFINED;
   return MPI_SUCCESS;
 }
-static int gf(void* extra) { (void)extra; ++free_calls; return MPI_SUCCESS; }
-static int gc(void* extra, int complete) { (void)extra; (void)complete; return MPI_SUCCESS; }
+static int gf(void* extra) {
+  (void)extra;
+  ++free_calls;
+  return MPI_SUCCESS;
+}
+static int gc(void* extra, int complete) {
+  (void)extra;
+  (void)complete;
+  return MPI_SUCCESS;
+}
 
 int main(int argc, char** argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
@@ -39,7 +47,8 @@ int main(int argc, char** argv) {
         MPI_Status st;
         CHECK_MPI(MPI_Waitany(n, reqs, &idx, &st));
         if (idx == MPI_UNDEFINED) break;
-        CHECK(idx < size - 1 && st.MPI_SOURCE == idx + 1 && st.MPI_TAG == round, "waitany idx %d src %d", idx, st.MPI_SOURCE);
+        CHECK(idx < size - 1 && st.MPI_SOURCE == idx + 1 && st.MPI_TAG == round,
+              "waitany idx %d src %d", idx, st.MPI_SOURCE);
         CHECK(in[idx % K][0] == st.MPI_SOURCE && in[idx % K][1] == round, "waitany payload");
         ++seen;
       }
@@ -47,7 +56,8 @@ int main(int argc, char** argv) {
     }
     /* Waitsome over the same pattern. */
     int n = 0;
-    for (int s = 1; s < size; ++s, ++n) CHECK_MPI(MPI_Irecv(out[n % K], 4, MPI_INT, s, 77, MPI_COMM_WORLD, &reqs[n]));
+    for (int s = 1; s < size; ++s, ++n)
+      CHECK_MPI(MPI_Irecv(out[n % K], 4, MPI_INT, s, 77, MPI_COMM_WORLD, &reqs[n]));
     int done = 0, outcount, idx[K + 2];
     MPI_Status sts[K + 2];
     while (done < size - 1) {
@@ -103,7 +113,8 @@ int main(int argc, char** argv) {
   CHECK_MPI(MPI_Wait(&g, &st));
   int cnt = 0;
   MPI_Get_count(&st, MPI_INT, &cnt);
-  CHECK(query_calls >= 1 && free_calls == 1 && cnt == 3 && g == MPI_REQUEST_NULL, "grequest q=%d f=%d cnt=%d", query_calls, free_calls, cnt);
+  CHECK(query_calls >= 1 && free_calls == 1 && cnt == 3 && g == MPI_REQUEST_NULL,
+        "grequest q=%d f=%d cnt=%d", query_calls, free_calls, cnt);
   test_pass("p2p_completion");
   CHECK_MPI(MPI_Finalize());
   return 0;

@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
     MPI_Status st;
     CHECK_MPI(MPI_Recv(col, rows, MPI_DOUBLE, left, ci, MPI_COMM_WORLD, &st));
     CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
-    for (int i = 0; i < rows; ++i) CHECK(col[i] == left * 1e7 + i * 4 + 2, "column element %d of %d", i, rows);
+    for (int i = 0; i < rows; ++i)
+      CHECK(col[i] == left * 1e7 + i * 4 + 2, "column element %d of %d", i, rows);
     /* And back: contiguous send into a strided receive. */
     double* m2 = calloc((size_t)rows * 4, sizeof(double));
     CHECK_MPI(MPI_Isend(col, rows, MPI_DOUBLE, left, 100 + ci, MPI_COMM_WORLD, &r));
@@ -38,7 +39,8 @@ int main(int argc, char** argv) {
     CHECK(elems == rows, "get_elements %d", elems);
     for (int i = 0; i < rows; ++i) {
       CHECK(m2[i * 4 + 1] == rank * 1e7 + i * 4 + 2, "strided receive %d", i);
-      CHECK(m2[i * 4] == 0 && m2[i * 4 + 2] == 0 && m2[i * 4 + 3] == 0, "gap overwritten at row %d", i);
+      CHECK(m2[i * 4] == 0 && m2[i * 4 + 2] == 0 && m2[i * 4 + 3] == 0, "gap overwritten at row %d",
+            i);
     }
     CHECK_MPI(MPI_Type_free(&column));
     free(m);
@@ -46,7 +48,11 @@ int main(int argc, char** argv) {
     free(col);
   }
   /* A struct {int; double[2]; char} with a resized extent, 777 of them. */
-  struct item { int a; double b[2]; char c; };
+  struct item {
+    int a;
+    double b[2];
+    char c;
+  };
   int bl[3] = {1, 2, 1};
   MPI_Aint disp[3] = {offsetof(struct item, a), offsetof(struct item, b), offsetof(struct item, c)};
   MPI_Datatype types[3] = {MPI_INT, MPI_DOUBLE, MPI_CHAR}, st_t, item_t;
@@ -56,10 +62,18 @@ int main(int argc, char** argv) {
   const int n = 777;
   struct item* s = calloc(n, sizeof *s);
   struct item* d = calloc(n, sizeof *d);
-  for (int i = 0; i < n; ++i) { s[i].a = rank * 10000 + i; s[i].b[0] = i * 0.5; s[i].b[1] = -i; s[i].c = (char)(i & 0x7f); }
-  CHECK_MPI(MPI_Sendrecv(s, n, item_t, right, 7, d, n, item_t, left, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  for (int i = 0; i < n; ++i) {
+    s[i].a = rank * 10000 + i;
+    s[i].b[0] = i * 0.5;
+    s[i].b[1] = -i;
+    s[i].c = (char)(i & 0x7f);
+  }
+  CHECK_MPI(MPI_Sendrecv(s, n, item_t, right, 7, d, n, item_t, left, 7, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE));
   for (int i = 0; i < n; ++i)
-    CHECK(d[i].a == left * 10000 + i && d[i].b[0] == i * 0.5 && d[i].b[1] == -i && d[i].c == (char)(i & 0x7f), "struct item %d", i);
+    CHECK(d[i].a == left * 10000 + i && d[i].b[0] == i * 0.5 && d[i].b[1] == -i &&
+              d[i].c == (char)(i & 0x7f),
+          "struct item %d", i);
   /* Indexed blocks of ints. */
   int blens[4] = {2, 1, 3, 1}, idx[4] = {0, 5, 9, 20};
   MPI_Datatype ind;
@@ -67,7 +81,8 @@ int main(int argc, char** argv) {
   CHECK_MPI(MPI_Type_commit(&ind));
   int src[21], dst[7];
   for (int i = 0; i < 21; ++i) src[i] = i + rank;
-  CHECK_MPI(MPI_Sendrecv(src, 1, ind, right, 8, dst, 7, MPI_INT, left, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  CHECK_MPI(MPI_Sendrecv(src, 1, ind, right, 8, dst, 7, MPI_INT, left, 8, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE));
   const int expect[7] = {0, 1, 5, 9, 10, 11, 20};
   for (int i = 0; i < 7; ++i) CHECK(dst[i] == expect[i] + left, "indexed %d", i);
   MPI_Type_free(&ind);

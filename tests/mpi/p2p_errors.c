@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
   expect(MPI_Send(v, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Send");
   expect(MPI_Send(v, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "MPI_Send");
   expect(MPI_Send(v, 1, MPI_INT, 0, 0, MPI_COMM_NULL), MPI_ERR_COMM, "MPI_Send");
-  expect(MPI_Recv(v, 1, MPI_INT, 0, MPI_ANY_TAG - 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_TAG, "MPI_Recv");
+  expect(MPI_Recv(v, 1, MPI_INT, 0, MPI_ANY_TAG - 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+         MPI_ERR_TAG, "MPI_Recv");
   MPI_Request bad = (MPI_Request)12345;
   expect(MPI_Wait(&bad, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "MPI_Wait");
   MPI_Datatype uncommitted;
@@ -59,10 +60,12 @@ int main(int argc, char** argv) {
     if (peer < size) {
       MPI_Request r;
       CHECK_MPI(MPI_Isend(b, big, MPI_INT, peer, 6, MPI_COMM_WORLD, &r));
-      expect(MPI_Recv(b, 10, MPI_INT, peer, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE, "MPI_Recv");
+      expect(MPI_Recv(b, 10, MPI_INT, peer, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE,
+             "MPI_Recv");
       CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
       int x = rank, y = -1;
-      CHECK_MPI(MPI_Sendrecv(&x, 1, MPI_INT, peer, 7, &y, 1, MPI_INT, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      CHECK_MPI(MPI_Sendrecv(&x, 1, MPI_INT, peer, 7, &y, 1, MPI_INT, peer, 7, MPI_COMM_WORLD,
+                             MPI_STATUS_IGNORE));
       CHECK(y == peer, "after truncation y=%d", y);
     }
   }
@@ -71,7 +74,8 @@ int main(int argc, char** argv) {
   CHECK_MPI(MPI_Comm_create_errhandler(on_error, &eh));
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh));
   int rc = MPI_Send(v, 1, MPI_INT, size + 3, 0, MPI_COMM_WORLD);
-  CHECK(handler_calls == 1 && handler_class == MPI_ERR_RANK, "user handler calls=%d class=%d", handler_calls, handler_class);
+  CHECK(handler_calls == 1 && handler_class == MPI_ERR_RANK, "user handler calls=%d class=%d",
+        handler_calls, handler_class);
   CHECK(rc != MPI_SUCCESS, "user handler: code returned");
   CHECK_MPI(MPI_Errhandler_free(&eh));
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));

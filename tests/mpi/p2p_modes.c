@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
     }
     for (int m = 0; m < n; ++m) {
       CHECK_MPI(MPI_Recv(d, len, MPI_DOUBLE, peer, 10 + m, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-      for (int i = 0; i < len; ++i) CHECK(d[i] == peer * 1e6 + m * 1e3 + i, "bsend data m=%d i=%d", m, i);
+      for (int i = 0; i < len; ++i)
+        CHECK(d[i] == peer * 1e6 + m * 1e3 + i, "bsend data m=%d i=%d", m, i);
     }
     void* detached;
     int dsize;
@@ -78,7 +79,9 @@ int main(int argc, char** argv) {
     CHECK_MPI(MPI_Send_init(sv, 3, MPI_INT, peer, 30, MPI_COMM_WORLD, &reqs[0]));
     CHECK_MPI(MPI_Recv_init(rv, 3, MPI_INT, peer, 30, MPI_COMM_WORLD, &reqs[1]));
     for (int it = 0; it < 10; ++it) {
-      sv[0] = it; sv[1] = rank; sv[2] = it * rank;
+      sv[0] = it;
+      sv[1] = rank;
+      sv[2] = it * rank;
       CHECK_MPI(MPI_Startall(2, reqs));
       MPI_Status sts[2];
       CHECK_MPI(MPI_Waitall(2, reqs, sts));

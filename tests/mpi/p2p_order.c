@@ -7,7 +7,9 @@
 
 #define NMSG 60
 
-static int msg_len(int i) { return (i % 5 == 0) ? 100000 + i : (i % 3) * 17 + 4; }
+static int msg_len(int i) {
+  return (i % 5 == 0) ? 100000 + i : (i % 3) * 17 + 4;
+}
 
 int main(int argc, char** argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
@@ -29,12 +31,14 @@ int main(int argc, char** argv) {
       const int src = st.MPI_SOURCE;
       CHECK(src > 0 && src < size, "bad source %d", src);
       const int i = next[src]++;
-      CHECK(st.MPI_TAG == i % 4, "from %d message %d has tag %d (order violated)", src, i, st.MPI_TAG);
+      CHECK(st.MPI_TAG == i % 4, "from %d message %d has tag %d (order violated)", src, i,
+            st.MPI_TAG);
       int n;
       MPI_Get_count(&st, MPI_INT, &n);
       CHECK(n == msg_len(i), "from %d message %d has %d ints, expected %d", src, i, n, msg_len(i));
       for (int k = 0; k < n; ++k)
-        CHECK(buf[k] == src * 1000000 + i * 1000 + (k % 1000), "payload from %d msg %d idx %d", src, i, k);
+        CHECK(buf[k] == src * 1000000 + i * 1000 + (k % 1000), "payload from %d msg %d idx %d", src,
+              i, k);
     }
     for (int s = 1; s < size; ++s) CHECK(next[s] == NMSG, "rank %d sent %d", s, next[s]);
   }

@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
       CHECK_MPI(MPI_Waitall(2 * W + 2, q, MPI_STATUSES_IGNORE));
       CHECK(small_in == peer, "small message %d", small_in);
       for (size_t i = 0; i < n * W; ++i)
-        CHECK(r[i] == (unsigned char)(i * 7 + peer * 13 + (i >> 16)), "byte %zu of window (len %zu)", i, n);
+        CHECK(r[i] == (unsigned char)(i * 7 + peer * 13 + (i >> 16)),
+              "byte %zu of window (len %zu)", i, n);
       free(s);
       free(r);
     }

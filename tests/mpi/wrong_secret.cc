@@ -15,18 +15,18 @@
 #include <cstring>
 #include <string>
 
+#include "runtime/runtime.h"
 #include "transport/frame.h"
 #include "transport/tcp.h"
-#include "runtime/runtime.h"
 
 using namespace ccmpi::transport;
 
-#define CHECK(c, msg)                                                   \
-  do {                                                                  \
-    if (!(c)) {                                                         \
+#define CHECK(c, msg)                                                           \
+  do {                                                                          \
+    if (!(c)) {                                                                 \
       fprintf(stderr, "CHECK failed at line %d: %s (%s)\n", __LINE__, #c, msg); \
-      MPI_Abort(MPI_COMM_WORLD, 3);                                     \
-    }                                                                   \
+      MPI_Abort(MPI_COMM_WORLD, 3);                                             \
+    }                                                                           \
   } while (0)
 
 static bool readFull(int fd, void* buf, size_t n) {
@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CHECK(size >= 2, "needs 2 ranks");
   char addr[64] = {0};
-  if (rank == 0) snprintf(addr, sizeof addr, "%s", ccmpi::runtime::tcpTransport().address().c_str());
+  if (rank == 0)
+    snprintf(addr, sizeof addr, "%s", ccmpi::runtime::tcpTransport().address().c_str());
   MPI_Bcast(addr, sizeof addr, MPI_CHAR, 0, MPI_COMM_WORLD);
   const int kIntruderTag = 4242;
   if (rank == 1) {
@@ -89,7 +90,8 @@ int main(int argc, char** argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
     int flag = 1;
-    for (int i = 0; i < 1000; ++i) MPI_Iprobe(MPI_ANY_SOURCE, kIntruderTag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    for (int i = 0; i < 1000; ++i)
+      MPI_Iprobe(MPI_ANY_SOURCE, kIntruderTag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
     CHECK(!flag, "the intruder's frame reached the matching engine");
     CHECK(ccmpi::runtime::tcpTransport().connectionsRejected() >= 1, "rejection not counted");
   }

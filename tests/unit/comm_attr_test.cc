@@ -24,7 +24,9 @@ int plusOneCopy(MPI_Comm, int, void* extra, void* in, void* out, int* flag) {
   return MPI_SUCCESS;
 }
 
-int refuseDelete(MPI_Comm, int, void*, void*) { return MPI_ERR_OTHER; }
+int refuseDelete(MPI_Comm, int, void*, void*) {
+  return MPI_ERR_OTHER;
+}
 
 class CommAttr : public ::testing::Test {
  protected:
@@ -95,7 +97,7 @@ TEST_F(CommAttr, CopyOnlyWithCopyCallbackAndKeyvalOutlivesFree) {
   int freed = kc;
   ASSERT_EQ(freeKeyval(&freed), MPI_SUCCESS);
   EXPECT_EQ(freed, MPI_KEYVAL_INVALID);
-  EXPECT_EQ(liveKeyvals(), before);  // still referenced by a_ and b_
+  EXPECT_EQ(liveKeyvals(), before);                             // still referenced by a_ and b_
   EXPECT_EQ(setAttribute(a_, 1, kc, nullptr), MPI_ERR_KEYVAL);  // no new uses
   ASSERT_EQ(getAttribute(b_, kc, &v, &flag), MPI_SUCCESS);      // old ones still work
   EXPECT_TRUE(flag);
