@@ -78,7 +78,7 @@ GROUPS = [
      lambda s, n: n.startswith("MPI_Intercomm_")),
     ("Neighbourhood collectives", "",
      lambda s, n: "eighbor_" in n),
-    ("Nonblocking collectives", "Issue 3 will implement them.",
+    ("Nonblocking collectives", "",
      lambda s, n: s.startswith("Nonblocking collective")),
     ("Persistent collectives, MPI-4.0", "",
      lambda s, n: s.startswith("Persistent collective")),

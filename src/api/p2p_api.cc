@@ -117,7 +117,7 @@ int persistentInit(const char* func, const void* buf, int count, MPI_Datatype ty
 
 bool isPersistent(const Request* r) {
   return r->kind == Request::Kind::kPersistentSend || r->kind == Request::Kind::kPersistentRecv ||
-         (r->kind == Request::Kind::kOther && r->poll == nullptr && r->active != nullptr);
+         r->kind == Request::Kind::kPersistentColl;
 }
 
 // Completes the generalized request protocol: query then free.

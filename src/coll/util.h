@@ -5,7 +5,8 @@
 // Tags: every collective kind has its own fixed tag on the communicator's collective
 // context. Collectives on one communicator are started in the same order everywhere and
 // p2p does not overtake, so a fixed tag per kind keeps consecutive collectives apart; a
-// collective built from others (allreduce = reduce + bcast) uses theirs.
+// collective built from others (allreduce = reduce + bcast) uses theirs. Nonblocking and
+// persistent collectives use one tag per call, above all of these (coll/schedule.h).
 #include <mpi.h>
 
 #include <cstdint>
@@ -35,6 +36,7 @@ enum Tag : int {
   kTagReduceScatterBlock,
   kTagScan,
   kTagExscan,
+  kTagEnd,  // one past the last fixed tag: keep new ones above this line
 };
 
 constexpr p2p::Ctx kCtx = p2p::Ctx::kColl;

@@ -766,6 +766,10 @@ int sendrecv(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, int 
 }
 
 int start(Request* p) {
+  if (p->kind == Request::Kind::kPersistentColl) {
+    if (p->active) return setErrorCause(MPI_ERR_REQUEST, "persistent request is already active");
+    return p->startHook(p);
+  }
   const bool isSend = p->kind == Request::Kind::kPersistentSend;
   if (p->kind != Request::Kind::kPersistentSend && p->kind != Request::Kind::kPersistentRecv)
     return setErrorCause(MPI_ERR_REQUEST, "request is not a persistent request");

@@ -18,7 +18,17 @@ namespace ccmpi::p2p {
 struct Unexpected;
 
 struct Request {
-  enum class Kind : uint8_t { kSend, kRecv, kPersistentSend, kPersistentRecv, kGeneralized, kOther };
+  // kPersistentColl: an MPI_<Coll>_init request; each MPI_Start runs startHook, which
+  // sets `active` to the request of that run (like the persistent sends and receives).
+  enum class Kind : uint8_t {
+    kSend,
+    kRecv,
+    kPersistentSend,
+    kPersistentRecv,
+    kGeneralized,
+    kOther,
+    kPersistentColl,
+  };
   enum class Phase : uint8_t {
     kIdle,       // persistent and not started
     kPosted,     // receive in the posted queue / send not yet handed over
@@ -77,6 +87,8 @@ struct Request {
   std::function<void(Request*)> onComplete;
   // Extra progress hook polled while waiting (nonblocking collectives).
   std::function<void(Request*)> poll;
+  // Persistent collectives: starts one run (MPI_Start), setting `active`.
+  std::function<int(Request*)> startHook;
 };
 
 // Creates a request (owned by the p2p layer). Release with releaseRequest.

@@ -77,15 +77,29 @@ void Engine::remove(int fd) {
   if (epfd_ >= 0) epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
 }
 
+void Engine::addHook(Hook h) {
+  for (Hook x : hooks_)
+    if (x == h) return;
+  hooks_.push_back(h);
+}
+
+bool Engine::runHooks() {
+  bool progressed = false;
+  for (Hook h : hooks_) progressed |= h();
+  return progressed;
+}
+
 int Engine::poll(int timeoutMs) {
   if (epfd_ < 0) return 0;
+  if (!hooks_.empty() && runHooks()) timeoutMs = 0;
   epoll_event evs[kMaxEvents];
   int n = epoll_wait(epfd_, evs, kMaxEvents, timeoutMs);
   if (n < 0) {
     if (errno != EINTR) log::error("epoll_wait failed: errno %d", errno);
-    return 0;
+    n = 0;
   }
   for (int i = 0; i < n; ++i) static_cast<EventHandler*>(evs[i].data.ptr)->onEvent(evs[i].events);
+  if (!hooks_.empty()) runHooks();
   return n;
 }
 

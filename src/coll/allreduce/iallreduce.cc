@@ -1,0 +1,39 @@
+// MPI_Iallreduce / MPI_Allreduce_init: the schedule algorithm table and the entry point.
+#include "coll/algorithm.h"
+#include "coll/coll_nb.h"
+#include "coll/nb_algorithms.h"
+#include "op/op.h"
+
+namespace ccmpi::coll {
+namespace {
+
+const Algorithm<ScheduleFn> kAlgorithms[] = {
+    {"recursive_doubling",
+     "fold to a power of two, log2 p exchanges of the whole vector, unfold; keeps rank order",
+     iallreduceRecursiveDoubling, kAnySize},
+    {"reduce_bcast", "reduce to rank 0, then binomial broadcast", iallreduceReduceBcast, kAnySize},
+};
+AlgorithmTable gTable("iallreduce", "CCMPI_IALLREDUCE_ALGORITHM", kAlgorithms);
+
+}  // namespace
+
+int iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+               comm::Comm& c, Mode mode, p2p::Request** out) {
+  auto p = std::make_shared<Plan>(c, "iallreduce");
+  CollArgs& a = p->args;
+  a.sendbuf = sendbuf;
+  a.recvbuf = recvbuf;
+  a.recvcount = count;
+  a.recvtype = type;
+  a.op = op;
+  int rc = MPI_SUCCESS;
+  if (count == 0) {
+  } else if (c.size == 1) {
+    if (sendbuf != MPI_IN_PLACE) p->schedule->copy(sendbuf, count, type, recvbuf, count, type);
+  } else {
+    rc = gTable.run(SelectContext{c.size, op::isCommutative(op)}, *p);
+  }
+  return launch(std::move(p), rc, mode, out);
+}
+
+}  // namespace ccmpi::coll

@@ -1,0 +1,37 @@
+// MPI_Ialltoallv / MPI_Alltoallv_init: the schedule algorithm table and the entry point.
+#include "coll/algorithm.h"
+#include "coll/coll_nb.h"
+#include "coll/nb_algorithms.h"
+
+namespace ccmpi::coll {
+namespace {
+
+const Algorithm<ScheduleFn> kAlgorithms[] = {
+    {"linear", "one round: every receive and send posted at once", ialltoallvLinear, kAnySize},
+    {"pairwise", "n-1 rounds, round i sends to r+i and receives from r-i", ialltoallvPairwise,
+     kAnySize},
+};
+AlgorithmTable gTable("ialltoallv", "CCMPI_IALLTOALLV_ALGORITHM", kAlgorithms);
+
+}  // namespace
+
+int ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+               MPI_Datatype recvtype, comm::Comm& c, Mode mode, p2p::Request** out) {
+  auto p = std::make_shared<Plan>(c, "ialltoallv");
+  CollArgs& a = p->args;
+  a.sendbuf = sendbuf;
+  a.sendtype = sendtype;
+  a.recvbuf = recvbuf;
+  a.recvtype = recvtype;
+  if (sendbuf != MPI_IN_PLACE) {
+    a.sendcounts.assign(sendcounts, sendcounts + c.size);
+    a.sdispls.assign(sdispls, sdispls + c.size);
+  }
+  a.recvcounts.assign(recvcounts, recvcounts + c.size);
+  a.rdispls.assign(rdispls, rdispls + c.size);
+  const int rc = gTable.run(SelectContext{c.size, true}, *p);
+  return launch(std::move(p), rc, mode, out);
+}
+
+}  // namespace ccmpi::coll

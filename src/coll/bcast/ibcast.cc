@@ -1,0 +1,29 @@
+// MPI_Ibcast / MPI_Bcast_init: the schedule algorithm table and the entry point.
+#include "coll/algorithm.h"
+#include "coll/coll_nb.h"
+#include "coll/nb_algorithms.h"
+
+namespace ccmpi::coll {
+namespace {
+
+const Algorithm<ScheduleFn> kAlgorithms[] = {
+    {"binomial", "binomial tree from the root: receive once, then send to all children at once",
+     ibcastBinomial, kAnySize},
+};
+AlgorithmTable gTable("ibcast", "CCMPI_IBCAST_ALGORITHM", kAlgorithms);
+
+}  // namespace
+
+int ibcast(void* buf, int count, MPI_Datatype type, int root, comm::Comm& c, Mode mode,
+           p2p::Request** out) {
+  auto p = std::make_shared<Plan>(c, "ibcast");
+  p->args.recvbuf = buf;
+  p->args.recvcount = count;
+  p->args.recvtype = type;
+  p->args.root = root;
+  int rc = MPI_SUCCESS;
+  if (c.size > 1 && dataBytes(count, type) > 0) rc = gTable.run(SelectContext{c.size, true}, *p);
+  return launch(std::move(p), rc, mode, out);
+}
+
+}  // namespace ccmpi::coll

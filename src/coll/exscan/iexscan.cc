@@ -1,0 +1,32 @@
+// MPI_Iexscan / MPI_Exscan_init: the schedule algorithm table and the entry point.
+#include "coll/algorithm.h"
+#include "coll/coll_nb.h"
+#include "coll/nb_algorithms.h"
+#include "op/op.h"
+
+namespace ccmpi::coll {
+namespace {
+
+const Algorithm<ScheduleFn> kAlgorithms[] = {
+    {"recursive_doubling", "ceil(log2 n) exchanges of group partials; keeps rank order",
+     iexscanRecursiveDoubling, kAnySize},
+};
+AlgorithmTable gTable("iexscan", "CCMPI_IEXSCAN_ALGORITHM", kAlgorithms);
+
+}  // namespace
+
+int iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+            comm::Comm& c, Mode mode, p2p::Request** out) {
+  auto p = std::make_shared<Plan>(c, "iexscan");
+  CollArgs& a = p->args;
+  a.sendbuf = sendbuf;
+  a.recvbuf = recvbuf;
+  a.recvcount = count;
+  a.recvtype = type;
+  a.op = op;
+  int rc = MPI_SUCCESS;
+  if (count > 0 && c.size > 1) rc = gTable.run(SelectContext{c.size, op::isCommutative(op)}, *p);
+  return launch(std::move(p), rc, mode, out);
+}
+
+}  // namespace ccmpi::coll

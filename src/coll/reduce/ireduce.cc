@@ -1,0 +1,41 @@
+// MPI_Ireduce / MPI_Reduce_init: the schedule algorithm table and the entry point.
+#include "coll/algorithm.h"
+#include "coll/coll_nb.h"
+#include "coll/nb_algorithms.h"
+#include "op/op.h"
+
+namespace ccmpi::coll {
+namespace {
+
+const Algorithm<ScheduleFn> kAlgorithms[] = {
+    {"binomial", "binomial tree rooted at the root; children's results received at once",
+     ireduceBinomial, kCommutativeOp},
+    {"ordered_binomial",
+     "binomial tree rooted at rank 0 combining in rank order, then rank 0 -> root",
+     ireduceOrderedBinomial, kAnySize},
+};
+AlgorithmTable gTable("ireduce", "CCMPI_IREDUCE_ALGORITHM", kAlgorithms);
+
+}  // namespace
+
+int ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+            comm::Comm& c, Mode mode, p2p::Request** out) {
+  auto p = std::make_shared<Plan>(c, "ireduce");
+  CollArgs& a = p->args;
+  a.sendbuf = sendbuf;
+  a.recvbuf = recvbuf;
+  a.recvcount = count;
+  a.recvtype = type;
+  a.op = op;
+  a.root = root;
+  int rc = MPI_SUCCESS;
+  if (count == 0) {
+  } else if (c.size == 1) {
+    if (sendbuf != MPI_IN_PLACE) p->schedule->copy(sendbuf, count, type, recvbuf, count, type);
+  } else {
+    rc = gTable.run(SelectContext{c.size, op::isCommutative(op)}, *p);
+  }
+  return launch(std::move(p), rc, mode, out);
+}
+
+}  // namespace ccmpi::coll

@@ -1,0 +1,238 @@
+// The schedule engine (see schedule.h): building rounds, running them from the progress
+// engine's hook, and the list of running schedules.
+#include "coll/schedule.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "base/error.h"
+#include "datatype/datatype.h"
+#include "op/op.h"
+#include "progress/engine.h"
+
+namespace ccmpi::coll {
+namespace {
+
+// Running schedules. A schedule adds itself when it starts and removes itself when it
+// finishes; the shared pointers keep it alive while it runs even if its request is freed.
+// Never destroyed: a schedule still running at exit must not be torn down after the
+// layers it uses.
+std::vector<std::shared_ptr<Schedule>>& active() {
+  static auto* list = new std::vector<std::shared_ptr<Schedule>>;
+  return *list;
+}
+
+}  // namespace
+
+int scheduleTag(uint64_t seq) {
+  constexpr uint64_t kSpan = static_cast<uint64_t>(p2p::kTagUb) - kFirstScheduleTag + 1;
+  return kFirstScheduleTag + static_cast<int>(seq % kSpan);
+}
+
+Schedule::Schedule(comm::Comm& c, int tag) : comm_(c), tag_(tag) {
+  ++comm_.refs;
+}
+
+Schedule::~Schedule() {
+  for (p2p::Request* r : pending_) p2p::requestFree(r);
+  for (auto& [user, own] : types_) datatype::free(&own);
+  for (MPI_Op o : ops_) op::release(o);
+  --comm_.refs;
+}
+
+// ---------- building ----------
+
+MPI_Datatype Schedule::keep(MPI_Datatype t) {
+  const datatype::Datatype* dt = datatype::lookup(t);
+  if (!dt || dt->predefined()) return t;
+  for (const auto& [user, own] : types_)
+    if (user == t) return own;
+  MPI_Datatype own = MPI_DATATYPE_NULL;
+  if (int rc = datatype::dup(t, &own)) {
+    if (!buildError_) buildError_ = rc;
+    return t;
+  }
+  types_.emplace_back(t, own);
+  return own;
+}
+
+void Schedule::add(Step s) {
+  s.type = keep(s.type);
+  s.rtype = keep(s.rtype);
+  if (s.op != MPI_OP_NULL && std::find(ops_.begin(), ops_.end(), s.op) == ops_.end()) {
+    op::retain(s.op);
+    ops_.push_back(s.op);
+  }
+  steps_.push_back(std::move(s));
+}
+
+void Schedule::send(const void* buf, int64_t count, MPI_Datatype type, int peer) {
+  Step s{Step::Kind::kSend};
+  s.src = buf;
+  s.count = count;
+  s.type = type;
+  s.peer = peer;
+  add(std::move(s));
+}
+
+void Schedule::recv(void* buf, int64_t count, MPI_Datatype type, int peer) {
+  Step s{Step::Kind::kRecv};
+  s.dst = buf;
+  s.count = count;
+  s.type = type;
+  s.peer = peer;
+  add(std::move(s));
+}
+
+void Schedule::copy(const void* src, int64_t scount, MPI_Datatype stype, void* dst, int64_t rcount,
+                    MPI_Datatype rtype) {
+  Step s{Step::Kind::kCopy};
+  s.src = src;
+  s.count = scount;
+  s.type = stype;
+  s.dst = dst;
+  s.rcount = rcount;
+  s.rtype = rtype;
+  add(std::move(s));
+}
+
+void Schedule::reduce(MPI_Op op, const void* in, void* inout, int64_t count, MPI_Datatype type) {
+  if (count == 0) return;
+  Step s{Step::Kind::kReduce};
+  s.op = op;
+  s.src = in;
+  s.dst = inout;
+  s.count = count;
+  s.type = type;
+  add(std::move(s));
+}
+
+void Schedule::local(std::function<int()> fn) {
+  Step s{Step::Kind::kLocal};
+  s.fn = std::move(fn);
+  add(std::move(s));
+}
+
+void Schedule::endRound() {
+  if (steps_.size() > roundStart_) rounds_.push_back(roundStart_);
+  roundStart_ = steps_.size();
+}
+
+void* Schedule::temp(int64_t count, MPI_Datatype type) {
+  if (count <= 0) return nullptr;
+  auto t = std::make_unique<TempBuffer>();
+  if (int rc = t->alloc(count, typeOf(type))) {
+    if (!buildError_) buildError_ = rc;
+    return nullptr;
+  }
+  void* p = t->get();
+  temps_.push_back(std::move(t));
+  return p;
+}
+
+// ---------- running ----------
+
+int Schedule::start(p2p::Request* owner) {
+  if (running_) return setErrorCause(MPI_ERR_REQUEST, "collective schedule is still running");
+  endRound();
+  owner_ = owner;
+  next_ = 0;
+  error_ = MPI_SUCCESS;
+  pending_.clear();
+  firstPending_ = 0;
+  running_ = true;
+  active().push_back(shared_from_this());
+  static bool hooked = false;
+  if (!hooked) {
+    progress::engine().addHook(&Schedule::advanceAll);
+    hooked = true;
+  }
+  advance();
+  return MPI_SUCCESS;
+}
+
+void Schedule::runRound(size_t round) {
+  const size_t first = rounds_[round];
+  const size_t last = round + 1 < rounds_.size() ? rounds_[round + 1] : steps_.size();
+  for (size_t i = first; i < last && !error_; ++i) {
+    const Step& s = steps_[i];
+    int rc = MPI_SUCCESS;
+    p2p::Request* r = nullptr;
+    switch (s.kind) {
+      case Step::Kind::kSend:
+        rc = p2p::isend(s.src, s.count, s.type, s.peer, tag_, comm_, kCtx, p2p::SendMode::kStandard,
+                        &r);
+        break;
+      case Step::Kind::kRecv:
+        rc = p2p::irecv(s.dst, s.count, s.type, s.peer, tag_, comm_, kCtx, &r);
+        break;
+      case Step::Kind::kCopy:
+        rc = copyLocal(s.src, s.count, s.type, s.dst, s.rcount, s.rtype);
+        break;
+      case Step::Kind::kReduce:
+        rc = op::apply(s.op, s.src, s.dst, s.count, s.type);
+        break;
+      case Step::Kind::kLocal:
+        rc = s.fn();
+        break;
+    }
+    if (r) pending_.push_back(r);
+    if (rc) error_ = rc;
+  }
+}
+
+bool Schedule::advance() {
+  if (!running_ || advancing_) return false;
+  advancing_ = true;
+  // Keeps this schedule alive even if finishing releases every other reference.
+  std::shared_ptr<Schedule> self = shared_from_this();
+  bool progressed = false;
+  while (running_) {
+    // After an error no round starts; receives still posted are withdrawn.
+    if (error_)
+      for (size_t i = firstPending_; i < pending_.size(); ++i) p2p::cancel(pending_[i]);
+    while (firstPending_ < pending_.size() && pending_[firstPending_]->complete) ++firstPending_;
+    if (firstPending_ < pending_.size()) break;
+    for (p2p::Request* r : pending_) {
+      const int rc = p2p::wait(r, MPI_STATUS_IGNORE);  // complete: only releases
+      if (rc && !error_) error_ = rc;
+    }
+    pending_.clear();
+    firstPending_ = 0;
+    if (error_ || next_ == rounds_.size()) {
+      finish();
+      progressed = true;
+      break;
+    }
+    runRound(next_++);
+    progressed = true;
+  }
+  advancing_ = false;
+  return progressed;
+}
+
+void Schedule::finish() {
+  running_ = false;
+  auto& list = active();
+  auto it = std::find_if(list.begin(), list.end(),
+                         [this](const std::shared_ptr<Schedule>& s) { return s.get() == this; });
+  if (it != list.end()) list.erase(it);
+  p2p::Request* owner = owner_;
+  owner_ = nullptr;
+  if (owner) {
+    owner->error = error_;
+    p2p::completeRequest(owner);
+  }
+}
+
+bool Schedule::advanceAll() {
+  auto& list = active();
+  if (list.empty()) return false;
+  bool progressed = false;
+  // A copy: advancing may start or finish schedules.
+  const std::vector<std::shared_ptr<Schedule>> running = list;
+  for (const auto& s : running) progressed |= s->advance();
+  return progressed;
+}
+
+}  // namespace ccmpi::coll

@@ -1,0 +1,137 @@
+#pragma once
+// Schedules: how nonblocking and persistent collectives run without a thread.
+//
+// A schedule is a list of rounds built once by an algorithm; a round is a list of steps:
+// sends and receives (p2p on the communicator's collective context, all with the
+// schedule's tag) and local operations (copy between typed buffers, reduce with an op,
+// or any function). Running a round executes its steps in order: local operations at
+// once, communication posted without waiting. The next round starts when every request
+// of the current one has completed, so a step may use anything earlier rounds received
+// or sent. Temporary buffers belong to the schedule and live as long as it does.
+//
+// Running schedules sit on a list that the progress engine advances on every poll (a
+// hook), so a collective progresses inside any MPI call that drives progress (MPI_Test,
+// MPI_Wait, MPI_Probe, a blocking send ...), not only while its own request is waited on.
+// When the last round completes, the schedule completes its owner request.
+//
+// A schedule can be started again once it is done (persistent collectives replay the
+// schedule their plan compiled at MPI_<Coll>_init): the steps keep their buffers and
+// peers; only the requests are new.
+//
+// Matching: every rank runs the same algorithm with the same tag, so for each pair of
+// ranks the sends of one and the receives of the other are issued in the same order and
+// p2p's non-overtaking rule pairs them up. Collectives outstanding at once on one
+// communicator differ by tag (scheduleTag). Zero-byte messages are never skipped by the
+// schedule: an algorithm that skips one must do so on both sides.
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "coll/util.h"
+#include "comm/comm.h"
+#include "p2p/request.h"
+
+namespace ccmpi::coll {
+
+// Tags of the schedules: one per collective call, from the communicator's collective
+// sequence number (all ranks number their collective calls alike), in
+// [kFirstScheduleTag, p2p::kTagUb]. The blocking algorithms' fixed tags (coll/util.h)
+// lie below, so no schedule ever matches a blocking collective's message either. Two
+// collectives outstanding at once collide only if 2^30 - 64 collective calls on the
+// same communicator lie between them.
+constexpr int kFirstScheduleTag = 64;
+static_assert(kTagEnd <= kFirstScheduleTag, "blocking collective tags must stay below");
+int scheduleTag(uint64_t seq);
+
+class Schedule : public std::enable_shared_from_this<Schedule> {
+ public:
+  Schedule(comm::Comm& c, int tag);
+  ~Schedule();
+  Schedule(const Schedule&) = delete;
+  Schedule& operator=(const Schedule&) = delete;
+
+  comm::Comm& comm() const { return comm_; }
+  int rank() const { return comm_.rank; }
+  int size() const { return comm_.size; }
+  int tag() const { return tag_; }
+
+  // ---- building ----
+  void send(const void* buf, int64_t count, MPI_Datatype type, int peer);
+  void recv(void* buf, int64_t count, MPI_Datatype type, int peer);
+  // copyLocal(src, scount, stype, dst, rcount, rtype).
+  void copy(const void* src, int64_t scount, MPI_Datatype stype, void* dst, int64_t rcount,
+            MPI_Datatype rtype);
+  // inout = in (op) inout, elementwise (op::apply).
+  void reduce(MPI_Op op, const void* in, void* inout, int64_t count, MPI_Datatype type);
+  // Any local work; returns an MPI error class.
+  void local(std::function<int()> fn);
+  // Ends the current round: later steps run once all its communication has completed.
+  // Empty rounds are dropped.
+  void endRound();
+  // A temporary buffer for `count` elements of `type`, laid out like a user buffer of that
+  // type (see TempBuffer); nullptr when count is 0. An allocation failure gives nullptr
+  // and is kept in buildError(), which makes launching the plan fail.
+  void* temp(int64_t count, MPI_Datatype type);
+  void* tempBytes(int64_t bytes) { return temp(bytes, MPI_BYTE); }
+  int buildError() const { return buildError_; }
+  size_t rounds() const { return rounds_.size(); }
+
+  // ---- running ----
+  // Starts (or restarts, once done) from the first round and completes `owner` when the
+  // last round is done (its error field carries the first error). Returns an error only
+  // if the schedule cannot start (it is still running).
+  int start(p2p::Request* owner);
+  // Does whatever can be done now; true if a round completed or the schedule finished.
+  bool advance();
+  bool running() const { return running_; }
+
+  // Advances every running schedule once (the progress engine hook).
+  static bool advanceAll();
+
+ private:
+  struct Step {
+    enum class Kind : uint8_t { kSend, kRecv, kCopy, kReduce, kLocal };
+    Kind kind;
+    const void* src = nullptr;  // send buffer / copy source / reduce input
+    void* dst = nullptr;        // receive buffer / copy destination / reduce in-out
+    int64_t count = 0;          // send/recv/reduce count, copy source count
+    int64_t rcount = 0;         // copy destination count
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    MPI_Datatype rtype = MPI_DATATYPE_NULL;  // copy destination type
+    MPI_Op op = MPI_OP_NULL;
+    int peer = 0;
+    std::function<int()> fn;
+  };
+
+  void add(Step s);
+  MPI_Datatype keep(MPI_Datatype t);
+  void runRound(size_t round);
+  void finish();
+
+  comm::Comm& comm_;
+  const int tag_;
+  std::vector<Step> steps_;
+  std::vector<size_t> rounds_;  // index of the first step of each round
+  size_t roundStart_ = 0;       // first step of the round being built
+  std::vector<std::unique_ptr<TempBuffer>> temps_;
+  // (user's handle, the schedule's own duplicate) of every derived type the steps use:
+  // the user may free a type while an operation using it is pending (or, persistent,
+  // waiting to be started again); the steps use the duplicates.
+  std::vector<std::pair<MPI_Datatype, MPI_Datatype>> types_;
+  std::vector<MPI_Op> ops_;
+  int buildError_ = MPI_SUCCESS;
+
+  bool running_ = false;
+  bool advancing_ = false;
+  size_t next_ = 0;  // next round to run
+  std::vector<p2p::Request*> pending_;
+  size_t firstPending_ = 0;  // pending_[0..firstPending_) are known complete
+  int error_ = MPI_SUCCESS;
+  p2p::Request* owner_ = nullptr;
+};
+
+}  // namespace ccmpi::coll
