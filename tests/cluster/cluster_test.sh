@@ -1,0 +1,288 @@
+#!/bin/bash
+# Tests of tools/ccmpi-cluster, one case per run:   cluster_test.sh CASE
+#   updown    up (3 hosts x 2 rails) builds the topology; down leaves nothing behind
+#   leftover  clusters left by a killed owner, a killed `up` and a stray namespace are
+#             removed by the next up/down
+#   exec      exec runs in the right namespace with the right host name and exit status
+#   loss      --loss without netem drops about that share of the packets
+#   mpi       mpirun --launcher 'ccmpi-cluster exec' runs MPI programs across 4 hosts
+#   check     `check` on 2 hosts at 20mbit reports every figure within 10%
+#   bench     a --quick ccmpi-bench p2p run writes results for ccmpi (and Open MPI when
+#             installed) and leaves no cluster behind
+# Environment: CLUSTER (ccmpi-cluster of the build tree), MPIRUN, P2P_ORDER and
+# CLUSTER_HOSTS (MPI programs) for the mpi case, BENCH (ccmpi-bench) for the bench case. Needs root: exits 77 (skipped) otherwise.
+# Every cluster is named uniquely, owned by this script (--owner $$) and taken down by a
+# trap, so nothing is left even when a case fails or the script is killed.
+# `A && B || fail` is meant.
+# shellcheck disable=SC2015
+set -u
+CASE="$1"
+CLUSTER="${CLUSTER:?CLUSTER must name ccmpi-cluster}"
+WORK="$(mktemp -d /tmp/ccmpi-cluster-test.XXXXXX)"
+NAMES=()
+BG_PIDS=()
+cleanup() {
+  local p n
+  for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  for n in "${NAMES[@]}"; do "$CLUSTER" down --name "$n" >/dev/null 2>&1; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL [$CASE]: $*" >&2
+  for f in out err; do
+    if [ -s "$WORK/$f" ]; then
+      echo "---- $f:" >&2
+      head -c 6000 "$WORK/$f" >&2
+    fi
+  done
+  exit 1
+}
+# run ARGS...: runs a command with output in $WORK/out and $WORK/err; sets RC.
+run() {
+  "$@" >"$WORK/out" 2>"$WORK/err"
+  RC=$?
+}
+# new_name TAG: sets NAME to a cluster name unique to this run, taken down on exit.
+new_name() {
+  NAME="t$1$$"
+  NAMES+=("$NAME")
+}
+# nothing_left NAME: no namespace, state, /etc/netns entry or root-namespace link of NAME.
+nothing_left() {
+  local n=$1
+  ip netns list | grep -q "^ccmpi-$n-" && fail "namespaces of $n left: $(ip netns list | grep "ccmpi-$n-")"
+  [ -e "/run/ccmpi-cluster/$n" ] && fail "state directory of $n left"
+  ls -d /etc/netns/ccmpi-"$n"-* >/dev/null 2>&1 && fail "/etc/netns entries of $n left"
+  return 0
+}
+# port_stat NS DEV RX|TX FIELD: a counter of DEV (field 1 bytes, 2 packets).
+port_stat() {
+  ip -n "$1" -s -o link show "$2" | awk '{gsub(/\\/, "\n"); print}' |
+    awk -v w="$3:" -v f="$4" 'hit {print $f; exit} $1 == w {hit = 1}'
+}
+root_links() { ip -o link show | awk '{print $2}' | sort; }
+
+[ "$(id -u)" = 0 ] || {
+  echo "SKIP: needs root"
+  exit 77
+}
+command -v ip >/dev/null && command -v tc >/dev/null || {
+  echo "SKIP: needs ip and tc"
+  exit 77
+}
+
+case "$CASE" in
+  updown)
+    # Not root: a clear message and a non-zero status.
+    run setpriv --reuid=65534 --regid=65534 --clear-groups "$CLUSTER" up --hosts 2 --name tnoroot
+    [ "$RC" -ne 0 ] && grep -q "needs root" "$WORK/err" || fail "non-root up: rc $RC"
+    links_before=$(root_links)
+    new_name ud; n=$NAME
+    run "$CLUSTER" up --hosts 3 --rails 2 --rate 50mbit --slots 2 --name "$n" --owner $$
+    [ "$RC" -eq 0 ] || fail "up failed (rc $RC)"
+    hostfile=$(cat "$WORK/out")
+    [ "$hostfile" = "/run/ccmpi-cluster/$n/hostfile" ] || fail "up printed '$hostfile'"
+    [ "$(cat "$hostfile")" = "$(printf '%s slots=2\n' "$n-h1" "$n-h2" "$n-h3")" ] ||
+      fail "hostfile: $(cat "$hostfile")"
+    [ "$("$CLUSTER" hostfile --name "$n")" = "$hostfile" ] || fail "hostfile command"
+    for ns in "ccmpi-$n-sw" "ccmpi-$n-h1" "ccmpi-$n-h2" "ccmpi-$n-h3"; do
+      ip netns list | grep -q "^$ns\b" || fail "namespace $ns missing"
+    done
+    [ "$(root_links)" = "$links_before" ] || fail "links appeared in the root namespace"
+    # Every host: lo up, r0 and r1 with addresses on two different /24s, shaped.
+    for k in 1 2 3; do
+      ns="ccmpi-$n-h$k"
+      ip -n "$ns" -o link show lo | grep -q "UP" || fail "lo down in $ns"
+      a0=$(ip -n "$ns" -4 -o addr show dev r0 | awk '{print $4}')
+      a1=$(ip -n "$ns" -4 -o addr show dev r1 | awk '{print $4}')
+      [[ $a0 =~ ^198\.1[89]\.[0-9]+\.$k/24$ ]] && [[ $a1 =~ ^198\.1[89]\.[0-9]+\.$k/24$ ]] ||
+        fail "addresses of $ns: '$a0' '$a1'"
+      [ "${a0%.*}" != "${a1%.*}" ] || fail "rails of $ns share a subnet"
+      tc -n "$ns" qdisc show dev r0 | grep -q "tbf .*rate 50Mbit" || fail "r0 of $ns not shaped"
+      tc -n "ccmpi-$n-sw" class show dev "h${k}r1" | grep -q "rate 50Mbit" ||
+        fail "switch port h${k}r1 not shaped"
+      ip -n "ccmpi-$n-sw" -o link show "h${k}r1" | grep -q "master sw1" ||
+        fail "h${k}r1 not on switch sw1"
+    done
+    # Rail 1 of h1 reaches rail 1 of h3 through switch 1 (bash's /dev/tcp, port closed:
+    # "connection refused" proves the packet got there and back).
+    a3=$(ip -n "ccmpi-$n-h3" -4 -o addr show dev r1 | awk '{print $4}')
+    run "$CLUSTER" exec "$n-h1" "timeout 5 bash -c 'echo >/dev/tcp/${a3%/*}/9'"
+    grep -q "refused" "$WORK/err" || fail "h1 cannot reach h3 over rail 1"
+    "$CLUSTER" list | grep -Eq "^$n +up " || fail "list does not show $n"
+    run "$CLUSTER" down --name "$n"
+    [ "$RC" -eq 0 ] || fail "down failed (rc $RC)"
+    nothing_left "$n"
+    [ "$(root_links)" = "$links_before" ] || fail "root namespace links changed"
+    run "$CLUSTER" down --name "$n"
+    [ "$RC" -eq 0 ] && grep -q "no cluster" "$WORK/err" || fail "second down: rc $RC"
+    ;;
+
+  leftover)
+    # 1. A cluster whose owner process was killed.
+    sleep 60 &
+    owner=$!
+    BG_PIDS+=("$owner")
+    new_name loa; a=$NAME
+    run "$CLUSTER" up --hosts 2 --name "$a" --owner "$owner"
+    [ "$RC" -eq 0 ] || fail "up $a failed"
+    # 2. An `up` killed half way (SIGKILL: no trap runs).
+    new_name lob; b=$NAME
+    "$CLUSTER" up --hosts 40 --name "$b" >/dev/null 2>&1 &
+    upid=$!
+    BG_PIDS+=("$upid")
+    for _ in $(seq 1 100); do
+      [ "$(ip netns list | grep -c "^ccmpi-$b-h")" -ge 3 ] && break
+      sleep 0.05
+    done
+    kill -KILL "$upid"
+    wait "$upid" 2>/dev/null
+    # (Tests running in parallel may reap the leftovers before our own next up does; what
+    # counts is that nothing is left after it.)
+    grep -qs "status=up" "/run/ccmpi-cluster/$b/config" && fail "the killed up of $b says it is up"
+    ip netns list | grep -q "^ccmpi-$b-h40" && fail "up of $b finished before it was killed"
+    kill -KILL "$owner"
+    wait "$owner" 2>/dev/null
+    if "$CLUSTER" list | grep -Eq "^$a "; then
+      "$CLUSTER" list | grep -Eq "^$a +orphan " || fail "list does not call $a an orphan"
+    fi
+    # 3. A namespace named like ours that no state claims.
+    new_name loc; c=$NAME
+    ip netns add "ccmpi-$c-h1" || fail "cannot create a stray namespace"
+    # The next up (of another cluster) removes all three.
+    new_name lod; d=$NAME
+    run "$CLUSTER" up --hosts 1 --name "$d" --owner $$
+    [ "$RC" -eq 0 ] || fail "up $d failed"
+    for n in "$a" "$b" "$c"; do nothing_left "$n"; done
+    # A cluster left up is replaced by the next up of the same name.
+    run "$CLUSTER" up --hosts 2 --name "$d" --owner $$
+    [ "$RC" -eq 0 ] && grep -q "replacing" "$WORK/err" || fail "re-up of $d"
+    [ "$(ip netns list | grep -c "^ccmpi-$d-")" -eq 3 ] || fail "re-up of $d: $(ip netns list)"
+    run "$CLUSTER" down --name "$d"
+    nothing_left "$d"
+    ;;
+
+  exec)
+    new_name ex; n=$NAME
+    run "$CLUSTER" up --hosts 3 --name "$n" --owner $$
+    [ "$RC" -eq 0 ] || fail "up failed"
+    for k in 1 2 3; do
+      # shellcheck disable=SC2016 # $$ is the remote shell's
+      run "$CLUSTER" exec "$n-h$k" 'hostname; ip netns identify $$; ip -4 -o addr show dev r0'
+      [ "$RC" -eq 0 ] || fail "exec on h$k: rc $RC"
+      [ "$(sed -n 1p "$WORK/out")" = "$n-h$k" ] || fail "host name on h$k"
+      [ "$(sed -n 2p "$WORK/out")" = "ccmpi-$n-h$k" ] || fail "namespace of h$k"
+      grep -q "inet 198\.1[89]\.[0-9]*\.$k/24" "$WORK/out" || fail "address of h$k"
+      # The names of the cluster resolve inside it.
+      run "$CLUSTER" exec "$n-h$k" getent hosts "$n-h3"
+      grep -q "^198\.1[89]\.[0-9]*\.3 " "$WORK/out" || fail "$n-h3 does not resolve on h$k"
+    done
+    [ "$(hostname)" != "$n-h1" ] || fail "exec changed the host name of the machine"
+    run "$CLUSTER" exec --name "$n" h2 hostname
+    [ "$(cat "$WORK/out")" = "$n-h2" ] || fail "exec --name NAME hK"
+    run "$CLUSTER" exec "$n-h1" 'exit 7'
+    [ "$RC" -eq 7 ] || fail "exit status not passed on: $RC"
+    run "$CLUSTER" exec "$n-h9" true
+    [ "$RC" -ne 0 ] && grep -q "no host" "$WORK/err" || fail "unknown host accepted"
+    # ssh semantics: words joined, shell syntax allowed; the command replaces the agent.
+    run "$CLUSTER" exec "$n-h2" echo a '&&' echo b
+    [ "$(cat "$WORK/out")" = "$(printf 'a\nb')" ] || fail "exec does not join words as ssh does"
+    "$CLUSTER" exec "$n-h2" 'true; sleep 30' &
+    agent=$!
+    BG_PIDS+=("$agent")
+    for _ in $(seq 1 50); do [ "$(cat "/proc/$agent/comm" 2>/dev/null)" = sleep ] && break; sleep 0.1; done
+    [ "$(cat "/proc/$agent/comm" 2>/dev/null)" = sleep ] || fail "the command did not replace the agent"
+    ;;
+
+  loss)
+    # 20% loss on each direction of each cable; 2000 UDP datagrams leave h1: its uplink
+    # must drop 20% +- 5% of them (netem where the kernel has it, else the BPF filter).
+    new_name ls; n=$NAME
+    run "$CLUSTER" up --hosts 2 --rate 100mbit --delay 0 --loss 20% --name "$n" --owner $$
+    [ "$RC" -eq 0 ] || fail "up failed"
+    a2=$(ip -n "ccmpi-$n-h2" -4 -o addr show dev r0 | awk '{print $4}')
+    # A permanent neighbour entry: no ARP exchange (itself subject to loss) in the way.
+    mac2=$(ip -n "ccmpi-$n-h2" -o link show r0 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
+    ip -n "ccmpi-$n-h1" neigh replace "${a2%/*}" lladdr "$mac2" dev r0 nud permanent ||
+      fail "cannot set the neighbour entry"
+    rx0=$(port_stat "ccmpi-$n-sw" h1r0 RX 2)
+    run "$CLUSTER" exec "$n-h1" "for i in \$(seq 1 2000); do echo x >/dev/udp/${a2%/*}/9; done"
+    rx1=$(port_stat "ccmpi-$n-sw" h1r0 RX 2)
+    got=$((rx1 - rx0))
+    [ "$got" -ge 1500 ] && [ "$got" -le 1700 ] || fail "$got of 2000 packets passed, expected ~1600"
+    ;;
+
+  mpi)
+    : "${MPIRUN:?}" "${P2P_ORDER:?}" "${CLUSTER_HOSTS:?}"
+    new_name mp; n=$NAME
+    run "$CLUSTER" up --hosts 4 --rate 100mbit --name "$n" --owner $$
+    [ "$RC" -eq 0 ] || fail "up failed"
+    hostfile=$(cat "$WORK/out")
+    # Bytes the switch port of host K received from it.
+    sent_by() { port_stat "ccmpi-$n-sw" "h${1}r0" RX 1; }
+    for k in 1 2 3 4; do before[k]=$(sent_by "$k"); done
+    run timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" --iface r0 -n 4 \
+      "$CLUSTER_HOSTS" 4 "$n-h"
+    [ "$RC" -eq 0 ] && grep -q "^PASS cluster_hosts" "$WORK/out" || fail "cluster_hosts: rc $RC"
+    grep -q "^hosts: 0=$n-h1 1=$n-h2 2=$n-h3 3=$n-h4$" "$WORK/out" || fail "placement"
+    # Every host sent its 1 MiB ring message through its switch port.
+    for k in 1 2 3 4; do
+      sent=$(($(sent_by "$k") - before[k]))
+      [ "$sent" -ge 1048576 ] || fail "host $k sent only $sent bytes through the switch"
+    done
+    run timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" --iface r0 -n 4 \
+      "$P2P_ORDER"
+    [ "$RC" -eq 0 ] && grep -q "^PASS p2p_order" "$WORK/out" || fail "p2p_order: rc $RC"
+    # Two ranks per host (8 ranks on 4 hosts).
+    run timeout 60 "$MPIRUN" --launcher "$CLUSTER exec" --iface r0 -n 8 \
+      -H "$n-h1:2,$n-h2:2,$n-h3:2,$n-h4:2" "$CLUSTER_HOSTS" 4 "$n-h"
+    [ "$RC" -eq 0 ] && grep -q "^PASS cluster_hosts" "$WORK/out" || fail "8 ranks: rc $RC"
+    ;;
+
+  check)
+    new_name ck; n=$NAME
+    run "$CLUSTER" up --hosts 2 --rate 20mbit --name "$n" --owner $$
+    [ "$RC" -eq 0 ] || fail "up failed"
+    # Up to 3 tries: on a loaded machine a round can lack CPU and fall short of the rate
+    # (a figure above the rate, or a broken shaper, fails every try).
+    for try in 1 2 3; do
+      run timeout 60 "$CLUSTER" check --name "$n" --seconds 1.5 --tolerance 10
+      [ "$RC" -eq 0 ] && break
+      grep -q "^result: .* off by more than" "$WORK/out" || break
+      awk '/<-- off/ && ($3 > 110 || $5 > 110) { exit 1 }' "$WORK/out" || break
+      echo "try $try: some figures below the rate, again" >&2
+      cat "$WORK/out" >&2
+    done
+    [ "$RC" -eq 0 ] && grep -q "^result: all 4 figures within 10%" "$WORK/out" ||
+      fail "check: rc $RC"
+    [ "$(grep -c "^  $n-h[12] " "$WORK/out")" -eq 2 ] || fail "check did not report both hosts"
+    cat "$WORK/out"
+    ;;
+
+  bench)
+    : "${BENCH:?}"
+    run timeout 120 "$BENCH" --quick --reps 1 --out "$WORK/results" p2p
+    [ "$RC" -eq 0 ] || fail "ccmpi-bench: rc $RC"
+    csv="$WORK/results/results.csv"
+    [ "$(head -1 "$csv")" = "impl,test,size,median,min,max,reps,bound,of_bound" ] || fail "csv header"
+    impls=(ccmpi)
+    command -v mpirun.openmpi >/dev/null && command -v mpicc.openmpi >/dev/null && impls+=(openmpi)
+    for impl in "${impls[@]}"; do
+      for test in latency bw bibw; do
+        grep -q "^$impl,$test,[0-9]*,[0-9.]*," "$csv" || fail "no $impl $test rows"
+      done
+      # 64 KiB messages cannot beat the link: bw at most the bound (+2% for timing).
+      awk -F, -v i="$impl" '$1 == i && $2 == "bw" && $3 == 65536 { found = 1; if ($9 > 1.02) bad = 1 }
+        END { exit !(found && !bad) }' "$csv" || fail "$impl bw 64 KiB above the link bound"
+    done
+    grep -q "^| bw (MB/s) | 65536 B |" "$WORK/results/README.md" || fail "README table"
+    ip netns list | grep -q "^ccmpi-bench[0-9]*-" && fail "ccmpi-bench left a cluster"
+    ;;
+
+  *)
+    fail "unknown case"
+    ;;
+esac
+echo "PASS cluster_$CASE"
