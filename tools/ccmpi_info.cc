@@ -32,16 +32,30 @@ void printTunables() {
 }
 
 void printAlgorithms() {
+  std::string rulesError;
+  const std::string rules = ccmpi::coll::rulesSource(&rulesError);
   printf(
-      "Collective algorithms (table order = default preference; force one with the "
-      "tunable named):\n");
+      "Collective algorithms. Selection per call: the algorithm forced by the communicator's\n"
+      "info hint ccmpi_<collective>_algorithm or the tunable shown, else the first matching\n"
+      "rule (ranks, message bytes), else the first applicable algorithm in table order.\n"
+      "Rules: %s%s%s\n",
+      rules.c_str(), rulesError.empty() ? "" : "  ERROR: ", rulesError.c_str());
   for (const auto& d : ccmpi::coll::algorithmTables()) {
     const char* forced = getenv(d.tunable.c_str());
-    printf("  %s  [%s=%s]\n", d.collective.c_str(), d.tunable.c_str(),
+    printf("\n  %s  [%s=%s]\n", d.collective.c_str(), d.tunable.c_str(),
            forced && *forced ? forced : "auto");
-    for (const auto& a : d.algorithms)
-      printf("    %-22s %s%s%s\n", a.name.c_str(), a.description.c_str(),
-             a.restrictions.empty() ? "" : "; requires: ", a.restrictions.c_str());
+    for (const auto& a : d.algorithms) {
+      printf("    %-24s %s\n", a.name.c_str(), a.description.c_str());
+      if (!a.restrictions.empty()) printf("    %-24s requires: %s\n", "", a.restrictions.c_str());
+      if (!a.tunables.empty()) printf("    %-24s tunables: %s\n", "", a.tunables.c_str());
+    }
+    const std::vector<std::string> lines = ccmpi::coll::ruleLines(d.collective);
+    if (lines.empty()) {
+      printf("    rules: none (table order)\n");
+    } else {
+      printf("    rules (ranks, bytes, algorithm; first match wins):\n");
+      for (const std::string& l : lines) printf("      %s\n", l.c_str());
+    }
   }
 }
 

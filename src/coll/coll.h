@@ -4,9 +4,9 @@
 // communicator's collective context, and are built on p2p only. The API layer checks
 // arguments before calling them; they return an MPI error class.
 //
-// Each entry point picks an algorithm from its collective's table (coll/<coll>/<coll>.cc):
-// the one named by the tunable CCMPI_<COLL>_ALGORITHM if set and applicable, else the
-// first applicable one in table order.
+// Each entry point picks an algorithm from its collective's table (coll/<coll>/<coll>.cc)
+// as coll/algorithm.h describes: forced (info hint or tunable), else the rule table, else
+// the first applicable one in table order.
 #include <mpi.h>
 
 #include <string>
@@ -59,6 +59,7 @@ struct AlgorithmDescription {
   std::string name;
   std::string description;
   std::string restrictions;  // human-readable, "" when none
+  std::string tunables;      // tunables it reads, "" when none
 };
 struct CollectiveDescription {
   std::string collective;  // "allreduce"
@@ -66,5 +67,10 @@ struct CollectiveDescription {
   std::vector<AlgorithmDescription> algorithms;
 };
 std::vector<CollectiveDescription> algorithmTables();
+
+// The rule table in force (coll/rules.h), as text lines for one collective, in order.
+std::vector<std::string> ruleLines(const std::string& collective);
+// Where the rules come from ("built-in" or the rules file), and its error if it is broken.
+std::string rulesSource(std::string* error);
 
 }  // namespace ccmpi::coll

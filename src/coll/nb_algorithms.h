@@ -8,12 +8,18 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "coll/plan.h"
 #include "coll/schedule.h"
 
 namespace ccmpi::coll {
+
+// --- plans: a Plan holding one call's arguments (coll/plan.h), for the entry points and
+// for the blocking tables' viaSchedule adapters; `collective` names the calling table ---
+std::shared_ptr<Plan> makeBcastPlan(void* buf, int64_t count, MPI_Datatype type, int root,
+                                    comm::Comm& c, const char* collective);
 
 // --- algorithms (ScheduleFn) ---
 int ibarrierDissemination(Plan& p);

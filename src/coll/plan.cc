@@ -2,6 +2,9 @@
 // every MPI_Start (persistent).
 #include "coll/plan.h"
 
+#include "coll/algorithm.h"
+#include "p2p/p2p.h"
+
 #include <utility>
 
 namespace ccmpi::coll {
@@ -55,6 +58,14 @@ int launch(std::shared_ptr<Plan> plan, int built, Mode mode, p2p::Request** out)
   };
   *out = p;
   return MPI_SUCCESS;
+}
+
+int runBlocking(std::shared_ptr<Plan> plan, ScheduleFn fn) {
+  const int built = fn(*plan);
+  if (built == kDecline) return kDecline;
+  p2p::Request* r = nullptr;
+  if (int rc = launch(std::move(plan), built, Mode::kNonblocking, &r)) return rc;
+  return p2p::wait(r, MPI_STATUS_IGNORE);
 }
 
 }  // namespace ccmpi::coll

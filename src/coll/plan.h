@@ -67,4 +67,9 @@ enum class Mode : uint8_t {
 // *out is nullptr and the plan is dropped.
 int launch(std::shared_ptr<Plan> plan, int built, Mode mode, p2p::Request** out);
 
+// Runs the plan `fn` compiles to completion before returning: how a blocking collective
+// uses an algorithm written as a schedule (one implementation serves MPI_<Coll>,
+// MPI_I<coll> and MPI_<Coll>_init). Returns kDecline if fn declines.
+int runBlocking(std::shared_ptr<Plan> plan, ScheduleFn fn);
+
 }  // namespace ccmpi::coll

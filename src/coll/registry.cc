@@ -3,6 +3,7 @@
 
 #include "base/error.h"
 #include "coll/algorithm.h"
+#include "coll/rules.h"
 
 namespace ccmpi::coll {
 namespace {
@@ -39,8 +40,51 @@ std::vector<CollectiveDescription> algorithmTables() {
   return tables();
 }
 
-int noAlgorithmError(const char* tunable) {
-  return setErrorCause(MPI_ERR_INTERN, "no algorithm applies (see %s)", tunable);
+const char* forcedAlgorithm(const char* collective, Tunable<std::string>& tunable,
+                            const SelectContext& ctx, std::string* source) {
+  if (ctx.comm) {
+    std::string key = std::string("ccmpi_") + collective + "_algorithm";
+    for (const auto& [k, v] : ctx.comm->hints) {
+      if (k != key) continue;
+      if (v.empty() || v == "auto") break;
+      *source = "info hint " + key;
+      return v.c_str();
+    }
+  }
+  const std::string& forced = tunable.get();
+  if (forced.empty() || forced == "auto") return nullptr;
+  *source = tunable.name();
+  return forced.c_str();
+}
+
+const char* ruledAlgorithm(const char* collective, const SelectContext& ctx, int* error) {
+  std::string loadError;
+  const std::vector<Rule>& rules = activeRules(&loadError, nullptr);
+  if (!loadError.empty()) {
+    *error = setErrorCause(MPI_ERR_OTHER, "%s", loadError.c_str());
+    return nullptr;
+  }
+  for (const Rule& r : rules) {
+    if (r.collective != collective) continue;
+    if (ctx.commSize < r.minRanks || ctx.commSize > r.maxRanks) continue;
+    if (ctx.bytes < 0) {
+      if (r.minBytes != 0 || r.maxBytes != INT64_MAX) continue;
+    } else if (ctx.bytes < r.minBytes || ctx.bytes > r.maxBytes) {
+      continue;
+    }
+    return r.algorithm.c_str();
+  }
+  return nullptr;
+}
+
+int unknownAlgorithmError(const char* collective, const char* name, const std::string& source,
+                          const std::string& valid) {
+  return setErrorCause(MPI_ERR_ARG, "%s=%s: %s has no such algorithm (valid: %s)", source.c_str(),
+                       name, collective, valid.c_str());
+}
+
+int noAlgorithmError(const char* collective, const char* tunable) {
+  return setErrorCause(MPI_ERR_INTERN, "no %s algorithm applies (see %s)", collective, tunable);
 }
 
 }  // namespace ccmpi::coll

@@ -1,10 +1,18 @@
-// MPI_Bcast: the algorithm table and the entry point.
+// MPI_Bcast: the algorithm table and the entry point. Algorithms written as schedules
+// (coll/nb_algorithms.h) serve here through viaSchedule: the plan is compiled and run to
+// completion at once.
 #include "coll/algorithm.h"
 #include "coll/algorithms.h"
+#include "coll/nb_algorithms.h"
 #include "coll/util.h"
 
 namespace ccmpi::coll {
 namespace {
+
+template <ScheduleFn F>
+int viaSchedule(void* buf, int64_t count, MPI_Datatype type, int root, comm::Comm& c) {
+  return runBlocking(makeBcastPlan(buf, count, type, root, c, "bcast"), F);
+}
 
 const Algorithm<BcastFn> kAlgorithms[] = {
     {"binomial", "binomial tree from the root, ceil(log2 n) rounds of the whole buffer",
@@ -15,8 +23,9 @@ AlgorithmTable gTable("bcast", "CCMPI_BCAST_ALGORITHM", kAlgorithms);
 }  // namespace
 
 int bcastSelect(void* buf, int64_t count, MPI_Datatype type, int root, comm::Comm& c) {
-  if (c.size == 1 || dataBytes(count, type) == 0) return MPI_SUCCESS;
-  return gTable.run(SelectContext{c.size, true}, buf, count, type, root, c);
+  const int64_t bytes = dataBytes(count, type);
+  if (c.size == 1 || bytes == 0) return MPI_SUCCESS;
+  return gTable.run(SelectContext{c.size, true, bytes, &c}, buf, count, type, root, c);
 }
 
 int bcast(void* buf, int count, MPI_Datatype type, int root, comm::Comm& c) {

@@ -14,15 +14,22 @@ AlgorithmTable gTable("ibcast", "CCMPI_IBCAST_ALGORITHM", kAlgorithms);
 
 }  // namespace
 
-int ibcast(void* buf, int count, MPI_Datatype type, int root, comm::Comm& c, Mode mode,
-           p2p::Request** out) {
-  auto p = std::make_shared<Plan>(c, "ibcast");
+std::shared_ptr<Plan> makeBcastPlan(void* buf, int64_t count, MPI_Datatype type, int root,
+                                    comm::Comm& c, const char* collective) {
+  auto p = std::make_shared<Plan>(c, collective);
   p->args.recvbuf = buf;
   p->args.recvcount = count;
   p->args.recvtype = type;
   p->args.root = root;
+  return p;
+}
+
+int ibcast(void* buf, int count, MPI_Datatype type, int root, comm::Comm& c, Mode mode,
+           p2p::Request** out) {
+  auto p = makeBcastPlan(buf, count, type, root, c, "ibcast");
+  const int64_t bytes = dataBytes(count, type);
   int rc = MPI_SUCCESS;
-  if (c.size > 1 && dataBytes(count, type) > 0) rc = gTable.run(SelectContext{c.size, true}, *p);
+  if (c.size > 1 && bytes > 0) rc = gTable.run(SelectContext{c.size, true, bytes, &c}, *p);
   return launch(std::move(p), rc, mode, out);
 }
 

@@ -1,0 +1,194 @@
+// The rule table (see rules.h): the built-in rules, the CCMPI_COLL_RULES file, parsing.
+//
+// How the built-in rules were made: bench/coll/rules.sh forces every algorithm of a
+// collective in turn (CCMPI_<COLL>_ALGORITHM) and times it with bench/coll/coll_sweep.c at
+// 4, 8 and 16 ranks over message sizes from 8 B to 4 MiB, on one machine (TCP over
+// loopback, ranks sharing its cores); the rules name the fastest algorithm of each
+// (ranks, size) cell, merged into ranges. Its output and the figures behind these rules
+// are in docs/results/coll-rules/. On a network with other costs, measure again and hand
+// the result in with CCMPI_COLL_RULES (the same format).
+#include "coll/rules.h"
+
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "base/tunables.h"
+#include "coll/coll.h"
+
+namespace ccmpi::coll {
+namespace {
+
+Tunable<std::string> kRulesFile(
+    "CCMPI_COLL_RULES", "",
+    "file of collective selection rules replacing the built-in table (see ccmpi_info "
+    "--algorithms for the rules in force and the format)");
+
+// The built-in rules, in the file format.
+const char kBuiltinRules[] = R"(
+# collective            ranks   bytes        algorithm
+barrier                 *       *            dissemination
+bcast                   *       *            binomial
+allreduce               *       *            recursive_doubling
+alltoall                *       *            pairwise
+)";
+
+bool parseRange(const std::string& t, int64_t* lo, int64_t* hi, bool sizes) {
+  auto num = [sizes](const std::string& s, int64_t* v) {
+    uint64_t u = 0;
+    if (s.empty()) return false;
+    if (sizes) {
+      if (!parseSize(s, &u)) return false;
+    } else {
+      for (char ch : s)
+        if (!isdigit(static_cast<unsigned char>(ch))) return false;
+      u = std::stoull(s);
+    }
+    if (u > static_cast<uint64_t>(INT64_MAX)) return false;
+    *v = static_cast<int64_t>(u);
+    return true;
+  };
+  if (t == "*") return true;
+  const size_t dash = t.find('-');
+  if (dash == std::string::npos) {
+    if (!num(t, lo)) return false;
+    *hi = *lo;
+    return true;
+  }
+  if (!num(t.substr(0, dash), lo)) return false;
+  const std::string h = t.substr(dash + 1);
+  if (h != "*" && !num(h, hi)) return false;
+  return *lo <= *hi;
+}
+
+std::string rangeText(int64_t lo, int64_t hi, int64_t max) {
+  if (lo == 0 && hi == max) return "*";
+  if (lo == 1 && hi == max && max == 0x7fffffff) return "*";
+  auto show = [](int64_t v) {
+    if (v != 0 && v % (1 << 20) == 0) return std::to_string(v >> 20) + "m";
+    if (v != 0 && v % 1024 == 0) return std::to_string(v >> 10) + "k";
+    return std::to_string(v);
+  };
+  if (lo == hi) return show(lo);
+  return show(lo) + "-" + (hi == max ? std::string("*") : show(hi));
+}
+
+bool knownAlgorithm(const std::string& coll, const std::string& alg, bool* knownColl) {
+  *knownColl = false;
+  for (const auto& d : algorithmTables()) {
+    if (d.collective != coll) continue;
+    *knownColl = true;
+    for (const auto& a : d.algorithms)
+      if (a.name == alg) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* error) {
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (size_t hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) w.push_back(x);
+    if (w.empty()) continue;
+    if (w.size() != 4) {
+      *error = "line " + std::to_string(n) +
+               ": expected 4 fields (collective ranks bytes algorithm), found " +
+               std::to_string(w.size());
+      return false;
+    }
+    Rule r;
+    r.collective = w[0];
+    r.algorithm = w[3];
+    r.line = n;
+    int64_t lo = 1, hi = 0x7fffffff;
+    if (!parseRange(w[1], &lo, &hi, false) || lo < 1 || hi > 0x7fffffff) {
+      *error = "line " + std::to_string(n) + ": bad communicator-size range '" + w[1] +
+               "' (N, A-B, A-* or *, sizes from 1)";
+      return false;
+    }
+    r.minRanks = static_cast<int>(lo);
+    r.maxRanks = static_cast<int>(hi);
+    if (!parseRange(w[2], &r.minBytes, &r.maxBytes, true)) {
+      *error = "line " + std::to_string(n) + ": bad message-size range '" + w[2] +
+               "' (N, A-B, A-* or *, with k/m/g suffixes)";
+      return false;
+    }
+    out->push_back(std::move(r));
+  }
+  return true;
+}
+
+std::string ruleText(const Rule& r) {
+  char buf[160];
+  snprintf(buf, sizeof buf, "%-22s %-8s %-12s %s", r.collective.c_str(),
+           rangeText(r.minRanks, r.maxRanks, 0x7fffffff).c_str(),
+           rangeText(r.minBytes, r.maxBytes, INT64_MAX).c_str(), r.algorithm.c_str());
+  return buf;
+}
+
+const std::vector<Rule>& activeRules(std::string* error, std::string* source) {
+  static std::once_flag once;
+  static std::vector<Rule> rules;
+  static std::string loadError, from;
+  std::call_once(once, [] {
+    const std::string path = kRulesFile.get();
+    std::string text = kBuiltinRules;
+    from = "built-in";
+    if (!path.empty()) {
+      from = path;
+      std::ifstream f(path);
+      if (!f) {
+        loadError = "CCMPI_COLL_RULES=" + path + ": cannot open the file";
+        return;
+      }
+      std::ostringstream ss;
+      ss << f.rdbuf();
+      text = ss.str();
+    }
+    std::vector<Rule> parsed;
+    std::string e;
+    if (!parseRules(text, &parsed, &e)) {
+      loadError = "CCMPI_COLL_RULES=" + path + ": " + e;
+      return;
+    }
+    for (const Rule& r : parsed) {
+      bool knownColl = false;
+      if (knownAlgorithm(r.collective, r.algorithm, &knownColl)) continue;
+      const std::string where =
+          path.empty() ? "built-in rules"
+                       : "CCMPI_COLL_RULES=" + path + ": line " + std::to_string(r.line);
+      loadError = knownColl ? where + ": " + r.collective + " has no algorithm '" + r.algorithm +
+                                  "' (ccmpi_info --algorithms lists them)"
+                            : where + ": no collective '" + r.collective + "'";
+      return;
+    }
+    rules = std::move(parsed);
+  });
+  if (error) *error = loadError;
+  if (source) *source = from;
+  return rules;
+}
+
+std::vector<std::string> ruleLines(const std::string& collective) {
+  std::vector<std::string> lines;
+  for (const Rule& r : activeRules(nullptr, nullptr))
+    if (r.collective == collective) lines.push_back(ruleText(r));
+  return lines;
+}
+
+std::string rulesSource(std::string* error) {
+  std::string source;
+  activeRules(error, &source);
+  return source;
+}
+
+}  // namespace ccmpi::coll

@@ -1,0 +1,43 @@
+#pragma once
+// The rule table: which algorithm a collective uses by default, keyed by communicator size
+// and message size (SelectContext::bytes). Built in (coll/rules.cc, with how the rules
+// were measured), or replaced as a whole by the file named by CCMPI_COLL_RULES:
+//
+//   # collective   ranks    bytes       algorithm
+//   bcast          1-8      0-64k       binomial
+//   bcast          9-*      *           scatter_ring_allgather
+//   allreduce      *        1m-*        ring
+//
+// One rule a line: a collective's table name (bcast, ibcast, ...), an inclusive range of
+// communicator sizes and one of message bytes ("N", "A-B", "A-*" or "*"; sizes take k/m/g
+// suffixes, powers of 1024), and an algorithm of that table. '#' starts a comment. The
+// first rule that matches wins; a collective without a matching rule uses its table order.
+// A rule with a bytes range other than "*" never matches a call whose ranks do not share
+// a message size (bytes = -1).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ccmpi::coll {
+
+struct Rule {
+  std::string collective;
+  int minRanks = 1;
+  int maxRanks = 0x7fffffff;
+  int64_t minBytes = 0;
+  int64_t maxBytes = INT64_MAX;
+  std::string algorithm;
+  int line = 0;  // in the rules file (0 = built in)
+};
+
+// Parses rules text. On error returns false with *error = "line N: what".
+bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* error);
+// "bcast 1-8 0-64k binomial" (normalized).
+std::string ruleText(const Rule& r);
+
+// The rules in force, loaded on first use. *error is set (and the result empty) when the
+// CCMPI_COLL_RULES file cannot be read, does not parse, or names a collective or algorithm
+// that no table has.
+const std::vector<Rule>& activeRules(std::string* error, std::string* source);
+
+}  // namespace ccmpi::coll

@@ -1,0 +1,84 @@
+// The collective rule table: parsing, normalized text, and loading a rules file checked
+// against the algorithm tables (faked here: this test links rules.cc alone).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "coll/coll.h"
+#include "coll/rules.h"
+
+namespace ccmpi::coll {
+
+std::vector<CollectiveDescription> algorithmTables() {
+  CollectiveDescription b{
+      "bcast", "CCMPI_BCAST_ALGORITHM", {{"binomial", "", "", ""}, {"chain", "", "", ""}}};
+  return {b};
+}
+
+namespace {
+
+TEST(CollRules, ParsesRangesAndSuffixes) {
+  std::vector<Rule> r;
+  std::string err;
+  ASSERT_TRUE(
+      parseRules("# comment\n\nbcast 1-8 0-64k binomial  # tail\n"
+                 "bcast 9-* 1m-* chain\nbcast 4 * chain\nbcast * 100 binomial\n",
+                 &r, &err))
+      << err;
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0].collective, "bcast");
+  EXPECT_EQ(r[0].minRanks, 1);
+  EXPECT_EQ(r[0].maxRanks, 8);
+  EXPECT_EQ(r[0].minBytes, 0);
+  EXPECT_EQ(r[0].maxBytes, 64 * 1024);
+  EXPECT_EQ(r[0].line, 3);
+  EXPECT_EQ(r[1].minRanks, 9);
+  EXPECT_EQ(r[1].maxRanks, 0x7fffffff);
+  EXPECT_EQ(r[1].minBytes, 1 << 20);
+  EXPECT_EQ(r[1].maxBytes, INT64_MAX);
+  EXPECT_EQ(r[2].minRanks, 4);
+  EXPECT_EQ(r[2].maxRanks, 4);
+  EXPECT_EQ(r[2].minBytes, 0);
+  EXPECT_EQ(r[2].maxBytes, INT64_MAX);
+  EXPECT_EQ(r[3].minBytes, 100);
+  EXPECT_EQ(r[3].maxBytes, 100);
+  EXPECT_EQ(r[3].algorithm, "binomial");
+  EXPECT_NE(ruleText(r[0]).find("1-8"), std::string::npos);
+  EXPECT_NE(ruleText(r[0]).find("0-64k"), std::string::npos);
+  EXPECT_NE(ruleText(r[1]).find("1m-*"), std::string::npos);
+}
+
+TEST(CollRules, RejectsMalformedLines) {
+  const char* bad[] = {"bcast 1-8 binomial\n",        "bcast 0-4 * binomial\n",
+                       "bcast 8-4 * binomial\n",      "bcast x * binomial\n",
+                       "bcast * 4q binomial\n",       "bcast * 9-2 binomial\n",
+                       "bcast 1-8 * binomial extra\n"};
+  for (const char* text : bad) {
+    std::vector<Rule> r;
+    std::string err;
+    EXPECT_FALSE(parseRules(std::string("# first line\n") + text, &r, &err)) << text;
+    EXPECT_EQ(err.rfind("line 2: ", 0), 0u) << err;
+  }
+}
+
+TEST(CollRules, FileIsCheckedAgainstTheTables) {
+  char path[] = "/tmp/ccmpi_rules_XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  FILE* f = fdopen(fd, "w");
+  fputs("bcast * 0-1k binomial\nbcast * * nosuch\n", f);
+  fclose(f);
+  setenv("CCMPI_COLL_RULES", path, 1);
+  std::string err, source;
+  const std::vector<Rule>& rules = activeRules(&err, &source);
+  remove(path);
+  EXPECT_TRUE(rules.empty());
+  EXPECT_EQ(source, path);
+  EXPECT_NE(err.find("line 2: bcast has no algorithm 'nosuch'"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace ccmpi::coll
