@@ -21,7 +21,91 @@ namespace ccmpi::coll {
 std::shared_ptr<Plan> makeBcastPlan(void* buf, int64_t count, MPI_Datatype type, int root,
                                     comm::Comm& c, const char* collective);
 
+// allgather, allgatherv, alltoall, alltoallv, alltoallw (plans)
+std::shared_ptr<Plan> makeAllgatherPlan(const void* sendbuf, int64_t sendcount,
+                                        MPI_Datatype sendtype, void* recvbuf, int64_t recvcount,
+                                        MPI_Datatype recvtype, comm::Comm& c,
+                                        const char* collective);
+std::shared_ptr<Plan> makeAllgathervPlan(const void* sendbuf, int64_t sendcount,
+                                         MPI_Datatype sendtype, void* recvbuf,
+                                         const int* recvcounts, const int* displs,
+                                         MPI_Datatype recvtype, comm::Comm& c,
+                                         const char* collective);
+std::shared_ptr<Plan> makeAlltoallPlan(const void* sendbuf, int64_t sendcount,
+                                       MPI_Datatype sendtype, void* recvbuf, int64_t recvcount,
+                                       MPI_Datatype recvtype, comm::Comm& c,
+                                       const char* collective);
+std::shared_ptr<Plan> makeAlltoallvPlan(const void* sendbuf, const int* sendcounts,
+                                        const int* sdispls, MPI_Datatype sendtype, void* recvbuf,
+                                        const int* recvcounts, const int* rdispls,
+                                        MPI_Datatype recvtype, comm::Comm& c,
+                                        const char* collective);
+std::shared_ptr<Plan> makeAlltoallwPlan(const void* sendbuf, const int* sendcounts,
+                                        const int* sdispls, const MPI_Datatype* sendtypes,
+                                        void* recvbuf, const int* recvcounts, const int* rdispls,
+                                        const MPI_Datatype* recvtypes, comm::Comm& c,
+                                        const char* collective);
+
+// bcast, barrier, gather, gatherv, scatter, scatterv (plans)
+std::shared_ptr<Plan> makeBarrierPlan(comm::Comm& c, const char* collective);
+std::shared_ptr<Plan> makeGatherPlan(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype,
+                                     void* recvbuf, int64_t recvcount, MPI_Datatype recvtype,
+                                     int root, comm::Comm& c, const char* collective);
+// recvcounts/displs are read at the root only.
+std::shared_ptr<Plan> makeGathervPlan(const void* sendbuf, int64_t sendcount,
+                                      MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
+                                      const int* displs, MPI_Datatype recvtype, int root,
+                                      comm::Comm& c, const char* collective);
+std::shared_ptr<Plan> makeScatterPlan(const void* sendbuf, int64_t sendcount,
+                                      MPI_Datatype sendtype, void* recvbuf, int64_t recvcount,
+                                      MPI_Datatype recvtype, int root, comm::Comm& c,
+                                      const char* collective);
+// sendcounts/displs are read at the root only.
+std::shared_ptr<Plan> makeScattervPlan(const void* sendbuf, const int* sendcounts,
+                                       const int* displs, MPI_Datatype sendtype, void* recvbuf,
+                                       int64_t recvcount, MPI_Datatype recvtype, int root,
+                                       comm::Comm& c, const char* collective);
+
+// reduce, allreduce, reduce_scatter, reduce_scatter_block, scan, exscan (plans)
+std::shared_ptr<Plan> makeReducePlan(const void* sendbuf, void* recvbuf, int64_t count,
+                                     MPI_Datatype type, MPI_Op op, int root, comm::Comm& c,
+                                     const char* collective);
+std::shared_ptr<Plan> makeAllreducePlan(const void* sendbuf, void* recvbuf, int64_t count,
+                                        MPI_Datatype type, MPI_Op op, comm::Comm& c,
+                                        const char* collective);
+std::shared_ptr<Plan> makeReduceScatterPlan(const void* sendbuf, void* recvbuf,
+                                            const int* recvcounts, MPI_Datatype type, MPI_Op op,
+                                            comm::Comm& c, const char* collective);
+std::shared_ptr<Plan> makeReduceScatterBlockPlan(const void* sendbuf, void* recvbuf,
+                                                 int64_t recvcount, MPI_Datatype type, MPI_Op op,
+                                                 comm::Comm& c, const char* collective);
+std::shared_ptr<Plan> makeScanPlan(const void* sendbuf, void* recvbuf, int64_t count,
+                                   MPI_Datatype type, MPI_Op op, comm::Comm& c,
+                                   const char* collective);
+std::shared_ptr<Plan> makeExscanPlan(const void* sendbuf, void* recvbuf, int64_t count,
+                                     MPI_Datatype type, MPI_Op op, comm::Comm& c,
+                                     const char* collective);
+
 // --- algorithms (ScheduleFn) ---
+// bcast, barrier, gather, gatherv, scatter, scatterv (algorithms)
+int bcastLinearSchedule(Plan& p);
+int bcastChainSchedule(Plan& p);
+int bcastBinaryTreeSchedule(Plan& p);
+int bcastScatterRdAllgatherSchedule(Plan& p);
+int bcastScatterRingAllgatherSchedule(Plan& p);
+int barrierTreeSchedule(Plan& p);
+int gatherBinomialSchedule(Plan& p);
+int gathervBinomialSchedule(Plan& p);
+int scatterBinomialSchedule(Plan& p);
+int scattervBinomialSchedule(Plan& p);
+
+// allgather, allgatherv, alltoall, alltoallv, alltoallw (algorithms)
+int allgatherRecursiveDoublingSchedule(Plan& p);
+int allgatherBruckSchedule(Plan& p);
+int allgathervRecursiveDoublingSchedule(Plan& p);
+int allgathervBruckSchedule(Plan& p);
+int alltoallBruckSchedule(Plan& p);
+
 int ibarrierDissemination(Plan& p);
 int ibcastBinomial(Plan& p);
 int ireduceBinomial(Plan& p);
@@ -44,6 +128,65 @@ int ireduceScatterReduceScatterv(Plan& p);
 int ireduceScatterBlockReduceScatter(Plan& p);
 int iscanRecursiveDoubling(Plan& p);
 int iexscanRecursiveDoubling(Plan& p);
+
+// bcast (building blocks)
+// The pipelined broadcast down any tree (`parent` -1 at the root; `children` and `parent`
+// are communicator ranks) in segments of CCMPI_BCAST_SEGMENT bytes of the packed buffer.
+void addBcastPipelined(Schedule& s, void* buf, int64_t count, MPI_Datatype type, int parent,
+                       const std::vector<int>& children);
+// The broadcast buffer as a stream of bytes for the scatter-allgather broadcasts: the buffer
+// itself when its type is contiguous, else a temporary (packed at the root by a step added
+// here; addBcastUnpackBytes adds the final unpack elsewhere). Then the binomial scatter of
+// its bytes: block i (bytes [i*chunk, (i+1)*chunk) clipped to the buffer) ends up at the
+// rank root+i.
+unsigned char* addBcastPackBytes(Schedule& s, void* buf, int64_t count, MPI_Datatype type,
+                                 int root);
+void addBcastScatterBytes(Schedule& s, unsigned char* bytes, int64_t total, int64_t chunk,
+                          int root);
+void addBcastUnpackBytes(Schedule& s, unsigned char* bytes, void* buf, int64_t count,
+                         MPI_Datatype type, int root);
+// gatherv, scatterv (building blocks)
+// A phase whose steps depend on data earlier rounds received (message sizes a rank learns
+// only at run time): when s reaches it, `build` fills a fresh schedule on the same
+// communicator and tag, which runs to completion (its error becomes s's) before the next
+// round of s starts. Peers must order their messages to this rank as the phases do.
+void addDeferredPhase(Schedule& s, std::function<void(Schedule& inner)> build);
+
+// reduce, allreduce, reduce_scatter, reduce_scatter_block, scan, exscan (algorithms)
+int reduceLinearSchedule(Plan& p);
+int reduceRabenseifnerSchedule(Plan& p);
+int allreduceRingSchedule(Plan& p);
+int allreduceRabenseifnerSchedule(Plan& p);
+int reduceScatterRecursiveHalvingSchedule(Plan& p);
+int reduceScatterPairwiseSchedule(Plan& p);
+int reduceScatterBlockRecursiveHalvingSchedule(Plan& p);
+int reduceScatterBlockPairwiseSchedule(Plan& p);
+int scanLinearSchedule(Plan& p);
+int exscanLinearSchedule(Plan& p);
+// reduce, allreduce, reduce_scatter, reduce_scatter_block (building blocks)
+// The ranks left after folding n ranks to p = floorPow2(n): among the first 2*(n-p) the
+// even ones hand their vector to the odd one above and sit out. Virtual rank of a rank
+// (-1 for one that sits out), and the rank of a virtual rank.
+int foldedRank(int rank, int n);
+int unfoldedRank(int vrank, int n);
+// Fold step for commutative ops: a rank that sits out sends `mine`; its partner receives
+// it into tmp and combines it into work (which already holds its own vector).
+void addFold(Schedule& s, const void* mine, void* work, void* tmp, int64_t count,
+             MPI_Datatype type, MPI_Op op);
+// Recursive halving among the p virtual ranks (commutative ops): work holds this rank's
+// (folded) vector, bounds[0..p] the element offsets of the p virtual blocks, tmp a
+// temporary laid out like work. Afterwards virtual block v of work holds the reduction
+// over all ranks. Only virtual ranks (foldedRank >= 0) call it.
+void addRecursiveHalving(Schedule& s, void* work, void* tmp, const std::vector<int64_t>& bounds,
+                         MPI_Datatype type, MPI_Op op);
+// Reduce_scatter building blocks: `in` is the whole vector, block i has counts[i] elements
+// (blocks back to back in rank order); `out` receives this rank's reduced block. `in` is
+// read only in the first round and `out` written only in the last, so in == out works
+// (MPI_IN_PLACE). Halving: commutative ops only. Pairwise: any op (rank order kept).
+void addReduceScatterHalving(Schedule& s, const void* in, void* out,
+                             const std::vector<int64_t>& counts, MPI_Datatype type, MPI_Op op);
+void addReduceScatterPairwise(Schedule& s, const void* in, void* out,
+                              const std::vector<int64_t>& counts, MPI_Datatype type, MPI_Op op);
 
 // --- building blocks: append one collective's rounds to s (s.size() > 1) ---
 void addBcastBinomial(Schedule& s, void* buf, int64_t count, MPI_Datatype type, int root);

@@ -1,14 +1,29 @@
-// MPI_Allgather: the algorithm table and the entry point.
+// MPI_Allgather: the algorithm table and the entry point. Algorithms written as schedules
+// (coll/nb_algorithms.h) serve here through viaSchedule: the plan is compiled and run to
+// completion at once.
 #include "coll/algorithm.h"
 #include "coll/algorithms.h"
+#include "coll/nb_algorithms.h"
 #include "coll/util.h"
 
 namespace ccmpi::coll {
 namespace {
 
+template <ScheduleFn F>
+int viaSchedule(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int64_t recvcount, MPI_Datatype recvtype, comm::Comm& c) {
+  return runBlocking(
+      makeAllgatherPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, "allgather"),
+      F);
+}
+
 const Algorithm<AllgatherFn> kAlgorithms[] = {
     {"ring", "n-1 steps, each rank forwards one block to its right neighbour", allgatherRing,
      kAnySize},
+    {"recursive_doubling", "log2 rounds exchanging doubling block ranges with r^2^k (folds extras)",
+     viaSchedule<allgatherRecursiveDoublingSchedule>, kAnySize},
+    {"bruck", "ceil(log2 n) rounds: send held blocks r..r+2^k-1 to r-2^k, any n",
+     viaSchedule<allgatherBruckSchedule>, kAnySize},
 };
 AlgorithmTable gTable("allgather", "CCMPI_ALLGATHER_ALGORITHM", kAlgorithms);
 
@@ -17,8 +32,11 @@ AlgorithmTable gTable("allgather", "CCMPI_ALLGATHER_ALGORITHM", kAlgorithms);
 int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
               int recvcount, MPI_Datatype recvtype, comm::Comm& c) {
   ++c.collSeq;
-  return gTable.run(SelectContext{c.size, true}, sendbuf, static_cast<int64_t>(sendcount), sendtype,
-                    recvbuf, static_cast<int64_t>(recvcount), recvtype, c);
+  // One block, from the receive side (always significant, the same at every rank).
+  const int64_t bytes = dataBytes(recvcount, recvtype);
+  return gTable.run(SelectContext{c.size, true, bytes, &c}, sendbuf,
+                    static_cast<int64_t>(sendcount), sendtype, recvbuf,
+                    static_cast<int64_t>(recvcount), recvtype, c);
 }
 
 }  // namespace ccmpi::coll

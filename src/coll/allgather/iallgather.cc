@@ -9,14 +9,20 @@ namespace {
 const Algorithm<ScheduleFn> kAlgorithms[] = {
     {"ring", "n-1 rounds, each rank forwards one block to its right neighbour", iallgatherRing,
      kAnySize},
+    {"recursive_doubling", "log2 rounds exchanging doubling block ranges with r^2^k (folds extras)",
+     allgatherRecursiveDoublingSchedule, kAnySize},
+    {"bruck", "ceil(log2 n) rounds: send held blocks r..r+2^k-1 to r-2^k, any n",
+     allgatherBruckSchedule, kAnySize},
 };
 AlgorithmTable gTable("iallgather", "CCMPI_IALLGATHER_ALGORITHM", kAlgorithms);
 
 }  // namespace
 
-int iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-               int recvcount, MPI_Datatype recvtype, comm::Comm& c, Mode mode, p2p::Request** out) {
-  auto p = std::make_shared<Plan>(c, "iallgather");
+std::shared_ptr<Plan> makeAllgatherPlan(const void* sendbuf, int64_t sendcount,
+                                        MPI_Datatype sendtype, void* recvbuf, int64_t recvcount,
+                                        MPI_Datatype recvtype, comm::Comm& c,
+                                        const char* collective) {
+  auto p = std::make_shared<Plan>(c, collective);
   CollArgs& a = p->args;
   a.sendbuf = sendbuf;
   a.sendcount = sendcount;
@@ -24,7 +30,16 @@ int iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   a.recvbuf = recvbuf;
   a.recvcount = recvcount;
   a.recvtype = recvtype;
-  const int rc = gTable.run(SelectContext{c.size, true}, *p);
+  return p;
+}
+
+int iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               int recvcount, MPI_Datatype recvtype, comm::Comm& c, Mode mode, p2p::Request** out) {
+  auto p = makeAllgatherPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c,
+                             "iallgather");
+  // One block, from the receive side (always significant, the same at every rank).
+  const int64_t bytes = dataBytes(recvcount, recvtype);
+  const int rc = gTable.run(SelectContext{c.size, true, bytes, &c}, *p);
   return launch(std::move(p), rc, mode, out);
 }
 

@@ -1,14 +1,29 @@
-// MPI_Alltoall: the algorithm table and the entry point.
+// MPI_Alltoall: the algorithm table and the entry point. Algorithms written as schedules
+// (coll/nb_algorithms.h) serve here through viaSchedule: the plan is compiled and run to
+// completion at once.
 #include "coll/algorithm.h"
 #include "coll/algorithms.h"
+#include "coll/nb_algorithms.h"
 #include "coll/util.h"
 
 namespace ccmpi::coll {
 namespace {
 
+template <ScheduleFn F>
+int viaSchedule(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int64_t recvcount, MPI_Datatype recvtype, comm::Comm& c) {
+  return runBlocking(
+      makeAlltoallPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, "alltoall"),
+      F);
+}
+
 const Algorithm<AlltoallFn> kAlgorithms[] = {
     {"pairwise", "n-1 permutation steps, rank r sends to r+i and receives from r-i",
      alltoallPairwise, kAnySize},
+    {"linear", "one round: every receive and send posted at once", viaSchedule<ialltoallLinear>,
+     kAnySize},
+    {"bruck", "ceil(log2 n) rounds of packed blocks (index bit k set) to r+2^k, rotations",
+     viaSchedule<alltoallBruckSchedule>, kAnySize},
 };
 AlgorithmTable gTable("alltoall", "CCMPI_ALLTOALL_ALGORITHM", kAlgorithms);
 
@@ -17,8 +32,11 @@ AlgorithmTable gTable("alltoall", "CCMPI_ALLTOALL_ALGORITHM", kAlgorithms);
 int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
              int recvcount, MPI_Datatype recvtype, comm::Comm& c) {
   ++c.collSeq;
-  return gTable.run(SelectContext{c.size, true}, sendbuf, static_cast<int64_t>(sendcount), sendtype,
-                    recvbuf, static_cast<int64_t>(recvcount), recvtype, c);
+  // One block, from the receive side (always significant, the same at every rank).
+  const int64_t bytes = dataBytes(recvcount, recvtype);
+  return gTable.run(SelectContext{c.size, true, bytes, &c}, sendbuf,
+                    static_cast<int64_t>(sendcount), sendtype, recvbuf,
+                    static_cast<int64_t>(recvcount), recvtype, c);
 }
 
 }  // namespace ccmpi::coll

@@ -10,14 +10,18 @@ const Algorithm<ScheduleFn> kAlgorithms[] = {
     {"linear", "one round: every receive and send posted at once", ialltoallLinear, kAnySize},
     {"pairwise", "n-1 rounds, round i sends to r+i and receives from r-i", ialltoallPairwise,
      kAnySize},
+    {"bruck", "ceil(log2 n) rounds of packed blocks (index bit k set) to r+2^k, rotations",
+     alltoallBruckSchedule, kAnySize},
 };
 AlgorithmTable gTable("ialltoall", "CCMPI_IALLTOALL_ALGORITHM", kAlgorithms);
 
 }  // namespace
 
-int ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-              int recvcount, MPI_Datatype recvtype, comm::Comm& c, Mode mode, p2p::Request** out) {
-  auto p = std::make_shared<Plan>(c, "ialltoall");
+std::shared_ptr<Plan> makeAlltoallPlan(const void* sendbuf, int64_t sendcount,
+                                       MPI_Datatype sendtype, void* recvbuf, int64_t recvcount,
+                                       MPI_Datatype recvtype, comm::Comm& c,
+                                       const char* collective) {
+  auto p = std::make_shared<Plan>(c, collective);
   CollArgs& a = p->args;
   a.sendbuf = sendbuf;
   a.sendcount = sendcount;
@@ -25,7 +29,16 @@ int ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
   a.recvbuf = recvbuf;
   a.recvcount = recvcount;
   a.recvtype = recvtype;
-  const int rc = gTable.run(SelectContext{c.size, true}, *p);
+  return p;
+}
+
+int ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, comm::Comm& c, Mode mode, p2p::Request** out) {
+  auto p =
+      makeAlltoallPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c, "ialltoall");
+  // One block, from the receive side (always significant, the same at every rank).
+  const int64_t bytes = dataBytes(recvcount, recvtype);
+  const int rc = gTable.run(SelectContext{c.size, true, bytes, &c}, *p);
   return launch(std::move(p), rc, mode, out);
 }
 

@@ -1,13 +1,27 @@
-// MPI_Alltoallv: the algorithm table and the entry point.
+// MPI_Alltoallv: the algorithm table and the entry point. Algorithms written as schedules
+// (coll/nb_algorithms.h) serve here through viaSchedule: the plan is compiled and run to
+// completion at once.
 #include "coll/algorithm.h"
 #include "coll/algorithms.h"
+#include "coll/nb_algorithms.h"
 #include "coll/util.h"
 
 namespace ccmpi::coll {
 namespace {
 
+template <ScheduleFn F>
+int viaSchedule(const void* sendbuf, const int* sendcounts, const int* sdispls,
+                MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls,
+                MPI_Datatype recvtype, comm::Comm& c) {
+  return runBlocking(makeAlltoallvPlan(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                       rdispls, recvtype, c, "alltoallv"),
+                     F);
+}
+
 const Algorithm<AlltoallvFn> kAlgorithms[] = {
     {"linear", "post every receive and send at once, then wait for all", alltoallvLinear, kAnySize},
+    {"pairwise", "n-1 rounds, round i sends to r+i and receives from r-i",
+     viaSchedule<ialltoallvPairwise>, kAnySize},
 };
 AlgorithmTable gTable("alltoallv", "CCMPI_ALLTOALLV_ALGORITHM", kAlgorithms);
 
@@ -17,8 +31,8 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
               MPI_Datatype recvtype, comm::Comm& c) {
   ++c.collSeq;
-  return gTable.run(SelectContext{c.size, true}, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                    recvcounts, rdispls, recvtype, c);
+  return gTable.run(SelectContext{c.size, true, -1, &c}, sendbuf, sendcounts, sdispls, sendtype,
+                    recvbuf, recvcounts, rdispls, recvtype, c);
 }
 
 }  // namespace ccmpi::coll

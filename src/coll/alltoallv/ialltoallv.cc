@@ -15,10 +15,12 @@ AlgorithmTable gTable("ialltoallv", "CCMPI_IALLTOALLV_ALGORITHM", kAlgorithms);
 
 }  // namespace
 
-int ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
-               MPI_Datatype recvtype, comm::Comm& c, Mode mode, p2p::Request** out) {
-  auto p = std::make_shared<Plan>(c, "ialltoallv");
+std::shared_ptr<Plan> makeAlltoallvPlan(const void* sendbuf, const int* sendcounts,
+                                        const int* sdispls, MPI_Datatype sendtype, void* recvbuf,
+                                        const int* recvcounts, const int* rdispls,
+                                        MPI_Datatype recvtype, comm::Comm& c,
+                                        const char* collective) {
+  auto p = std::make_shared<Plan>(c, collective);
   CollArgs& a = p->args;
   a.sendbuf = sendbuf;
   a.sendtype = sendtype;
@@ -30,7 +32,15 @@ int ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
   }
   a.recvcounts.assign(recvcounts, recvcounts + c.size);
   a.rdispls.assign(rdispls, rdispls + c.size);
-  const int rc = gTable.run(SelectContext{c.size, true}, *p);
+  return p;
+}
+
+int ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+               MPI_Datatype recvtype, comm::Comm& c, Mode mode, p2p::Request** out) {
+  auto p = makeAlltoallvPlan(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                             recvtype, c, "ialltoallv");
+  const int rc = gTable.run(SelectContext{c.size, true, -1, &c}, *p);
   return launch(std::move(p), rc, mode, out);
 }
 

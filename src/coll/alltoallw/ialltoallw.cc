@@ -15,11 +15,12 @@ AlgorithmTable gTable("ialltoallw", "CCMPI_IALLTOALLW_ALGORITHM", kAlgorithms);
 
 }  // namespace
 
-int ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
-               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-               const int rdispls[], const MPI_Datatype recvtypes[], comm::Comm& c, Mode mode,
-               p2p::Request** out) {
-  auto p = std::make_shared<Plan>(c, "ialltoallw");
+std::shared_ptr<Plan> makeAlltoallwPlan(const void* sendbuf, const int* sendcounts,
+                                        const int* sdispls, const MPI_Datatype* sendtypes,
+                                        void* recvbuf, const int* recvcounts, const int* rdispls,
+                                        const MPI_Datatype* recvtypes, comm::Comm& c,
+                                        const char* collective) {
+  auto p = std::make_shared<Plan>(c, collective);
   CollArgs& a = p->args;
   a.sendbuf = sendbuf;
   a.recvbuf = recvbuf;
@@ -31,7 +32,16 @@ int ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
   a.recvcounts.assign(recvcounts, recvcounts + c.size);
   a.rdispls.assign(rdispls, rdispls + c.size);
   a.recvtypes.assign(recvtypes, recvtypes + c.size);
-  const int rc = gTable.run(SelectContext{c.size, true}, *p);
+  return p;
+}
+
+int ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+               const int rdispls[], const MPI_Datatype recvtypes[], comm::Comm& c, Mode mode,
+               p2p::Request** out) {
+  auto p = makeAlltoallwPlan(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                             recvtypes, c, "ialltoallw");
+  const int rc = gTable.run(SelectContext{c.size, true, -1, &c}, *p);
   return launch(std::move(p), rc, mode, out);
 }
 

@@ -1,13 +1,23 @@
-// MPI_Barrier: the algorithm table and the entry point.
+// MPI_Barrier: the algorithm table and the entry point. Algorithms written as schedules
+// (coll/nb_algorithms.h) serve here through viaSchedule: the plan is compiled and run to
+// completion at once.
 #include "coll/algorithm.h"
 #include "coll/algorithms.h"
+#include "coll/nb_algorithms.h"
 
 namespace ccmpi::coll {
 namespace {
 
+template <ScheduleFn F>
+int viaSchedule(comm::Comm& c) {
+  return runBlocking(makeBarrierPlan(c, "barrier"), F);
+}
+
 const Algorithm<BarrierFn> kAlgorithms[] = {
     {"dissemination", "ceil(log2 n) rounds; rank r signals r+2^k and waits for r-2^k",
      barrierDissemination, kAnySize},
+    {"tree", "arrivals gathered to rank 0 up a binomial tree, release sent down it",
+     viaSchedule<barrierTreeSchedule>, kAnySize},
 };
 AlgorithmTable gTable("barrier", "CCMPI_BARRIER_ALGORITHM", kAlgorithms);
 
@@ -16,7 +26,7 @@ AlgorithmTable gTable("barrier", "CCMPI_BARRIER_ALGORITHM", kAlgorithms);
 int barrier(comm::Comm& c) {
   ++c.collSeq;
   if (c.size == 1) return MPI_SUCCESS;
-  return gTable.run(SelectContext{c.size, true}, c);
+  return gTable.run(SelectContext{c.size, true, 0, &c}, c);
 }
 
 }  // namespace ccmpi::coll

@@ -17,6 +17,16 @@ int viaSchedule(void* buf, int64_t count, MPI_Datatype type, int root, comm::Com
 const Algorithm<BcastFn> kAlgorithms[] = {
     {"binomial", "binomial tree from the root, ceil(log2 n) rounds of the whole buffer",
      bcastBinomial, kAnySize},
+    {"linear", "the root sends the whole buffer to every rank, all at once; one round",
+     viaSchedule<bcastLinearSchedule>, kAnySize},
+    {"chain", "pipeline root -> root+1 -> ...: segments received and forwarded in rounds",
+     viaSchedule<bcastChainSchedule>, kAnySize, "CCMPI_BCAST_SEGMENT"},
+    {"binary_tree", "pipelined binary tree: segments received and forwarded to 2 children",
+     viaSchedule<bcastBinaryTreeSchedule>, kAnySize, "CCMPI_BCAST_SEGMENT"},
+    {"scatter_rd_allgather", "binomial scatter of the bytes + recursive-doubling allgather",
+     viaSchedule<bcastScatterRdAllgatherSchedule>, kPowerOfTwo},
+    {"scatter_ring_allgather", "binomial scatter of the bytes + ring allgather",
+     viaSchedule<bcastScatterRingAllgatherSchedule>, kAnySize},
 };
 AlgorithmTable gTable("bcast", "CCMPI_BCAST_ALGORITHM", kAlgorithms);
 

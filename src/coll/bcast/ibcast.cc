@@ -9,6 +9,16 @@ namespace {
 const Algorithm<ScheduleFn> kAlgorithms[] = {
     {"binomial", "binomial tree from the root: receive once, then send to all children at once",
      ibcastBinomial, kAnySize},
+    {"linear", "the root sends the whole buffer to every rank, all at once; one round",
+     bcastLinearSchedule, kAnySize},
+    {"chain", "pipeline root -> root+1 -> ...: segments received and forwarded in rounds",
+     bcastChainSchedule, kAnySize, "CCMPI_BCAST_SEGMENT"},
+    {"binary_tree", "pipelined binary tree: segments received and forwarded to 2 children",
+     bcastBinaryTreeSchedule, kAnySize, "CCMPI_BCAST_SEGMENT"},
+    {"scatter_rd_allgather", "binomial scatter of the bytes + recursive-doubling allgather",
+     bcastScatterRdAllgatherSchedule, kPowerOfTwo},
+    {"scatter_ring_allgather", "binomial scatter of the bytes + ring allgather",
+     bcastScatterRingAllgatherSchedule, kAnySize},
 };
 AlgorithmTable gTable("ibcast", "CCMPI_IBCAST_ALGORITHM", kAlgorithms);
 

@@ -9,15 +9,18 @@ namespace {
 const Algorithm<ScheduleFn> kAlgorithms[] = {
     {"linear", "the root posts all receives at once; n-1 messages at most", igathervLinear,
      kAnySize},
+    {"binomial", "counts gathered up a binomial tree, then the blocks, aggregated per subtree",
+     gathervBinomialSchedule, kAnySize},
 };
 AlgorithmTable gTable("igatherv", "CCMPI_IGATHERV_ALGORITHM", kAlgorithms);
 
 }  // namespace
 
-int igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-             comm::Comm& c, Mode mode, p2p::Request** out) {
-  auto p = std::make_shared<Plan>(c, "igatherv");
+std::shared_ptr<Plan> makeGathervPlan(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype,
+                                      void* recvbuf, const int* recvcounts, const int* displs,
+                                      MPI_Datatype recvtype, int root, comm::Comm& c,
+                                      const char* collective) {
+  auto p = std::make_shared<Plan>(c, collective);
   CollArgs& a = p->args;
   a.sendbuf = sendbuf;
   a.sendcount = sendcount;
@@ -29,7 +32,15 @@ int igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
     a.recvcounts.assign(recvcounts, recvcounts + c.size);
     a.rdispls.assign(displs, displs + c.size);
   }
-  const int rc = gTable.run(SelectContext{c.size, true}, *p);
+  return p;
+}
+
+int igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+             comm::Comm& c, Mode mode, p2p::Request** out) {
+  auto p = makeGathervPlan(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           root, c, "igatherv");
+  const int rc = gTable.run(SelectContext{c.size, true, -1, &c}, *p);
   return launch(std::move(p), rc, mode, out);
 }
 

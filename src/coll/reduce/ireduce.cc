@@ -2,6 +2,7 @@
 #include "coll/algorithm.h"
 #include "coll/coll_nb.h"
 #include "coll/nb_algorithms.h"
+#include "coll/util.h"
 #include "op/op.h"
 
 namespace ccmpi::coll {
@@ -13,14 +14,20 @@ const Algorithm<ScheduleFn> kAlgorithms[] = {
     {"ordered_binomial",
      "binomial tree rooted at rank 0 combining in rank order, then rank 0 -> root",
      ireduceOrderedBinomial, kAnySize},
+    {"linear", "the root receives every vector at once and combines them in rank order",
+     reduceLinearSchedule, kAnySize},
+    {"rabenseifner",
+     "recursive-halving reduce-scatter, then binomial gather of the blocks to the root",
+     reduceRabenseifnerSchedule, kCommutativeOp},
 };
 AlgorithmTable gTable("ireduce", "CCMPI_IREDUCE_ALGORITHM", kAlgorithms);
 
 }  // namespace
 
-int ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
-            comm::Comm& c, Mode mode, p2p::Request** out) {
-  auto p = std::make_shared<Plan>(c, "ireduce");
+std::shared_ptr<Plan> makeReducePlan(const void* sendbuf, void* recvbuf, int64_t count,
+                                     MPI_Datatype type, MPI_Op op, int root, comm::Comm& c,
+                                     const char* collective) {
+  auto p = std::make_shared<Plan>(c, collective);
   CollArgs& a = p->args;
   a.sendbuf = sendbuf;
   a.recvbuf = recvbuf;
@@ -28,12 +35,18 @@ int ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MP
   a.recvtype = type;
   a.op = op;
   a.root = root;
+  return p;
+}
+
+int ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+            comm::Comm& c, Mode mode, p2p::Request** out) {
+  auto p = makeReducePlan(sendbuf, recvbuf, count, type, op, root, c, "ireduce");
   int rc = MPI_SUCCESS;
   if (count == 0) {
   } else if (c.size == 1) {
     if (sendbuf != MPI_IN_PLACE) p->schedule->copy(sendbuf, count, type, recvbuf, count, type);
   } else {
-    rc = gTable.run(SelectContext{c.size, op::isCommutative(op)}, *p);
+    rc = gTable.run(SelectContext{c.size, op::isCommutative(op), dataBytes(count, type), &c}, *p);
   }
   return launch(std::move(p), rc, mode, out);
 }

@@ -24,8 +24,8 @@ int scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_O
     if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
     return copyLocal(sendbuf, count, type, recvbuf, count, type);
   }
-  return gTable.run(SelectContext{c.size, op::isCommutative(op)}, sendbuf, recvbuf,
-                    static_cast<int64_t>(count), type, op, c);
+  return gTable.run(SelectContext{c.size, op::isCommutative(op), dataBytes(count, type), &c},
+                    sendbuf, recvbuf, static_cast<int64_t>(count), type, op, c);
 }
 
 }  // namespace ccmpi::coll

@@ -8,15 +8,17 @@ namespace {
 
 const Algorithm<ScheduleFn> kAlgorithms[] = {
     {"linear", "the root starts all sends at once; n-1 messages", iscatterLinear, kAnySize},
+    {"binomial", "binomial tree from the root, subtrees' blocks forwarded; ceil(log2 n) rounds",
+     scatterBinomialSchedule, kAnySize},
 };
 AlgorithmTable gTable("iscatter", "CCMPI_ISCATTER_ALGORITHM", kAlgorithms);
 
 }  // namespace
 
-int iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-             int recvcount, MPI_Datatype recvtype, int root, comm::Comm& c, Mode mode,
-             p2p::Request** out) {
-  auto p = std::make_shared<Plan>(c, "iscatter");
+std::shared_ptr<Plan> makeScatterPlan(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype,
+                                      void* recvbuf, int64_t recvcount, MPI_Datatype recvtype,
+                                      int root, comm::Comm& c, const char* collective) {
+  auto p = std::make_shared<Plan>(c, collective);
   CollArgs& a = p->args;
   a.sendbuf = sendbuf;
   a.sendcount = sendcount;
@@ -25,7 +27,18 @@ int iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
   a.recvcount = recvcount;
   a.recvtype = recvtype;
   a.root = root;
-  const int rc = gTable.run(SelectContext{c.size, true}, *p);
+  return p;
+}
+
+int iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, comm::Comm& c, Mode mode,
+             p2p::Request** out) {
+  auto p = makeScatterPlan(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, c,
+                           "iscatter");
+  // One block, from the side significant here (the send side at the root).
+  const int64_t bytes =
+      c.rank == root ? dataBytes(sendcount, sendtype) : dataBytes(recvcount, recvtype);
+  const int rc = gTable.run(SelectContext{c.size, true, bytes, &c}, *p);
   return launch(std::move(p), rc, mode, out);
 }
 

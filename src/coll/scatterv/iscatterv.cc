@@ -9,15 +9,18 @@ namespace {
 const Algorithm<ScheduleFn> kAlgorithms[] = {
     {"linear", "the root starts all sends at once; n-1 messages at most", iscattervLinear,
      kAnySize},
+    {"binomial", "counts sent down a binomial tree, then the blocks, forwarded per subtree",
+     scattervBinomialSchedule, kAnySize},
 };
 AlgorithmTable gTable("iscatterv", "CCMPI_ISCATTERV_ALGORITHM", kAlgorithms);
 
 }  // namespace
 
-int iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-              MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-              comm::Comm& c, Mode mode, p2p::Request** out) {
-  auto p = std::make_shared<Plan>(c, "iscatterv");
+std::shared_ptr<Plan> makeScattervPlan(const void* sendbuf, const int* sendcounts,
+                                       const int* displs, MPI_Datatype sendtype, void* recvbuf,
+                                       int64_t recvcount, MPI_Datatype recvtype, int root,
+                                       comm::Comm& c, const char* collective) {
+  auto p = std::make_shared<Plan>(c, collective);
   CollArgs& a = p->args;
   a.sendbuf = sendbuf;
   a.sendtype = sendtype;
@@ -29,7 +32,15 @@ int iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
     a.sendcounts.assign(sendcounts, sendcounts + c.size);
     a.sdispls.assign(displs, displs + c.size);
   }
-  const int rc = gTable.run(SelectContext{c.size, true}, *p);
+  return p;
+}
+
+int iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+              MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+              comm::Comm& c, Mode mode, p2p::Request** out) {
+  auto p = makeScattervPlan(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                            root, c, "iscatterv");
+  const int rc = gTable.run(SelectContext{c.size, true, -1, &c}, *p);
   return launch(std::move(p), rc, mode, out);
 }
 

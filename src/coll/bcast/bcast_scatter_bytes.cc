@@ -1,0 +1,66 @@
+// The first phase of the scatter-allgather broadcasts (van de Geijn): the buffer seen as
+// a stream of B = count x size bytes, cut into n blocks of chunk = ceil(B/n) bytes (the
+// last ones short or empty when B is not a multiple of n or smaller than n), and scattered
+// down a binomial tree so that block i ends up at relative rank i (v = r - root mod n).
+// A rank receives once, from v minus its lowest set bit, the blocks of its subtree
+// [v, v + lowbit) and then sends each child v + 2^k its subtree's blocks, all at once.
+// ceil(log2 n) hops; the root sends about B (n-1)/n bytes in all. Empty ranges move no
+// message (both sides compute them alike).
+//
+// Non-contiguous types: the root packs the buffer into a temporary first, the other ranks
+// receive into one and unpack it at the very end; contiguous buffers are used in place.
+#include <algorithm>
+
+#include "coll/nb_algorithms.h"
+
+namespace ccmpi::coll {
+
+unsigned char* addBcastPackBytes(Schedule& s, void* buf, int64_t count, MPI_Datatype type,
+                                 int root) {
+  const datatype::Datatype& dt = typeOf(type);
+  if (dt.contiguous()) return static_cast<unsigned char*>(byteAt(buf, dt.trueLb()));
+  const int64_t bytes = dataBytes(count, type);
+  auto* tmp = static_cast<unsigned char*>(s.tempBytes(bytes));
+  if (s.rank() == root) s.copy(buf, count, type, tmp, bytes, MPI_BYTE);
+  return tmp;
+}
+
+void addBcastUnpackBytes(Schedule& s, unsigned char* bytes, void* buf, int64_t count,
+                         MPI_Datatype type, int root) {
+  const datatype::Datatype& dt = typeOf(type);
+  if (dt.contiguous() || s.rank() == root) return;
+  s.copy(bytes, dataBytes(count, type), MPI_BYTE, buf, count, type);
+  s.endRound();
+}
+
+void addBcastScatterBytes(Schedule& s, unsigned char* bytes, int64_t total, int64_t chunk,
+                          int root) {
+  const int n = s.size();
+  const int v = (s.rank() - root + n) % n;
+  // Byte offset of block i (clipped).
+  auto at = [&](int64_t i) { return std::min(total, i * chunk); };
+  auto range = [&](int64_t first, int64_t last, int64_t* off, int64_t* len) {
+    *off = at(first);
+    *len = at(std::min<int64_t>(last, n)) - *off;
+  };
+  int mask = 1;
+  while (mask < n) {
+    if (v & mask) {
+      int64_t off, len;
+      range(v, v + mask, &off, &len);
+      if (len > 0) s.recv(bytes + off, len, MPI_BYTE, (v - mask + root) % n);
+      s.endRound();
+      break;
+    }
+    mask <<= 1;
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    if (v + mask >= n) continue;
+    int64_t off, len;
+    range(v + mask, v + 2 * mask, &off, &len);
+    if (len > 0) s.send(bytes + off, len, MPI_BYTE, (v + mask + root) % n);
+  }
+  s.endRound();
+}
+
+}  // namespace ccmpi::coll
