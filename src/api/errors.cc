@@ -19,7 +19,7 @@ namespace {
 
 [[noreturn]] void fatal(int code) {
   const std::string msg = errorString(code);
-  if (runtime::initialized())
+  if (runtime::active())
     fprintf(stderr, "ccmpi: rank %d: %s\n", runtime::worldRank(), msg.c_str());
   else
     fprintf(stderr, "ccmpi: %s\n", msg.c_str());
@@ -40,7 +40,7 @@ std::string vformat(const char* fmt, va_list ap) {
 }  // namespace
 
 bool active() {
-  return runtime::initialized() && !runtime::finalized();
+  return runtime::active();  // MPI_Init'ed and not finalized, or a live session
 }
 
 // Runs comm's handler (MPI_COMM_WORLD's if comm does not resolve) for `code`.

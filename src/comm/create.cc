@@ -6,8 +6,11 @@
 // Split: an allgather of (color, key) over the parent; the members of each color are
 // ordered by (key, parent rank). Split by host: an allgather of the processor names, and
 // the color of a process is the lowest parent rank with the same name.
-// Create_group: only the group's members call, so they agree over a temporary
-// communicator made of the group with the reserved create_group context.
+// Create_group and create_from_group (sessions): only the group's members call, so they
+// agree over a temporary communicator made of the group with the reserved create_group
+// context. Create_from_group also checks that every member passed the same string tag:
+// two extra words h and ~h (h = a hash of the tag) ride along in the bitmap allreduce;
+// after the AND they are still h and ~h exactly when every member's hash equals h.
 #include <mpi.h>
 
 #include <cstring>
@@ -15,6 +18,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "base/siphash.h"
 #include "coll/coll.h"
 #include "comm/errhandler.h"
 #include "comm/group_ops.h"
@@ -142,6 +146,77 @@ int createComm(Comm& parent, const std::vector<int>& groupWorld, MPI_Comm* out) 
   return MPI_SUCCESS;
 }
 
+namespace {
+
+// The temporary communicator of the group's members (create_group, create_from_group).
+void makeScratch(const std::vector<int>& groupWorld, MPI_Errhandler errhandler, Comm* scratch) {
+  scratch->contextId = ContextIdPool::kCreateGroupContext;
+  scratch->worldRanks = groupWorld;
+  scratch->size = static_cast<int>(groupWorld.size());
+  scratch->fromWorld.assign(runtime::worldSize(), MPI_UNDEFINED);
+  for (int r = 0; r < scratch->size; ++r) scratch->fromWorld[groupWorld[r]] = r;
+  scratch->rank = scratch->fromWorld[runtime::worldRank()];
+  scratch->errhandler = errhandler;
+  scratch->predefined = true;
+}
+
+}  // namespace
+
+int createFromGroup(const std::vector<int>& groupWorld, const std::string& stringTag,
+                    MPI_Errhandler errhandler, MPI_Comm* out) {
+  const int worldSize = runtime::worldSize();
+  bool member = false;
+  std::vector<bool> seen(worldSize, false);
+  for (int w : groupWorld) {
+    if (w < 0 || w >= worldSize || seen[w])
+      return setErrorCause(MPI_ERR_GROUP, "the group names process %d twice or out of range", w);
+    seen[w] = true;
+    member |= w == runtime::worldRank();
+  }
+  if (!member)
+    return setErrorCause(MPI_ERR_GROUP,
+                         "the calling process (world rank %d) is not a member of the group",
+                         runtime::worldRank());
+  Comm scratch;
+  makeScratch(groupWorld, MPI_ERRORS_RETURN, &scratch);
+  sweepFreed();
+  ContextIdPool& pool = contextPool();
+  const uint64_t h = siphash24(SipKey{0x63636d7069746167ull, 0x5f66726f6d5f6772ull},
+                               stringTag.data(), stringTag.size());
+  std::vector<uint64_t> words(pool.freeMask().begin(), pool.freeMask().end());
+  words.push_back(h);
+  words.push_back(~h);
+  if (scratch.size > 1) {
+    if (int rc = coll::allreduce(MPI_IN_PLACE, words.data(), static_cast<int>(words.size()),
+                                 MPI_UINT64_T, MPI_BAND, scratch))
+      return rc;
+  }
+  if (words[ContextIdPool::kWords] != h || words[ContextIdPool::kWords + 1] != ~h)
+    return setErrorCause(MPI_ERR_ARG,
+                         "the members of the group passed different string tags (mine is "
+                         "\"%s\")",
+                         stringTag.c_str());
+  const int64_t id = ContextIdPool::lowestFree(words.data());
+  if (id < 0)
+    return setErrorCause(MPI_ERR_INTERN,
+                         "no context id is free on every member (%d communicators in use "
+                         "here; free some with MPI_Comm_free)",
+                         ContextIdPool::kSlots - pool.freeCount());
+  if (!pool.reserve(static_cast<uint32_t>(id)))
+    return setErrorCause(MPI_ERR_INTERN, "agreed context id %lld is not free here",
+                         static_cast<long long>(id));
+  auto c = std::make_unique<Comm>();
+  c->contextId = static_cast<uint32_t>(id);
+  c->worldRanks = groupWorld;
+  c->size = scratch.size;
+  c->fromWorld = scratch.fromWorld;
+  c->rank = scratch.rank;
+  c->errhandler = errhandler;
+  retainErrhandler(errhandler);
+  *out = registerComm(std::move(c));
+  return MPI_SUCCESS;
+}
+
 int createCommGroup(Comm& parent, const std::vector<int>& groupWorld, MPI_Comm* out) {
   bool member = false;
   for (int w : groupWorld) {
@@ -155,14 +230,7 @@ int createCommGroup(Comm& parent, const std::vector<int>& groupWorld, MPI_Comm* 
     return MPI_SUCCESS;
   }
   Comm scratch;
-  scratch.contextId = ContextIdPool::kCreateGroupContext;
-  scratch.worldRanks = groupWorld;
-  scratch.size = static_cast<int>(groupWorld.size());
-  scratch.fromWorld.assign(runtime::worldSize(), MPI_UNDEFINED);
-  for (int r = 0; r < scratch.size; ++r) scratch.fromWorld[groupWorld[r]] = r;
-  scratch.rank = scratch.fromWorld[runtime::worldRank()];
-  scratch.errhandler = parent.errhandler;
-  scratch.predefined = true;
+  makeScratch(groupWorld, parent.errhandler, &scratch);
   uint32_t ctx;
   if (int rc = agreeContextId(scratch, true, &ctx)) return rc;
   *out = buildComm(parent, groupWorld, ctx);

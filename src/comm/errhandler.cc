@@ -1,5 +1,5 @@
 // Error handler objects: the predefined MPI_ERRORS_ARE_FATAL / RETURN / ABORT and user
-// communicator handlers, reference counted (the user's handle plus every communicator
+// communicator and session handlers, reference counted (the user's handle plus every communicator
 // that has the handler set).
 #include "comm/errhandler.h"
 
@@ -37,6 +37,13 @@ MPI_Errhandler newCommErrhandler(MPI_Comm_errhandler_function* fn) {
   auto e = std::make_unique<Errhandler>();
   e->kind = Errhandler::Kind::kUserComm;
   e->commFn = fn;
+  return table().add(std::move(e));
+}
+
+MPI_Errhandler newSessionErrhandler(MPI_Session_errhandler_function* fn) {
+  auto e = std::make_unique<Errhandler>();
+  e->kind = Errhandler::Kind::kUserSession;
+  e->otherFn = reinterpret_cast<void*>(fn);
   return table().add(std::move(e));
 }
 

@@ -21,6 +21,8 @@ void initPredefinedErrhandlers();
 
 // A new user error handler for communicators (MPI_Comm_create_errhandler).
 MPI_Errhandler newCommErrhandler(MPI_Comm_errhandler_function* fn);
+// A new user error handler for sessions (MPI_Session_create_errhandler).
+MPI_Errhandler newSessionErrhandler(MPI_Session_errhandler_function* fn);
 // References held by communicators and by the user's handle; predefined ones are never
 // destroyed. release destroys the object when the last reference goes.
 void retainErrhandler(MPI_Errhandler h);

@@ -86,7 +86,7 @@ void initInfoEnv() {
     for (size_t i = 1; i < args.size(); ++i) argv += (i > 1 ? " " : "") + args[i];
     info->set("argv", argv);
   }
-  if (runtime::initialized()) info->set("maxprocs", std::to_string(runtime::worldSize()));
+  if (runtime::active()) info->set("maxprocs", std::to_string(runtime::worldSize()));
   char host[256] = {0};
   if (gethostname(host, sizeof host - 1) == 0) info->set("host", host);
   struct utsname u;

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "comm/comm.h"
@@ -38,5 +39,10 @@ void copyTopology(const Comm& from, Comm& to);
 int createComm(Comm& parent, const std::vector<int>& groupWorld, MPI_Comm* out);
 // MPI_Comm_create_group: only the members of the group call.
 int createCommGroup(Comm& parent, const std::vector<int>& groupWorld, MPI_Comm* out);
+// MPI_Comm_create_from_group (MPI-4 sessions): only the members of the group call, with
+// the same string tag (MPI_ERR_ARG on every member if the tags differ); needs no parent
+// communicator. The new communicator gets `errhandler` (the caller checked its kind).
+int createFromGroup(const std::vector<int>& groupWorld, const std::string& stringTag,
+                    MPI_Errhandler errhandler, MPI_Comm* out);
 
 }  // namespace ccmpi::comm

@@ -1,4 +1,16 @@
-// MPI_Init / MPI_Finalize / MPI_Abort: bootstrap, progress engine, transport, objects.
+// MPI_Init / MPI_Finalize / MPI_Abort and MPI-4 sessions: bootstrap, progress engine,
+// transport, objects.
+//
+// The infrastructure (PMI, epoll, TCP, p2p, predefined objects) is brought up once, by
+// whichever comes first: MPI_Init (the world model) or MPI_Session_init. Each of them
+// holds a reference. When the last one is released:
+//   - if the world model was used, everything is torn down at once (as MPI_Finalize
+//     always did; the PMI barrier in the teardown is met by every process);
+//   - otherwise (sessions only) the infrastructure stays up, idle, so that a later
+//     MPI_Session_init (or MPI_Init) can reuse it; an atexit handler (registered by the
+//     first session) tears it down when the process exits normally, also when sessions
+//     were never finalized. The PMI connection cannot be reopened, so bringing the
+//     library up again after a teardown is refused.
 #include "runtime/runtime.h"
 
 #include <sys/epoll.h>
@@ -33,8 +45,12 @@ Tunable<std::string> kIface(
     "interface");
 
 struct Runtime {
-  bool initialized = false;
-  bool finalized = false;
+  bool initialized = false;  // world model: MPI_Init done
+  bool finalized = false;    // world model: MPI_Finalize done
+  bool up = false;           // infrastructure brought up and not torn down
+  bool tornDown = false;     // infrastructure torn down (cannot come up again)
+  bool exitHook = false;     // atexit teardown registered
+  int users = 0;             // world model (while initialized) + live sessions
   int rank = 0;
   int size = 1;
   std::string processorName;
@@ -105,11 +121,15 @@ transport::TcpTransport& tcpTransport() {
   return rt().tcp;
 }
 
-int init(int*, char***, int required, int* provided) {
+namespace {
+
+int bringUp() {
   Runtime& r = rt();
-  if (r.initialized) return setErrorCause(MPI_ERR_OTHER, "MPI is already initialized");
-  if (r.finalized)
-    return setErrorCause(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
+  if (r.up) return MPI_SUCCESS;
+  if (r.tornDown)
+    return setErrorCause(MPI_ERR_OTHER,
+                         "the library was shut down by the last MPI_Finalize/"
+                         "MPI_Session_finalize and cannot be initialized again in this process");
   for (TunableBase* t : allTunables()) t->reload();
 
   char host[256] = {0};
@@ -179,18 +199,15 @@ int init(int*, char***, int required, int* provided) {
     r.tcp.setSecret(key, cfg.jobId);
   }
   p2p::init(&r.tcp, r.rank, r.size);
-
-  if (provided) *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
-  r.initialized = true;
+  r.up = true;
   return MPI_SUCCESS;
 }
 
-int finalize() {
+void tearDown() {
   Runtime& r = rt();
-  if (!r.initialized || r.finalized) return setErrorCause(MPI_ERR_OTHER, "MPI is not initialized");
-  // MPI_COMM_SELF's attributes are deleted first, while communication still works (their
-  // delete callbacks may communicate).
-  comm::deleteSelfAttributes();
+  if (!r.up) return;
+  r.up = false;
+  r.tornDown = true;
   // Everything this rank sent is on the wire before the others may close.
   const int64_t deadline = progress::Engine::nowNs() + 30'000'000'000LL;
   while (r.tcp.hasPendingOutput() && progress::Engine::nowNs() < deadline)
@@ -204,9 +221,72 @@ int finalize() {
   datatype::finalizeTypes();
   progress::engine().shutdown();
   r.pmi.finalize();
-  r.finalized = true;
   log::setFatalHook(nullptr);
+}
+
+// At normal process exit: tear down what sessions left up (idle, or sessions the program
+// never finalized), unless the world model is still in use (an exit between MPI_Init and
+// MPI_Finalize is an error the launcher handles; a PMI barrier here could hang).
+void exitTearDown() {
+  Runtime& r = rt();
+  if (r.up && (!r.initialized || r.finalized)) tearDown();
+}
+
+// Drops one reference; the last one tears down or leaves the library idle (see top).
+void release() {
+  Runtime& r = rt();
+  if (--r.users > 0) return;
+  if (r.initialized) tearDown();
+}
+
+int cappedThreadLevel(int required) {
+  return required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+}
+
+}  // namespace
+
+int init(int*, char***, int required, int* provided) {
+  Runtime& r = rt();
+  if (r.initialized) return setErrorCause(MPI_ERR_OTHER, "MPI is already initialized");
+  if (r.finalized)
+    return setErrorCause(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
+  if (int rc = bringUp()) return rc;
+  ++r.users;
+  if (provided) *provided = cappedThreadLevel(required);
+  r.initialized = true;
   return MPI_SUCCESS;
+}
+
+int finalize() {
+  Runtime& r = rt();
+  if (!r.initialized || r.finalized) return setErrorCause(MPI_ERR_OTHER, "MPI is not initialized");
+  // MPI_COMM_SELF's attributes are deleted first, while communication still works (their
+  // delete callbacks may communicate).
+  comm::deleteSelfAttributes();
+  r.finalized = true;
+  release();
+  return MPI_SUCCESS;
+}
+
+int sessionInit(int required, int* provided) {
+  Runtime& r = rt();
+  if (int rc = bringUp()) return rc;
+  ++r.users;
+  if (!r.exitHook) {
+    r.exitHook = true;
+    atexit(exitTearDown);
+  }
+  if (provided) *provided = cappedThreadLevel(required);
+  return MPI_SUCCESS;
+}
+
+void sessionFinalize() {
+  if (rt().users > 0) release();
+}
+
+bool active() {
+  const Runtime& r = rt();
+  return r.up && r.users > 0;
 }
 
 void abortJob(int code, const std::string& message) {

@@ -1,6 +1,7 @@
 #pragma once
 // Process-wide state of the library: world rank/size, bootstrap, progress engine and
-// transport; MPI_Init / MPI_Finalize / MPI_Abort do their work here.
+// transport; MPI_Init / MPI_Finalize / MPI_Abort and MPI_Session_init / _finalize do their
+// work here. The world model and every session hold a reference to the infrastructure.
 #include <mpi.h>
 
 #include <string>
@@ -20,8 +21,15 @@ int worldRank();
 int worldSize();
 const std::string& processorName();
 
+// MPI may be used: the world model is initialized and not finalized, or a session is live.
+bool active();
+
 int init(int* argc, char*** argv, int required, int* provided);
 int finalize();
+// MPI_Session_init / MPI_Session_finalize: take / drop a reference to the infrastructure
+// (bringing it up if needed). sessionInit fails after the library was torn down.
+int sessionInit(int required, int* provided);
+void sessionFinalize();
 // Terminates every process of the job with exit code `code` (through the launcher).
 [[noreturn]] void abortJob(int code, const std::string& message);
 
