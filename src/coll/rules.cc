@@ -30,9 +30,42 @@ Tunable<std::string> kRulesFile(
 const char kBuiltinRules[] = R"(
 # collective            ranks   bytes        algorithm
 barrier                 *       *            dissemination
+ibarrier                *       *            dissemination
+bcast                   1-6     16k-512k     binary_tree
 bcast                   *       *            binomial
-allreduce               *       *            recursive_doubling
-alltoall                *       *            pairwise
+ibcast                  *       *            binomial
+allreduce               1-6     0-16k        recursive_doubling
+allreduce               1-6     16k-256k     reduce_bcast
+allreduce               1-6     256k-*       ring
+allreduce               7-12    0-1k         recursive_doubling
+allreduce               7-*     0-256k       reduce_bcast
+allreduce               7-*     256k-*       rabenseifner
+iallreduce              1-6     0-16k        recursive_doubling
+iallreduce              1-6     16k-256k     reduce_bcast
+iallreduce              1-6     256k-*       ring
+iallreduce              7-*     0-256k       reduce_bcast
+iallreduce              7-*     256k-*       rabenseifner
+reduce                  *       *            binomial
+allgather               *       0-128k       bruck
+allgather               1-6     128k-*       recursive_doubling
+allgather               7-*     128k-*       ring
+iallgather              *       0-128k       bruck
+iallgather              *       128k-*       ring
+allgatherv              *       *            ring
+alltoall                *       0-4k         bruck
+alltoall                *       4k-*         pairwise
+ialltoall               *       0-4k         bruck
+ialltoall               *       4k-*         pairwise
+alltoallv               *       *            linear
+reduce_scatter_block    1-6     *            pairwise
+reduce_scatter_block    7-*     0-64k        reduce_scatter
+reduce_scatter_block    7-*     64k-*        pairwise
+reduce_scatter          1-6     *            pairwise
+reduce_scatter          7-*     0-64k        reduce_scatterv
+reduce_scatter          7-*     64k-*        pairwise
+gather                  *       *            linear
+scatter                 13-*    0-8k         binomial
+scatter                 *       *            linear
 )";
 
 bool parseRange(const std::string& t, int64_t* lo, int64_t* hi, bool sizes) {
