@@ -40,58 +40,13 @@ RUN_TIMEOUT=${RUN_TIMEOUT:-900}
 OUT_DIR=${OUT_DIR:-$repo/docs/results/p2p}
 MAX_BYTES=$((4 << 20))
 
-die() { echo "run.sh: $*" >&2; exit 1; }
-build_dir=$(cd "$build_dir" 2>/dev/null && pwd) || die "no build directory ${1:-./build}"
-[ -x "$build_dir/bin/mpicc" ] && [ -x "$build_dir/bin/mpirun" ] ||
-  die "$build_dir has no bin/mpicc and bin/mpirun (build ccmpi first)"
-command -v python3 >/dev/null || die "python3 is needed"
-command -v setsid >/dev/null && command -v timeout >/dev/null || die "setsid and timeout needed"
-
-# Implementations whose tools are missing are dropped with a note.
-avail=""
-for impl in $IMPLS; do
-  case $impl in
-    ccmpi) avail="$avail ccmpi" ;;
-    openmpi) command -v mpirun.openmpi >/dev/null && command -v mpicc.openmpi >/dev/null &&
-               avail="$avail openmpi" || echo "run.sh: Open MPI not found, skipped" >&2 ;;
-    mpich) command -v mpiexec.mpich >/dev/null && command -v mpicc.mpich >/dev/null &&
-             avail="$avail mpich" || echo "run.sh: MPICH not found, skipped" >&2 ;;
-    *) die "unknown implementation $impl" ;;
-  esac
-done
-read -r -a impls <<<"$avail"
-[ ${#impls[@]} -gt 0 ] || die "no implementation to run"
-
-work=$(mktemp -d /tmp/ccmpi-p2p-bench.XXXXXX)
-current_sid=""
-# Kills whatever is left of the session of the last invocation, by PID.
-reap_session() {
-  [ -n "$current_sid" ] || return 0
-  local left
-  left=$(ps -e -o pid=,sid= | awk -v s="$current_sid" '$2 == s { print $1 }')
-  [ -n "$left" ] && kill -KILL $left 2>/dev/null
-  current_sid=""
-  return 0
-}
-cleanup() {
-  reap_session
-  if [ "${KEEP_WORK:-0}" = 1 ]; then echo "run.sh: raw outputs kept in $work" >&2
-  else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM
-
-# launcher IMPL NRANKS OVERSUBSCRIBED -> the mpirun command line, in ${launch[@]}
-launcher() {
-  case $1 in
-    ccmpi) launch=("$build_dir/bin/mpirun" -n "$2") ;;
-    openmpi)
-      launch=(mpirun.openmpi --allow-run-as-root --mca btl 'tcp,self')
-      [ "$3" = 1 ] && launch+=(--mca mpi_yield_when_idle 1 --oversubscribe)
-      launch+=(-n "$2") ;;
-    mpich) launch=(mpiexec.mpich -n "$2") ;;
-  esac
-}
+# die, launcher, run_capped, reap_session, first_error, harness_machine_facts
+harness_name=run.sh
+# shellcheck source-path=SCRIPTDIR source=../common/harness.sh
+. "$script_dir/../common/harness.sh"
+harness_check_tools
+harness_pick_impls
+harness_init ccmpi-p2p-bench
 
 # Benchmark programs: OSU builds given, or p2p_bench compiled with each mpicc.
 declare -A bench_dir
@@ -156,13 +111,8 @@ measure() {
   [ "$rep" = 1 ] && commands_used+=("$impl $test: ${launch[*]} ${cmd[*]}")
   printf '  %-8s %-10s %8s..%-8s rep %s ... ' "$impl" "$test" "$lo" "$hi" "$rep" >&2
   local start=$SECONDS
-  setsid -w bash -c 'echo $$ >"$0"; exec timeout -k 10 "$@"' "$work/sid" "$RUN_TIMEOUT" \
-    "${launch[@]}" "${cmd[@]}" </dev/null >"$work/$tag.out" 2>"$work/$tag.err" &
-  local pid=$!
-  wait "$pid"
+  run_capped "$RUN_TIMEOUT" "$work/$tag.out" "$work/$tag.err" "${launch[@]}" "${cmd[@]}"
   local rc=$?
-  current_sid=$(cat "$work/sid" 2>/dev/null)
-  reap_session
   # OSU lines: "<size> <value> ..."; p2p_bench lines: "<test> <size> <value>".
   awk -v impl="$impl" -v test="$test" -v rep="$rep" '
     $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ { print impl "\t" test "\t" $1 "\t" $2 "\t" rep; next }
@@ -170,9 +120,7 @@ measure() {
     "$work/$tag.out" >>"$raw"
   if [ "$rc" -ne 0 ]; then
     local why
-    why=$( (grep -m1 -iE 'error|abort|fail' "$work/$tag.err" || tail -n1 "$work/$tag.err") |
-      tr '\t' ' ' | cut -c1-200)
-    [ "$rc" = 124 ] || [ "$rc" = 137 ] && why="timeout after ${RUN_TIMEOUT}s; $why"
+    why=$(first_error "$work/$tag.err" "$rc" "$RUN_TIMEOUT")
     printf '%s\t%s\t%s..%s\t%s\t%s\t%s\n' "$impl" "$test" "$lo" "$hi" "$rep" "$rc" "$why" \
       >>"$fails"
     echo "FAILED (exit $rc, $((SECONDS - start)) s)" >&2
@@ -212,14 +160,7 @@ mkdir -p "$OUT_DIR"
   echo "started=$started"
   echo "load_before=$load_before"
   echo "load_after=$load_after"
-  echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
-  echo "cores=$(nproc)"
-  echo "mem=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
-  echo "kernel=$(uname -srm)"
-  echo "ccmpi=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null)$(
-    [ -n "$(git -C "$repo" status --porcelain 2>/dev/null)" ] && echo ' (with uncommitted changes)')"
-  echo "openmpi=$(mpirun.openmpi --version 2>/dev/null | head -n1)"
-  echo "mpich=$(mpiexec.mpich --version 2>/dev/null | awk '/Version:/ { print $2; exit }')"
+  harness_machine_facts "$repo"
   if [ -n "$osu_builds" ]; then
     osu_version=$(grep -ho 'Test v[0-9][0-9.]*' "$work"/*.out 2>/dev/null | head -n1 | cut -c6-)
     source_name="OSU Micro-Benchmarks ${osu_version:-(version unknown)}, trees prebuilt in $osu_builds"
@@ -233,16 +174,18 @@ mkdir -p "$OUT_DIR"
 } >"$work/facts"
 printf '%s\n' "${commands_used[@]}" >"$work/commands"
 
-python3 - "$work" "$OUT_DIR" <<'PY' || die "summarising failed"
+python3 - "$work" "$OUT_DIR" "$harness_common_dir" <<'PY' || die "summarising failed"
 import collections, os, statistics, sys
 
 work, out = sys.argv[1], sys.argv[2]
-facts = dict(l.rstrip("\n").split("=", 1) for l in open(os.path.join(work, "facts")) if "=" in l)
+sys.path.insert(0, sys.argv[3])
+from report import failures_section, fmt, machine_section, read_facts, read_tsv
+facts = read_facts(work)
 vals = collections.defaultdict(list)
 for line in open(os.path.join(work, "raw.tsv")):
     impl, test, size, value, _rep = line.split("\t")
     vals[(impl, test, int(size))].append(float(value))
-fails = [l.rstrip("\n").split("\t") for l in open(os.path.join(work, "failures.tsv")) if l.strip()]
+fails = read_tsv(os.path.join(work, "failures.tsv"))
 commands = [l.rstrip("\n") for l in open(os.path.join(work, "commands")) if l.strip()]
 impl_order = ["ccmpi", "openmpi", "mpich"]
 names = {"ccmpi": "ccmpi", "openmpi": "Open MPI (TCP)", "mpich": "MPICH"}
@@ -302,8 +245,6 @@ with open(os.path.join(work, "p2p.gp"), "w") as f:
 def med(impl, test, size):
     s = stats.get((impl, test, size))
     return s[0] if s else None
-def fmt(x):
-    return "n/a" if x is None else ("%.2f" % x if x < 100 else "%.0f" % x)
 ml = "multilat" + facts["multilat_ranks"]
 headline = [
     ("latency, 1 B (us)", "latency", 1, "lower"),
@@ -339,23 +280,11 @@ if facts["multilat_mpich"] != "1":
     lines += ["MPICH is left out of multi_lat: it busy-polls, and with %s ranks on %s cores one"
               % (facts["multilat_ranks"], facts["cores"]),
               "1-byte exchange takes milliseconds (set MULTILAT_MPICH=1 to include it).", ""]
-if fails:
-    lines += ["## Failed invocations", "", "| impl | test | sizes | rep | exit | first error line |",
-              "| --- | --- | --- | --- | --- | --- |"]
-    for impl, test, sizes, rep, rc, why in fails:
-        lines.append("| %s | %s | %s | %s | %s | %s |" % (impl, test, sizes, rep, rc,
-                                                          why.replace("|", "\\|")))
-    lines.append("")
+lines += failures_section(fails, ["impl", "test", "sizes", "rep", "exit", "first error line"])
 lines += ["## How it was run", "", "```", facts["invocation"], "```", "",
           "Per implementation (first repetition; sizes/iterations vary per test):", "", "```"]
 lines += [c.replace(work, "$WORK") for c in commands]
-lines += ["```", "", "## Machine", "",
-          "- CPU: %s, %s cores, %s RAM" % (facts["cpu"], facts["cores"], facts["mem"]),
-          "- Kernel: %s" % facts["kernel"],
-          "- ccmpi: %s; %s; MPICH %s" % (facts["ccmpi"], facts["openmpi"], facts["mpich"]),
-          "- Load average (1/5/15 min) before: %s, after: %s"
-          % (facts["load_before"], facts["load_after"]),
-          "- Date: %s" % facts["started"], ""]
+lines += ["```", ""] + machine_section(facts)
 with open(os.path.join(out, "README.md"), "w") as f:
     f.write("\n".join(lines))
 PY

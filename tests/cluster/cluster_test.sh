@@ -9,6 +9,10 @@
 #   check     `check` on 2 hosts at 20mbit reports every figure within 10%
 #   bench     a --quick ccmpi-bench p2p run writes results for ccmpi (and Open MPI when
 #             installed) and leaves no cluster behind
+#   bench_coll  a --quick ccmpi-bench scatter run (MPI_Scatter and MPI_Scatterv on 4
+#             hosts): a CSV row with positive times and link bounds for every
+#             implementation, test and size, the Open MPI sweep stored and used, no
+#             cluster left
 # Environment: CLUSTER (ccmpi-cluster of the build tree), MPIRUN, P2P_ORDER and
 # CLUSTER_HOSTS (MPI programs) for the mpi case, BENCH (ccmpi-bench) for the bench case. Needs root: exits 77 (skipped) otherwise.
 # Every cluster is named uniquely, owned by this script (--owner $$) and taken down by a
@@ -29,6 +33,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The namespaces of ccmpi-bench clusters (bench<pid>) that exist now, sorted.
+bench_clusters() {
+  ip netns list | awk '$1 ~ /^ccmpi-bench[0-9]+-/ { print $1 }' | sort
+}
 fail() {
   echo "FAIL [$CASE]: $*" >&2
   for f in out err; do
@@ -263,6 +271,7 @@ case "$CASE" in
 
   bench)
     : "${BENCH:?}"
+    BEFORE=$(bench_clusters)  # other runs' clusters may coexist with ours
     run timeout 120 "$BENCH" --quick --reps 1 --out "$WORK/results" p2p
     [ "$RC" -eq 0 ] || fail "ccmpi-bench: rc $RC"
     csv="$WORK/results/results.csv"
@@ -278,7 +287,46 @@ case "$CASE" in
         END { exit !(found && !bad) }' "$csv" || fail "$impl bw 64 KiB above the link bound"
     done
     grep -q "^| bw (MB/s) | 65536 B |" "$WORK/results/README.md" || fail "README table"
-    ip netns list | grep -q "^ccmpi-bench[0-9]*-" && fail "ccmpi-bench left a cluster"
+    [ -z "$(bench_clusters | comm -13 <(printf '%s\n' "$BEFORE") -)" ] || fail "ccmpi-bench left a cluster"
+    ;;
+
+  bench_coll)
+    : "${BENCH:?}"
+    BEFORE=$(bench_clusters)  # other runs' clusters may coexist with ours
+    run timeout 280 "$BENCH" --quick --reps 1 --out "$WORK/results" scatter
+    [ "$RC" -eq 0 ] || fail "ccmpi-bench: rc $RC"
+    csv="$WORK/results/results.csv"
+    [ "$(head -1 "$csv")" = "impl,test,hosts,size,median_us,min_us,max_us,reps,bound_us,of_bound" ] ||
+      fail "csv header"
+    impls=(ccmpi)
+    if command -v mpirun.openmpi >/dev/null && command -v mpicc.openmpi >/dev/null; then
+      impls+=(openmpi)
+      # The sweep covers every scatter algorithm ompi_info lists, and the best one ran.
+      n_algs=$(ompi_info --param coll tuned --level 9 | grep -A4 '"coll_tuned_scatter_algorithm"' |
+        grep -m1 'Valid values' | grep -o '[0-9]*:"' | grep -vc '^0:')
+      sweep="$WORK/results/openmpi-sweep.csv"
+      [ "$n_algs" -ge 2 ] && [ "$(grep -c '^scatter,4,4096,1,' "$sweep")" -eq "$n_algs" ] ||
+        fail "sweep: $(cat "$sweep" 2>&1)"
+      for size in 50 4096; do
+        awk -F, -v s="$size" '$1 == "openmpi-best" && $2 == "scatter" && $3 == 4 && $4 == s && $5 > 0 { f = 1 }
+          END { exit !f }' "$csv" || fail "no openmpi-best scatter $size row"
+      done
+    fi
+    command -v mpiexec.mpich >/dev/null && command -v mpicc.mpich >/dev/null && impls+=(mpich)
+    for impl in "${impls[@]}"; do
+      for test in scatter scatterv5; do
+        for size in 50 4096; do
+          # bound_us: scatter (N-1)s/B, scatterv5 to the 3 non-root ranks of 4: also 3s/B.
+          awk -F, -v i="$impl" -v t="$test" -v s="$size" '
+            $1 == i && $2 == t && $3 == 4 && $4 == s && $5 > 0 && $6 > 0 && $6 <= $5 && $7 >= $5 &&
+            $9 > 0.9 * 3 * s / 11.769 && $9 < 1.1 * 3 * s / 11.769 { f = 1 } END { exit !f }' "$csv" ||
+            fail "no valid $impl $test $size row"
+        done
+      done
+    done
+    grep -q "^| scatter | 4 | 4 KiB | 1.04 |" "$WORK/results/README.md" || fail "README table"
+    [ -s "$WORK/results/scatter.svg" ] || fail "no plot"
+    [ -z "$(bench_clusters | comm -13 <(printf '%s\n' "$BEFORE") -)" ] || fail "ccmpi-bench left a cluster"
     ;;
 
   *)
