@@ -251,6 +251,16 @@ extern "C" int PMPI_Session_get_info(MPI_Session session, MPI_Info* info_used) {
 }
 CCMPI_MPI_ALIAS(MPI_Session_get_info)
 
+namespace {
+// The members of process set `pset`, or raises MPI_ERR_ARG on the session.
+int psetOrRaise(Session* s, MPI_Session session, const char* func, const char* pset,
+                std::vector<int>* members) {
+  if (psetMembers(pset, members)) return MPI_SUCCESS;
+  return raiseWith(s->errhandler, session, func, MPI_ERR_ARG,
+                   "no process set named \"%s\" (known: %s, %s)", pset, kWorldPset, kSelfPset);
+}
+}  // namespace
+
 extern "C" int PMPI_Session_get_pset_info(MPI_Session session, const char* pset_name,
                                           MPI_Info* info) {
   static constexpr const char* kFunc = "MPI_Session_get_pset_info";
@@ -260,10 +270,7 @@ extern "C" int PMPI_Session_get_pset_info(MPI_Session session, const char* pset_
   if (!pset_name || !info)
     return raiseWith(s->errhandler, session, kFunc, MPI_ERR_ARG, "NULL argument");
   std::vector<int> members;
-  if (!psetMembers(pset_name, &members))
-    return raiseWith(s->errhandler, session, kFunc, MPI_ERR_ARG,
-                     "no process set named \"%s\" (known: %s, %s)", pset_name, kWorldPset,
-                     kSelfPset);
+  if (int err = psetOrRaise(s, session, kFunc, pset_name, &members)) return err;
   *info = comm::newInfo({{"mpi_size", std::to_string(members.size())}});
   return MPI_SUCCESS;
 }
@@ -278,10 +285,7 @@ extern "C" int PMPI_Group_from_session_pset(MPI_Session session, const char* pse
   if (!pset_name || !newgroup)
     return raiseWith(s->errhandler, session, kFunc, MPI_ERR_ARG, "NULL argument");
   std::vector<int> members;
-  if (!psetMembers(pset_name, &members))
-    return raiseWith(s->errhandler, session, kFunc, MPI_ERR_ARG,
-                     "no process set named \"%s\" (known: %s, %s)", pset_name, kWorldPset,
-                     kSelfPset);
+  if (int err = psetOrRaise(s, session, kFunc, pset_name, &members)) return err;
   *newgroup = comm::newGroup(std::move(members));
   return MPI_SUCCESS;
 }

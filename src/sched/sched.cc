@@ -31,6 +31,21 @@ struct PhaseBuilder {
   Phase phase;
 };
 
+// Adds to the phase, in order, every unscheduled message that `want`s and that fits;
+// returns how many it took.
+template <typename Want>
+size_t takeFitting(const std::vector<Message>& m, std::vector<bool>* done, PhaseBuilder* b,
+                   Want want) {
+  size_t taken = 0;
+  for (size_t i = 0; i < m.size(); ++i) {
+    if ((*done)[i] || !want(m[i]) || !b->fits(m[i])) continue;
+    b->add(m[i]);
+    (*done)[i] = true;
+    ++taken;
+  }
+  return taken;
+}
+
 // Appends the small phase (all of `rest` from `first` on, unscheduled ones) if the largest
 // unscheduled message is below the threshold; returns whether it did.
 bool smallPhase(const std::vector<Message>& m, const std::vector<bool>& done,
@@ -62,12 +77,7 @@ Phases greedy(int n, const Pattern& pattern, int64_t smallThreshold) {
   while (left > 0) {
     if (smallPhase(m, done, smallThreshold, &out)) break;
     PhaseBuilder b(n);
-    for (size_t i = 0; i < m.size(); ++i) {
-      if (done[i] || !b.fits(m[i])) continue;
-      b.add(m[i]);
-      done[i] = true;
-      --left;
-    }
+    left -= takeFitting(m, &done, &b, [](const Message&) { return true; });
     out.push_back(std::move(b.phase));
   }
   return out;
@@ -87,18 +97,8 @@ Phases allToAllBased(int n, const Pattern& pattern, int64_t smallThreshold) {
     PhaseBuilder b(n);
     // the all-to-all phase's messages never conflict with each other, but a pattern may
     // hold the same (src, dst) pair twice: fits() keeps the phase contention-free
-    for (size_t i = 0; i < m.size(); ++i) {
-      if (done[i] || offset(m[i]) != phaseOffset || !b.fits(m[i])) continue;
-      b.add(m[i]);
-      done[i] = true;
-      --left;
-    }
-    for (size_t i = 0; i < m.size(); ++i) {
-      if (done[i] || !b.fits(m[i])) continue;
-      b.add(m[i]);
-      done[i] = true;
-      --left;
-    }
+    left -= takeFitting(m, &done, &b, [&](const Message& x) { return offset(x) == phaseOffset; });
+    left -= takeFitting(m, &done, &b, [](const Message&) { return true; });
     out.push_back(std::move(b.phase));
   }
   return out;
