@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "sched/files.h"
 #include "sched/sched.h"
 
 namespace ccmpi::sched {
@@ -131,6 +132,47 @@ TEST(Sched, Table3PatternAllToAllBasedWithinNMinusOne) {
   EXPECT_LE(a.size(), 15u);
   EXPECT_EQ(validate(16, p, a, 0), "");
   EXPECT_EQ(validate(16, p, greedy(16, p, 0), 0), "");
+}
+
+TEST(SchedFiles, PatternAndScheduleRoundTrip) {
+  Pattern p;
+  std::string err;
+  ASSERT_TRUE(
+      parsePattern("# figure 3\n0 1 1m\n1 3 1m\n0 2 10k\n2 3 100\n1 5 100\n2 1 100\n", &p, &err))
+      << err;
+  EXPECT_EQ(p, figure3());
+  const Phases a = allToAllBased(6, p, 0);
+  const std::string text = formatSchedule(6, Scheduler::kAllToAllBased, a);
+  int hosts = 0;
+  Phases back;
+  ASSERT_TRUE(parseSchedule(text, &hosts, &back, &err)) << err;
+  EXPECT_EQ(hosts, 6);
+  ASSERT_EQ(back.size(), a.size());
+  for (size_t k = 0; k < a.size(); ++k) {
+    EXPECT_EQ(back[k].messages, a[k].messages);
+    EXPECT_EQ(back[k].small, a[k].small);
+  }
+  const Phases s = greedy(6, p, 16 * kKB);
+  Phases sback;
+  ASSERT_TRUE(parseSchedule(formatSchedule(6, Scheduler::kGreedy, s), &hosts, &sback, &err));
+  EXPECT_TRUE(sback.back().small);
+}
+
+TEST(SchedFiles, BadFilesSayWhere) {
+  Pattern p;
+  std::string err;
+  EXPECT_FALSE(parsePattern("0 1 5\n0 x 5\n", &p, &err));
+  EXPECT_EQ(err, "line 2: expected SRC DST BYTES");
+  int hosts;
+  Phases ph;
+  EXPECT_FALSE(parseSchedule("hosts 4\n", &hosts, &ph, &err));
+  EXPECT_EQ(err, "line 1: not a ccmpi-schedule 1 file");
+  ph.clear();
+  EXPECT_FALSE(parseSchedule("ccmpi-schedule 1\nhosts 4\n0 1 5\n", &hosts, &ph, &err));
+  EXPECT_EQ(err, "line 3: message before the first phase");
+  ph.clear();
+  EXPECT_FALSE(parseSchedule("ccmpi-schedule 1\nhosts 4\nphase\n0 7 5\n", &hosts, &ph, &err));
+  EXPECT_EQ(err, "line 4: rank outside the host count");
 }
 
 }  // namespace
