@@ -33,10 +33,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The namespaces of ccmpi-bench clusters (bench<pid>) that exist now, sorted.
-bench_clusters() {
-  ip netns list | awk '$1 ~ /^ccmpi-bench[0-9]+-/ { print $1 }' | sort
-}
 fail() {
   echo "FAIL [$CASE]: $*" >&2
   for f in out err; do
@@ -271,8 +267,8 @@ case "$CASE" in
 
   bench)
     : "${BENCH:?}"
-    BEFORE=$(bench_clusters)  # other runs' clusters may coexist with ours
-    run timeout 120 "$BENCH" --quick --reps 1 --out "$WORK/results" p2p
+    bname=t$$p  # our own cluster: other tests' clusters may coexist
+    run timeout 120 "$BENCH" --quick --reps 1 --cluster-name "$bname" --out "$WORK/results" p2p
     [ "$RC" -eq 0 ] || fail "ccmpi-bench: rc $RC"
     csv="$WORK/results/results.csv"
     [ "$(head -1 "$csv")" = "impl,test,size,median,min,max,reps,bound,of_bound" ] || fail "csv header"
@@ -287,13 +283,13 @@ case "$CASE" in
         END { exit !(found && !bad) }' "$csv" || fail "$impl bw 64 KiB above the link bound"
     done
     grep -q "^| bw (MB/s) | 65536 B |" "$WORK/results/README.md" || fail "README table"
-    [ -z "$(bench_clusters | comm -13 <(printf '%s\n' "$BEFORE") -)" ] || fail "ccmpi-bench left a cluster"
+    ip netns list | grep -q "^ccmpi-$bname-" && fail "ccmpi-bench left its cluster $bname"
     ;;
 
   bench_coll)
     : "${BENCH:?}"
-    BEFORE=$(bench_clusters)  # other runs' clusters may coexist with ours
-    run timeout 280 "$BENCH" --quick --reps 1 --out "$WORK/results" scatter
+    bname=t$$s  # our own cluster: other tests' clusters may coexist
+    run timeout 280 "$BENCH" --quick --reps 1 --cluster-name "$bname" --out "$WORK/results" scatter
     [ "$RC" -eq 0 ] || fail "ccmpi-bench: rc $RC"
     csv="$WORK/results/results.csv"
     [ "$(head -1 "$csv")" = "impl,test,hosts,size,median_us,min_us,max_us,reps,bound_us,of_bound" ] ||
@@ -326,7 +322,7 @@ case "$CASE" in
     done
     grep -q "^| scatter | 4 | 4 KiB | 1.04 |" "$WORK/results/README.md" || fail "README table"
     [ -s "$WORK/results/scatter.svg" ] || fail "no plot"
-    [ -z "$(bench_clusters | comm -13 <(printf '%s\n' "$BEFORE") -)" ] || fail "ccmpi-bench left a cluster"
+    ip netns list | grep -q "^ccmpi-$bname-" && fail "ccmpi-bench left its cluster $bname"
     ;;
 
   *)
