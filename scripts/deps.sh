@@ -3,7 +3,7 @@
 # Needs root (or sudo). Extra package names may be passed as arguments.
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libgtest-dev clang libclang-rt-14-dev
-      mpich iproute2 procps gawk "$@")
+      mpich iproute2 procps gawk python3 gnuplot-nox "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
