@@ -54,7 +54,7 @@ Tunable<uint64_t> kEagerLimit("CCMPI_EAGER_LIMIT", 64 * 1024,
 Tunable<uint64_t> kChunk("CCMPI_RNDV_CHUNK", 256 * 1024,
                          "bytes per DATA frame of a rendezvous transfer from a non-contiguous "
                          "buffer (the pack/send pipelining unit)");
-Tunable<uint64_t> kFrame("CCMPI_RNDV_FRAME", 4 * 1024 * 1024,
+Tunable<uint64_t> kFrame("CCMPI_RNDV_FRAME", 64 * 1024,
                          "largest DATA frame of a rendezvous transfer from a contiguous buffer");
 
 struct Queues {

@@ -26,6 +26,16 @@ Tunable<uint64_t> kSockBuf(
     "CCMPI_TCP_SOCKBUF", 0,
     "SO_SNDBUF/SO_RCVBUF of TCP connections in bytes (0 = kernel autotuning)");
 
+Tunable<std::string> kCongestion(
+    "CCMPI_TCP_CONGESTION", "",
+    "TCP congestion control of the connections (e.g. cubic, bbr; empty = the kernel's default)");
+
+Tunable<uint64_t> kNotsentLowat(
+    "CCMPI_TCP_NOTSENT_LOWAT", 128 * 1024,
+    "bytes of unsent data a connection's kernel buffer may hold (TCP_NOTSENT_LOWAT; 0 = no "
+    "limit). Data waits in ccmpi's queue instead, where small frames (a rendezvous "
+    "clear-to-send) pass a large transfer in progress");
+
 // Small enough that little of a large payload is read into it (and copied again).
 constexpr size_t kInBufBytes = 64 * 1024;
 constexpr size_t kDirectReadMin = 16 * 1024;  // payload reads this large bypass the buffer
@@ -42,6 +52,14 @@ uint64_t randomU64() {
 void setSocketOptions(int fd) {
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  const std::string& cc = kCongestion.get();
+  if (!cc.empty() &&
+      setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc.data(), static_cast<socklen_t>(cc.size())))
+    log::warn("CCMPI_TCP_CONGESTION=%s: %s", cc.c_str(), strerror(errno));
+  if (const uint64_t lowat = kNotsentLowat.get()) {
+    int v = static_cast<int>(std::min<uint64_t>(lowat, 1u << 30));
+    setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &v, sizeof v);
+  }
   const uint64_t buf = kSockBuf.get();
   if (buf > 0) {
     int b = static_cast<int>(std::min<uint64_t>(buf, 1u << 30));
@@ -217,7 +235,16 @@ class TcpConn final : public progress::EventHandler {
       if (n >= f->bytesLeft) {
         n -= f->bytesLeft;
         f->bytesLeft = 0;
-        if (f->refill()) continue;  // next frame of the stream, same queue position
+        if (f->refill()) {
+          // Next frame of the stream. Frames queued behind it go first (a clear-to-send
+          // must not wait for a large transfer to this peer to finish); DATA frames say
+          // where they belong, so streams interleave.
+          if (outq_.size() > 1) {
+            outq_.pop_front();
+            outq_.push_back(f);
+          }
+          continue;
+        }
         outq_.pop_front();
         f->written();
         continue;
