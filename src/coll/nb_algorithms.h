@@ -52,14 +52,13 @@ std::shared_ptr<Plan> makeGatherPlan(const void* sendbuf, int64_t sendcount, MPI
                                      void* recvbuf, int64_t recvcount, MPI_Datatype recvtype,
                                      int root, comm::Comm& c, const char* collective);
 // recvcounts/displs are read at the root only.
-std::shared_ptr<Plan> makeGathervPlan(const void* sendbuf, int64_t sendcount,
-                                      MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
-                                      const int* displs, MPI_Datatype recvtype, int root,
-                                      comm::Comm& c, const char* collective);
-std::shared_ptr<Plan> makeScatterPlan(const void* sendbuf, int64_t sendcount,
-                                      MPI_Datatype sendtype, void* recvbuf, int64_t recvcount,
+std::shared_ptr<Plan> makeGathervPlan(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype,
+                                      void* recvbuf, const int* recvcounts, const int* displs,
                                       MPI_Datatype recvtype, int root, comm::Comm& c,
                                       const char* collective);
+std::shared_ptr<Plan> makeScatterPlan(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype,
+                                      void* recvbuf, int64_t recvcount, MPI_Datatype recvtype,
+                                      int root, comm::Comm& c, const char* collective);
 // sendcounts/displs are read at the root only.
 std::shared_ptr<Plan> makeScattervPlan(const void* sendbuf, const int* sendcounts,
                                        const int* displs, MPI_Datatype sendtype, void* recvbuf,
@@ -105,6 +104,12 @@ int allgatherBruckSchedule(Plan& p);
 int allgathervRecursiveDoublingSchedule(Plan& p);
 int allgathervBruckSchedule(Plan& p);
 int alltoallBruckSchedule(Plan& p);
+int alltoallPhasedSchedule(Plan& p);
+int alltoallPhasedBarrierSchedule(Plan& p);
+int alltoallvPhasedSchedule(Plan& p);        // Level 1 at every call
+int alltoallvPhasedCachedSchedule(Plan& p);  // blocking only: agreement + pattern cache
+int allgatherPhasedSchedule(Plan& p);
+int allgatherPhasedBarrierSchedule(Plan& p);
 
 int ibarrierDissemination(Plan& p);
 int ibcastBinomial(Plan& p);
@@ -150,6 +155,8 @@ void addBcastUnpackBytes(Schedule& s, unsigned char* bytes, void* buf, int64_t c
 // only at run time): when s reaches it, `build` fills a fresh schedule on the same
 // communicator and tag, which runs to completion (its error becomes s's) before the next
 // round of s starts. Peers must order their messages to this rank as the phases do.
+// Deferred phases do not nest: `build` must not add one to `inner` (the completion
+// signals, self-messages on the same tag, would cross); use two in a row instead.
 void addDeferredPhase(Schedule& s, std::function<void(Schedule& inner)> build);
 
 // reduce, allreduce, reduce_scatter, reduce_scatter_block, scan, exscan (algorithms)
@@ -171,8 +178,8 @@ int foldedRank(int rank, int n);
 int unfoldedRank(int vrank, int n);
 // Fold step for commutative ops: a rank that sits out sends `mine`; its partner receives
 // it into tmp and combines it into work (which already holds its own vector).
-void addFold(Schedule& s, const void* mine, void* work, void* tmp, int64_t count,
-             MPI_Datatype type, MPI_Op op);
+void addFold(Schedule& s, const void* mine, void* work, void* tmp, int64_t count, MPI_Datatype type,
+             MPI_Op op);
 // Recursive halving among the p virtual ranks (commutative ops): work holds this rank's
 // (folded) vector, bounds[0..p] the element offsets of the p virtual blocks, tmp a
 // temporary laid out like work. Afterwards virtual block v of work holds the reduction

@@ -35,6 +35,7 @@ Schedule::Schedule(comm::Comm& c, int tag) : comm_(c), tag_(tag) {
 
 Schedule::~Schedule() {
   for (p2p::Request* r : pending_) p2p::requestFree(r);
+  for (p2p::Request* r : late_) p2p::requestFree(r);
   for (auto& [user, own] : types_) datatype::free(&own);
   for (MPI_Op o : ops_) op::release(o);
   --comm_.refs;
@@ -77,6 +78,16 @@ void Schedule::send(const void* buf, int64_t count, MPI_Datatype type, int peer)
 
 void Schedule::recv(void* buf, int64_t count, MPI_Datatype type, int peer) {
   Step s{Step::Kind::kRecv};
+  s.dst = buf;
+  s.count = count;
+  s.type = type;
+  s.peer = peer;
+  add(std::move(s));
+}
+
+void Schedule::recvLate(void* buf, int64_t count, MPI_Datatype type, int peer) {
+  Step s{Step::Kind::kRecv};
+  s.late = true;
   s.dst = buf;
   s.count = count;
   s.type = type;
@@ -139,6 +150,7 @@ int Schedule::start(p2p::Request* owner) {
   next_ = 0;
   error_ = MPI_SUCCESS;
   pending_.clear();
+  late_.clear();
   firstPending_ = 0;
   running_ = true;
   active().push_back(shared_from_this());
@@ -154,6 +166,10 @@ int Schedule::start(p2p::Request* owner) {
 void Schedule::runRound(size_t round) {
   const size_t first = rounds_[round];
   const size_t last = round + 1 < rounds_.size() ? rounds_[round + 1] : steps_.size();
+  // The late receives of the previous round complete with this one.
+  pending_.insert(pending_.end(), late_.begin(), late_.end());
+  late_.clear();
+  const bool lastRound = round + 1 == rounds_.size();
   for (size_t i = first; i < last && !error_; ++i) {
     const Step& s = steps_[i];
     int rc = MPI_SUCCESS;
@@ -176,7 +192,7 @@ void Schedule::runRound(size_t round) {
         rc = s.fn();
         break;
     }
-    if (r) pending_.push_back(r);
+    if (r) (s.late && !lastRound ? late_ : pending_).push_back(r);
     if (rc) error_ = rc;
   }
 }
@@ -189,8 +205,11 @@ bool Schedule::advance() {
   bool progressed = false;
   while (running_) {
     // After an error no round starts; receives still posted are withdrawn.
-    if (error_)
+    if (error_) {
+      pending_.insert(pending_.end(), late_.begin(), late_.end());
+      late_.clear();
       for (size_t i = firstPending_; i < pending_.size(); ++i) p2p::cancel(pending_[i]);
+    }
     while (firstPending_ < pending_.size() && pending_[firstPending_]->complete) ++firstPending_;
     if (firstPending_ < pending_.size()) break;
     for (p2p::Request* r : pending_) {

@@ -62,6 +62,9 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   // ---- building ----
   void send(const void* buf, int64_t count, MPI_Datatype type, int peer);
   void recv(void* buf, int64_t count, MPI_Datatype type, int peer);
+  // A receive posted in this round but awaited only at the end of the next one (phased
+  // exchanges post the receive, then tell the sender they are ready, in one round).
+  void recvLate(void* buf, int64_t count, MPI_Datatype type, int peer);
   // copyLocal(src, scount, stype, dst, rcount, rtype).
   void copy(const void* src, int64_t scount, MPI_Datatype stype, void* dst, int64_t rcount,
             MPI_Datatype rtype);
@@ -96,6 +99,7 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   struct Step {
     enum class Kind : uint8_t { kSend, kRecv, kCopy, kReduce, kLocal };
     Kind kind;
+    bool late = false;          // kRecv: awaited at the end of the next round
     const void* src = nullptr;  // send buffer / copy source / reduce input
     void* dst = nullptr;        // receive buffer / copy destination / reduce in-out
     int64_t count = 0;          // send/recv/reduce count, copy source count
@@ -129,7 +133,8 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   bool advancing_ = false;
   size_t next_ = 0;  // next round to run
   std::vector<p2p::Request*> pending_;
-  size_t firstPending_ = 0;  // pending_[0..firstPending_) are known complete
+  std::vector<p2p::Request*> late_;  // posted this round, joining pending_ in the next
+  size_t firstPending_ = 0;          // pending_[0..firstPending_) are known complete
   int error_ = MPI_SUCCESS;
   p2p::Request* owner_ = nullptr;
 };

@@ -72,6 +72,9 @@ struct Comm {
   // Sequence numbers for collective operations started on this communicator (later
   // issues key schedules and multicast groups by it).
   uint64_t collSeq = 0;
+  // State the collective layer keeps per communicator across calls (the pattern cache
+  // of the phased Alltoallv); opaque here.
+  std::shared_ptr<void> collState;
 
   int worldRankOf(int commRank) const { return worldRanks[commRank]; }
   int commRankOfWorld(int worldRank) const {

@@ -24,6 +24,12 @@ const Algorithm<AllgatherFn> kAlgorithms[] = {
      viaSchedule<allgatherRecursiveDoublingSchedule>, kAnySize},
     {"bruck", "ceil(log2 n) rounds: send held blocks r..r+2^k-1 to r-2^k, any n",
      viaSchedule<allgatherBruckSchedule>, kAnySize},
+    {"phased",
+     "n-1 all-to-all phases r -> r+i, each rank sends its block to all, a receiver-ready "
+     "signal keeps phases apart (CCMPI_PHASE_SYNC)",
+     viaSchedule<allgatherPhasedSchedule>, kAnySize},
+    {"phased_barrier", "n-1 all-to-all phases r -> r+i with a barrier between phases",
+     viaSchedule<allgatherPhasedBarrierSchedule>, kAnySize},
 };
 AlgorithmTable gTable("allgather", "CCMPI_ALLGATHER_ALGORITHM", kAlgorithms);
 

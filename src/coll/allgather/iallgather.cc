@@ -13,6 +13,12 @@ const Algorithm<ScheduleFn> kAlgorithms[] = {
      allgatherRecursiveDoublingSchedule, kAnySize},
     {"bruck", "ceil(log2 n) rounds: send held blocks r..r+2^k-1 to r-2^k, any n",
      allgatherBruckSchedule, kAnySize},
+    {"phased",
+     "n-1 all-to-all phases r -> r+i, each rank sends its block to all, a receiver-ready "
+     "signal keeps phases apart (CCMPI_PHASE_SYNC)",
+     allgatherPhasedSchedule, kAnySize},
+    {"phased_barrier", "n-1 all-to-all phases r -> r+i with a barrier between phases",
+     allgatherPhasedBarrierSchedule, kAnySize},
 };
 AlgorithmTable gTable("iallgather", "CCMPI_IALLGATHER_ALGORITHM", kAlgorithms);
 

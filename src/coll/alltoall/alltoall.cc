@@ -24,6 +24,12 @@ const Algorithm<AlltoallFn> kAlgorithms[] = {
      kAnySize},
     {"bruck", "ceil(log2 n) rounds of packed blocks (index bit k set) to r+2^k, rotations",
      viaSchedule<alltoallBruckSchedule>, kAnySize},
+    {"phased",
+     "n-1 all-to-all phases r -> r+i, a receiver-ready signal keeps them apart "
+     "(CCMPI_PHASE_SYNC)",
+     viaSchedule<alltoallPhasedSchedule>, kAnySize},
+    {"phased_barrier", "n-1 all-to-all phases r -> r+i with a barrier between phases",
+     viaSchedule<alltoallPhasedBarrierSchedule>, kAnySize},
 };
 AlgorithmTable gTable("alltoall", "CCMPI_ALLTOALL_ALGORITHM", kAlgorithms);
 

@@ -12,6 +12,12 @@ const Algorithm<ScheduleFn> kAlgorithms[] = {
      kAnySize},
     {"bruck", "ceil(log2 n) rounds of packed blocks (index bit k set) to r+2^k, rotations",
      alltoallBruckSchedule, kAnySize},
+    {"phased",
+     "n-1 all-to-all phases r -> r+i, a receiver-ready signal keeps them apart "
+     "(CCMPI_PHASE_SYNC)",
+     alltoallPhasedSchedule, kAnySize},
+    {"phased_barrier", "n-1 all-to-all phases r -> r+i with a barrier between phases",
+     alltoallPhasedBarrierSchedule, kAnySize},
 };
 AlgorithmTable gTable("ialltoall", "CCMPI_IALLTOALL_ALGORITHM", kAlgorithms);
 

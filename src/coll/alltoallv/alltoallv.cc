@@ -22,6 +22,10 @@ const Algorithm<AlltoallvFn> kAlgorithms[] = {
     {"linear", "post every receive and send at once, then wait for all", alltoallvLinear, kAnySize},
     {"pairwise", "n-1 rounds, round i sends to r+i and receives from r-i",
      viaSchedule<ialltoallvPairwise>, kAnySize},
+    {"phased",
+     "contention-free phases scheduled from the gathered pattern (Level 1); a repeated "
+     "pattern replays its cached schedule; largest message < CCMPI_PHASED_MIN: linear",
+     viaSchedule<alltoallvPhasedCachedSchedule>, kAnySize},
 };
 AlgorithmTable gTable("alltoallv", "CCMPI_ALLTOALLV_ALGORITHM", kAlgorithms);
 

@@ -1,0 +1,40 @@
+// Phased alltoall (CC-MPI section 4.2): the n-1 all-to-all phases {j -> (j + i) mod n},
+// each a permutation, kept from overlapping by a synchronization (coll/phased/phased.h):
+// "phased" uses CCMPI_PHASE_SYNC (default: the receiver-ready signal), "phased_barrier"
+// the paper's barrier between phases. No cable ever carries two blocks at once, which is
+// what large blocks on a switched Ethernet need; small blocks pay the synchronization.
+#include "coll/nb_algorithms.h"
+#include "coll/phased/phased.h"
+
+namespace ccmpi::coll {
+namespace {
+
+int alltoallPhased(Plan& p, PhaseSync sync) {
+  const CollArgs& a = p.args;
+  const datatype::Datatype& rt = typeOf(a.recvtype);
+  addPhasedAlltoall(
+      *p.schedule, allToAllRankPhases(p.comm.size, p.comm.rank), sync, a.sendbuf == MPI_IN_PLACE,
+      [&](int i) {
+        const datatype::Datatype& st = typeOf(a.sendtype);
+        return Block{const_cast<void*>(elemAt(a.sendbuf, i * a.sendcount, st)), a.sendcount,
+                     a.sendtype};
+      },
+      [&](int i) {
+        return Block{elemAt(a.recvbuf, i * a.recvcount, rt), a.recvcount, a.recvtype};
+      });
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int alltoallPhasedSchedule(Plan& p) {
+  p.algorithm = "phased";
+  return alltoallPhased(p, defaultPhaseSync());
+}
+
+int alltoallPhasedBarrierSchedule(Plan& p) {
+  p.algorithm = "phased_barrier";
+  return alltoallPhased(p, PhaseSync::kBarrier);
+}
+
+}  // namespace ccmpi::coll

@@ -1,0 +1,268 @@
+// Phased alltoallv (CC-MPI section 4.2, "Level 1" compiled communication): each rank
+// knows only its own counts, so the ranks first allgather every rank's send sizes (a
+// Bruck allgather of n byte counts each), then every rank runs the same scheduler on the
+// same global pattern (coll/phased/phased.h: the cheaper of greedy and all-to-all based),
+// and the data moves in contention-free phases. When the largest message of the pattern
+// is below CCMPI_PHASED_MIN bytes (default 8192), phases cost more than they save and the
+// blocks move in one linear round instead; that decision, too, is taken from the gathered
+// pattern, which every rank holds.
+//
+// The blocking MPI_Alltoallv adds a pattern cache ("compiled communication without a
+// compiler"): a communicator keeps the last few patterns with their schedules. Each rank
+// compares its own send sizes with those of every cached pattern (its row of the global
+// pattern) and one dissemination allreduce of two numbers (the largest local message,
+// max; a bit per cached pattern this rank's row differs from, or) tells every rank the
+// same thing: the largest message of the whole pattern and which cached patterns are
+// unchanged on every rank. A hit replays the cached schedule (Level 3: only data moves);
+// small patterns go linear without gathering anything; a miss gathers, schedules and
+// caches. Every rank updates its cache from agreed facts only, so the caches stay
+// identical. The nonblocking and persistent forms do not use the cache: two of them may
+// be in flight at once and finish in different orders on different ranks.
+//
+// CCMPI_PHASED_STATS=1 prints each rank's cache figures at exit.
+#include <unistd.h>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "coll/nb_algorithms.h"
+#include "coll/phased/phased.h"
+
+namespace ccmpi::coll {
+namespace {
+
+constexpr size_t kCacheEntries = 4;
+
+int64_t phasedMin() {
+  static const int64_t v = [] {
+    const char* e = getenv("CCMPI_PHASED_MIN");
+    return e && *e ? strtoll(e, nullptr, 10) : int64_t{8192};
+  }();
+  return v;
+}
+
+double nowSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+struct Stats {
+  uint64_t calls = 0, small = 0, hits = 0, misses = 0;
+  double agreeSeconds = 0, missSeconds = 0;
+};
+
+Stats& stats() {
+  static Stats* s = [] {
+    auto* st = new Stats;
+    const char* e = getenv("CCMPI_PHASED_STATS");
+    if (e && *e && *e != '0')
+      atexit([] {
+        const Stats& x = stats();
+        if (x.calls == 0) return;
+        fprintf(stderr,
+                "ccmpi: alltoallv pattern cache (pid %d): %llu calls: %llu small (linear), "
+                "%llu hits, %llu misses; agreement %.3f ms per call, a miss adds %.3f ms "
+                "(allgather of the pattern + scheduling)\n",
+                static_cast<int>(getpid()), static_cast<unsigned long long>(x.calls),
+                static_cast<unsigned long long>(x.small), static_cast<unsigned long long>(x.hits),
+                static_cast<unsigned long long>(x.misses), 1e3 * x.agreeSeconds / x.calls,
+                x.misses ? 1e3 * x.missSeconds / x.misses : 0.0);
+      });
+    return st;
+  }();
+  return *s;
+}
+
+struct CacheEntry {
+  std::vector<int64_t> row;  // this rank's send sizes (bytes) per peer, own entry 0
+  RankPhases phases;
+  uint64_t lastUse = 0;
+};
+
+struct PatternCache {
+  std::vector<CacheEntry> entries;
+  uint64_t clock = 0;
+};
+
+PatternCache& cacheOf(comm::Comm& c) {
+  if (!c.collState) c.collState = std::make_shared<PatternCache>();
+  return *static_cast<PatternCache*>(c.collState.get());
+}
+
+// What the schedule's steps need after the call's arguments are gone from the stack.
+struct Call {
+  CollArgs args;
+  bool inPlace = false;
+  std::vector<int64_t> row;  // send sizes in bytes (own entry 0)
+  int64_t agreed[2] = {0, 0}, incoming[2] = {0, 0};
+  std::vector<int64_t> gathered;  // n rows, rotated: row i is rank (r + i) mod n's
+  double t0 = 0;
+
+  Block sendBlock(int i) const {
+    const datatype::Datatype& st = typeOf(args.sendtype);
+    return Block{const_cast<void*>(elemAt(args.sendbuf, args.sdispls[i], st)), args.sendcounts[i],
+                 args.sendtype};
+  }
+  Block recvBlock(int i) const {
+    const datatype::Datatype& rt = typeOf(args.recvtype);
+    return Block{elemAt(args.recvbuf, args.rdispls[i], rt), args.recvcounts[i], args.recvtype};
+  }
+};
+
+std::shared_ptr<Call> makeCall(const Plan& p) {
+  auto call = std::make_shared<Call>();
+  call->args = p.args;
+  call->inPlace = p.args.sendbuf == MPI_IN_PLACE;
+  const int n = p.comm.size, r = p.comm.rank;
+  call->row.assign(n, 0);
+  for (int i = 0; i < n; ++i)
+    if (i != r)
+      call->row[i] = call->inPlace ? dataBytes(p.args.recvcounts[i], p.args.recvtype)
+                                   : dataBytes(p.args.sendcounts[i], p.args.sendtype);
+  return call;
+}
+
+void addLinear(Schedule& s, const std::shared_ptr<Call>& call) {
+  addAlltoallLinear(
+      s, call->inPlace, [call](int i) { return call->sendBlock(i); },
+      [call](int i) { return call->recvBlock(i); });
+}
+
+void addPhased(Schedule& s, const std::shared_ptr<Call>& call, const RankPhases& rp) {
+  addPhasedAlltoall(
+      s, rp, defaultPhaseSync(), call->inPlace, [call](int i) { return call->sendBlock(i); },
+      [call](int i) { return call->recvBlock(i); });
+}
+
+// Bruck allgather of every rank's row: afterwards call->gathered row i (n values) is the
+// row of rank (r + i) mod n.
+void addGatherRows(Schedule& s, const std::shared_ptr<Call>& call) {
+  const int n = s.size(), r = s.rank();
+  call->gathered.assign(static_cast<size_t>(n) * n, 0);
+  std::copy(call->row.begin(), call->row.end(), call->gathered.begin());
+  for (int k = 1; k < n; k <<= 1) {
+    const int blocks = std::min(k, n - k);
+    s.recv(call->gathered.data() + static_cast<size_t>(k) * n, int64_t{blocks} * n, MPI_INT64_T,
+           (r + k) % n);
+    s.send(call->gathered.data(), int64_t{blocks} * n, MPI_INT64_T, (r - k + n) % n);
+    s.endRound();
+  }
+}
+
+sched::Pattern gatheredPattern(const Call& call, int n, int r) {
+  // In rank order on every rank: the schedulers break ties by the pattern's order, and
+  // every rank must compute the same schedule.
+  sched::Pattern pattern;
+  for (int src = 0; src < n; ++src) {
+    const int64_t* row = call.gathered.data() + static_cast<size_t>((src - r + n) % n) * n;
+    for (int dst = 0; dst < n; ++dst)
+      if (dst != src && row[dst] > 0) pattern.push_back({src, dst, row[dst]});
+  }
+  return pattern;
+}
+
+}  // namespace
+
+// Level 1 at every call (nonblocking and persistent forms): gather, then schedule or go
+// linear.
+int alltoallvPhasedSchedule(Plan& p) {
+  p.algorithm = "phased";
+  Schedule& s = *p.schedule;
+  auto call = makeCall(p);
+  addGatherRows(s, call);
+  addDeferredPhase(s, [call](Schedule& inner) {
+    const int n = inner.size(), r = inner.rank();
+    const sched::Pattern pattern = gatheredPattern(*call, n, r);
+    int64_t largest = 0;
+    for (const sched::Message& m : pattern) largest = std::max(largest, m.bytes);
+    if (largest < phasedMin()) return addLinear(inner, call);
+    addPhased(inner, call, rankPhasesOf(schedulePattern(n, pattern), r));
+  });
+  return MPI_SUCCESS;
+}
+
+// The blocking form: agreement, then the cached schedule, linear, or Level 1 and caching.
+int alltoallvPhasedCachedSchedule(Plan& p) {
+  p.algorithm = "phased";
+  Schedule& s = *p.schedule;
+  const int n = s.size(), r = s.rank();
+  auto call = makeCall(p);
+  PatternCache* cache = &cacheOf(p.comm);
+  int64_t localMax = 0;
+  for (int64_t b : call->row) localMax = std::max(localMax, b);
+  int64_t differs = 0;
+  for (size_t j = 0; j < kCacheEntries; ++j)
+    if (j >= cache->entries.size() || cache->entries[j].row != call->row)
+      differs |= int64_t{1} << j;
+  call->agreed[0] = localMax;
+  call->agreed[1] = differs;
+  ++stats().calls;
+  s.local([call]() {
+    call->t0 = nowSeconds();
+    return MPI_SUCCESS;
+  });
+  // Dissemination allreduce: max and or are idempotent, so after ceil(log2 n) rounds of
+  // "combine what (r - k) sent" every rank holds both over all ranks, for any n.
+  for (int k = 1; k < n; k <<= 1) {
+    if (k > 1)
+      s.local([call]() {
+        call->agreed[0] = std::max(call->agreed[0], call->incoming[0]);
+        call->agreed[1] |= call->incoming[1];
+        return MPI_SUCCESS;
+      });
+    s.recv(call->incoming, 2, MPI_INT64_T, (r - k + n) % n);
+    s.send(call->agreed, 2, MPI_INT64_T, (r + k) % n);
+    s.endRound();
+  }
+  if (n > 1)
+    s.local([call]() {
+      call->agreed[0] = std::max(call->agreed[0], call->incoming[0]);
+      call->agreed[1] |= call->incoming[1];
+      return MPI_SUCCESS;
+    });
+  // Deferred phases do not nest (their completion signals would cross), so a miss
+  // gathers in the first one and schedules in the second, which is empty otherwise.
+  auto miss = std::make_shared<bool>(false);
+  addDeferredPhase(s, [call, cache, miss](Schedule& inner) {
+    Stats& st = stats();
+    *miss = false;
+    const double t1 = nowSeconds();
+    st.agreeSeconds += t1 - call->t0;
+    call->t0 = t1;
+    if (call->agreed[0] < phasedMin()) {
+      ++st.small;
+      return addLinear(inner, call);
+    }
+    for (size_t j = 0; j < cache->entries.size(); ++j)
+      if (!(call->agreed[1] & (int64_t{1} << j))) {
+        ++st.hits;
+        cache->entries[j].lastUse = ++cache->clock;
+        return addPhased(inner, call, cache->entries[j].phases);
+      }
+    ++st.misses;
+    *miss = true;
+    addGatherRows(inner, call);
+  });
+  addDeferredPhase(s, [call, cache, miss](Schedule& inner) {
+    if (!*miss) return;
+    const int n2 = inner.size(), r2 = inner.rank();
+    CacheEntry e;
+    e.row = call->row;
+    e.phases = rankPhasesOf(schedulePattern(n2, gatheredPattern(*call, n2, r2)), r2);
+    e.lastUse = ++cache->clock;
+    stats().missSeconds += nowSeconds() - call->t0;
+    addPhased(inner, call, e.phases);
+    if (cache->entries.size() < kCacheEntries) {
+      cache->entries.push_back(std::move(e));
+    } else {
+      size_t oldest = 0;
+      for (size_t j = 1; j < cache->entries.size(); ++j)
+        if (cache->entries[j].lastUse < cache->entries[oldest].lastUse) oldest = j;
+      cache->entries[oldest] = std::move(e);
+    }
+  });
+  return MPI_SUCCESS;
+}
+
+}  // namespace ccmpi::coll

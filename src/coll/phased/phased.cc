@@ -1,0 +1,207 @@
+// Phased exchanges: the per-rank view of a schedule, the exchange with its
+// synchronization, and the scheduler settings (see phased.h).
+#include "coll/phased/phased.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "coll/nb_algorithms.h"
+
+namespace ccmpi::coll {
+namespace {
+
+double envDouble(const char* name, double def) {
+  const char* v = getenv(name);
+  if (!v || !*v) return def;
+  char* end = nullptr;
+  const double d = strtod(v, &end);
+  if (*end || d < 0) {
+    fprintf(stderr, "ccmpi: warning: %s=%s is not a number >= 0; using %g\n", name, v, def);
+    return def;
+  }
+  return d;
+}
+
+}  // namespace
+
+const char* phaseSyncName(PhaseSync s) {
+  switch (s) {
+    case PhaseSync::kReady:
+      return "ready";
+    case PhaseSync::kBarrier:
+      return "barrier";
+    case PhaseSync::kNone:
+      return "none";
+  }
+  return "?";
+}
+
+PhaseSync defaultPhaseSync() {
+  static const PhaseSync sync = [] {
+    const char* v = getenv("CCMPI_PHASE_SYNC");
+    if (!v || !*v || !strcmp(v, "ready")) return PhaseSync::kReady;
+    if (!strcmp(v, "barrier")) return PhaseSync::kBarrier;
+    if (!strcmp(v, "none")) return PhaseSync::kNone;
+    fprintf(stderr,
+            "ccmpi: warning: CCMPI_PHASE_SYNC=%s is not one of ready, barrier, none; using "
+            "ready\n",
+            v);
+    return PhaseSync::kReady;
+  }();
+  return sync;
+}
+
+int64_t phaseSmallThreshold() {
+  static const int64_t t = static_cast<int64_t>(envDouble("CCMPI_PHASE_SMALL", 4096));
+  return t;
+}
+
+sched::Phases schedulePattern(int n, const sched::Pattern& pattern, sched::Scheduler* which) {
+  static const sched::CostModel model = [] {
+    sched::CostModel m;
+    // TCP payload of a line-rate Mbit/s: 1448-byte segments in 1538-byte frames.
+    m.bytesPerSecond = envDouble("CCMPI_LINK_MBITS", 100) * 1e6 / 8 * 1448 / 1538;
+    m.syncSeconds = envDouble("CCMPI_PHASE_SYNC_US", 200) * 1e-6;
+    return m;
+  }();
+  return sched::best(n, pattern, phaseSmallThreshold(), model, which);
+}
+
+RankPhases allToAllRankPhases(int n, int rank) {
+  RankPhases rp;
+  rp.phases.resize(n > 1 ? n - 1 : 0);
+  for (int i = 1; i < n; ++i) rp.phases[i - 1] = {(rank + i) % n, (rank - i + n) % n};
+  return rp;
+}
+
+RankPhases rankPhasesOf(const sched::Phases& phases, int rank) {
+  RankPhases rp;
+  for (const sched::Phase& ph : phases) {
+    if (ph.small) {
+      rp.hasSmall = true;
+      for (const sched::Message& m : ph.messages) {
+        if (m.src == rank) rp.smallSendTo.push_back(m.dst);
+        if (m.dst == rank) rp.smallRecvFrom.push_back(m.src);
+      }
+      continue;
+    }
+    RankPhases::Step st;
+    for (const sched::Message& m : ph.messages) {
+      if (m.src == rank) st.sendTo = m.dst;
+      if (m.dst == rank) st.recvFrom = m.src;
+    }
+    rp.phases.push_back(st);
+  }
+  return rp;
+}
+
+std::string checkRankPhases(const sched::Phases& phases, int rank, int n,
+                            const std::function<int64_t(int)>& sendBytes,
+                            const std::function<int64_t(int)>& recvBytes) {
+  std::vector<int64_t> sent(n, -1), received(n, -1);
+  for (const sched::Phase& ph : phases)
+    for (const sched::Message& m : ph.messages) {
+      if (m.src < 0 || m.src >= n || m.dst < 0 || m.dst >= n)
+        return "the schedule names rank " +
+               std::to_string(m.src < 0 || m.src >= n ? m.src : m.dst) +
+               " outside the communicator of size " + std::to_string(n);
+      if (m.src == rank) sent[m.dst] = m.bytes;
+      if (m.dst == rank) received[m.src] = m.bytes;
+    }
+  char buf[160];
+  for (int p = 0; p < n; ++p) {
+    if (p == rank) continue;
+    const int64_t s = sendBytes(p), r = recvBytes(p);
+    if ((s > 0 || sent[p] >= 0) && s != sent[p]) {
+      snprintf(buf, sizeof buf, "rank %d sends %lld bytes to rank %d but the schedule has %lld",
+               rank, static_cast<long long>(s), p,
+               static_cast<long long>(sent[p] < 0 ? 0 : sent[p]));
+      return buf;
+    }
+    if ((r > 0 || received[p] >= 0) && r != received[p]) {
+      snprintf(buf, sizeof buf,
+               "rank %d receives %lld bytes from rank %d but the schedule has %lld", rank,
+               static_cast<long long>(r), p,
+               static_cast<long long>(received[p] < 0 ? 0 : received[p]));
+      return buf;
+    }
+  }
+  return "";
+}
+
+void addDisseminationBarrier(Schedule& s) {
+  const int n = s.size(), r = s.rank();
+  for (int k = 1; k < n; k <<= 1) {
+    s.recv(nullptr, 0, MPI_BYTE, (r - k + n) % n);
+    s.send(nullptr, 0, MPI_BYTE, (r + k) % n);
+    s.endRound();
+  }
+}
+
+void addPhasedAlltoall(Schedule& s, const RankPhases& rp, PhaseSync sync, bool inPlace,
+                       const std::function<Block(int)>& sendBlock,
+                       const std::function<Block(int)>& recvBlock) {
+  const std::vector<Block> out = outgoingBlocks(s, inPlace, sendBlock, recvBlock);
+  if (!inPlace) {
+    const Block from = sendBlock(s.rank()), to = recvBlock(s.rank());
+    s.copy(from.addr, from.count, from.type, to.addr, to.count, to.type);
+  }
+  addPhasedExchange(s, rp, sync, out, recvBlock);
+}
+
+void addPhasedExchange(Schedule& s, const RankPhases& rp, PhaseSync sync,
+                       const std::vector<Block>& out, const std::function<Block(int)>& recvBlock) {
+  s.endRound();
+  const size_t nPhases = rp.phases.size();
+  for (size_t k = 0; k < nPhases; ++k) {
+    const RankPhases::Step& st = rp.phases[k];
+    const Block in = st.recvFrom >= 0 ? recvBlock(st.recvFrom) : Block{nullptr, 0, MPI_BYTE};
+    switch (sync) {
+      case PhaseSync::kReady:
+        // Round 1: post the receive and say "ready" to its sender; wait for the receiver
+        // of this rank's message to say the same. Round 2: send. The receive completes
+        // with round 2, so the next phase's "ready" leaves only once it has arrived. A
+        // rank that only receives waits for its message in round 1 (no round 2).
+        // A peer sends its "ready" before its data, so where the sender and the receiver
+        // of a phase are the same peer the "ready" receive is posted first.
+        if (st.sendTo >= 0) s.recv(nullptr, 0, MPI_BYTE, st.sendTo);
+        if (st.recvFrom >= 0) {
+          if (st.sendTo >= 0)
+            s.recvLate(in.addr, in.count, in.type, st.recvFrom);
+          else
+            s.recv(in.addr, in.count, in.type, st.recvFrom);
+          s.send(nullptr, 0, MPI_BYTE, st.recvFrom);
+        }
+        s.endRound();
+        if (st.sendTo >= 0) {
+          const Block& b = out[st.sendTo];
+          s.send(b.addr, b.count, b.type, st.sendTo);
+        }
+        s.endRound();
+        break;
+      case PhaseSync::kBarrier:
+      case PhaseSync::kNone:
+        if (st.recvFrom >= 0) s.recv(in.addr, in.count, in.type, st.recvFrom);
+        if (st.sendTo >= 0) {
+          const Block& b = out[st.sendTo];
+          s.send(b.addr, b.count, b.type, st.sendTo);
+        }
+        s.endRound();
+        if (sync == PhaseSync::kBarrier && (k + 1 < nPhases || rp.hasSmall))
+          addDisseminationBarrier(s);
+        break;
+    }
+  }
+  for (int from : rp.smallRecvFrom) {
+    const Block b = recvBlock(from);
+    s.recv(b.addr, b.count, b.type, from);
+  }
+  for (int to : rp.smallSendTo) {
+    const Block& b = out[to];
+    s.send(b.addr, b.count, b.type, to);
+  }
+  s.endRound();
+}
+
+}  // namespace ccmpi::coll
