@@ -9,6 +9,7 @@
 
 #include "base/tunables.h"
 #include "coll/coll.h"
+#include "coll/rules.h"
 
 namespace {
 
@@ -53,7 +54,8 @@ void printAlgorithms() {
     if (lines.empty()) {
       printf("    rules: none (table order)\n");
     } else {
-      printf("    rules (ranks, bytes, algorithm; first match wins):\n");
+      printf("    rules (ranks, bytes, algorithm[, hosts]; first match wins; job hosts: %d):\n",
+             ccmpi::coll::ruleHosts(0x7fffffff));
       for (const std::string& l : lines) printf("      %s\n", l.c_str());
     }
   }

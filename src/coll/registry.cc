@@ -67,6 +67,10 @@ const char* ruledAlgorithm(const char* collective, const SelectContext& ctx, int
   for (const Rule& r : rules) {
     if (r.collective != collective) continue;
     if (ctx.commSize < r.minRanks || ctx.commSize > r.maxRanks) continue;
+    if (r.minHosts > 1 || r.maxHosts < 0x7fffffff) {
+      const int hosts = ruleHosts(ctx.commSize);
+      if (hosts < r.minHosts || hosts > r.maxHosts) continue;
+    }
     if (ctx.bytes < 0) {
       if (r.minBytes != 0 || r.maxBytes != INT64_MAX) continue;
     } else if (ctx.bytes < r.minBytes || ctx.bytes > r.maxBytes) {

@@ -1,6 +1,6 @@
 // The rule table (see rules.h): the built-in rules, the CCMPI_COLL_RULES file, parsing.
 //
-// How the built-in rules were made: bench/coll/rules.sh forces every algorithm of a
+// How the built-in rules were made (rules with a hosts range: see below): bench/coll/rules.sh forces every algorithm of a
 // collective in turn (CCMPI_<COLL>_ALGORITHM) and times it with bench/coll/coll_sweep.c at
 // 4, 8 and 16 ranks over message sizes from 8 B to 4 MiB, on one machine (TCP over
 // loopback, ranks sharing its cores); the rules name the fastest algorithm of each
@@ -9,8 +9,10 @@
 // the result in with CCMPI_COLL_RULES (the same format).
 #include "coll/rules.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -46,6 +48,15 @@ iallreduce              1-6     256k-*       ring
 iallreduce              7-*     0-256k       reduce_bcast
 iallreduce              7-*     256k-*       rabenseifner
 reduce                  *       *            binomial
+# One rank per host on 9 or more hosts (the emulated 100 Mbit/s switch, 16 hosts:
+# docs/results/coll-rules/network.md): phases pay off for large alltoall blocks.
+allgather               9-*     0-4k         recursive_doubling   9-*
+allgather               9-*     4k-32k       ring                 9-*
+allgather               9-*     32k-*        recursive_doubling   9-*
+alltoall                9-*     0-512        bruck                9-*
+alltoall                9-*     512-64k      linear               9-*
+alltoall                9-*     64k-*        phased               9-*
+ialltoall               9-*     64k-*        phased               9-*
 allgather               *       0-128k       bruck
 allgather               1-6     128k-*       recursive_doubling
 allgather               7-*     128k-*       ring
@@ -132,9 +143,9 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
     std::vector<std::string> w;
     for (std::string x; words >> x;) w.push_back(x);
     if (w.empty()) continue;
-    if (w.size() != 4) {
+    if (w.size() != 4 && w.size() != 5) {
       *error = "line " + std::to_string(n) +
-               ": expected 4 fields (collective ranks bytes algorithm), found " +
+               ": expected 4 or 5 fields (collective ranks bytes algorithm [hosts]), found " +
                std::to_string(w.size());
       return false;
     }
@@ -155,9 +166,28 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
                "' (N, A-B, A-* or *, with k/m/g suffixes)";
       return false;
     }
+    if (w.size() == 5) {
+      int64_t hlo = 1, hhi = 0x7fffffff;
+      if (!parseRange(w[4], &hlo, &hhi, false) || hlo < 1 || hhi > 0x7fffffff) {
+        *error = "line " + std::to_string(n) + ": bad host-count range '" + w[4] +
+                 "' (N, A-B, A-* or *, counts from 1)";
+        return false;
+      }
+      r.minHosts = static_cast<int>(hlo);
+      r.maxHosts = static_cast<int>(hhi);
+    }
     out->push_back(std::move(r));
   }
   return true;
+}
+
+int ruleHosts(int commSize) {
+  static const int jobHosts = [] {
+    const char* v = getenv("CCMPI_NUM_NODES");
+    const int h = v ? atoi(v) : 1;
+    return h > 0 ? h : 1;
+  }();
+  return std::min(commSize, jobHosts);
 }
 
 std::string ruleText(const Rule& r) {
@@ -165,7 +195,10 @@ std::string ruleText(const Rule& r) {
   snprintf(buf, sizeof buf, "%-22s %-8s %-12s %s", r.collective.c_str(),
            rangeText(r.minRanks, r.maxRanks, 0x7fffffff).c_str(),
            rangeText(r.minBytes, r.maxBytes, INT64_MAX).c_str(), r.algorithm.c_str());
-  return buf;
+  std::string text = buf;
+  if (r.minHosts != 1 || r.maxHosts != 0x7fffffff)
+    text += " " + rangeText(r.minHosts, r.maxHosts, 0x7fffffff);
+  return text;
 }
 
 const std::vector<Rule>& activeRules(std::string* error, std::string* source) {

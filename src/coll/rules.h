@@ -13,7 +13,12 @@
 // suffixes, powers of 1024), and an algorithm of that table. '#' starts a comment. The
 // first rule that matches wins; a collective without a matching rule uses its table order.
 // A rule with a bytes range other than "*" never matches a call whose ranks do not share
-// a message size (bytes = -1).
+// a message size (bytes = -1). An optional fifth field is a range of hosts (the job's
+// host count, CCMPI_NUM_NODES, capped at the communicator size: exact for a job on one
+// host and for communicators spread one rank per host), e.g. phased all-to-all only
+// where ranks sit on separate hosts:
+//
+//   alltoall       *        16k-*       phased     4-*
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,12 +31,16 @@ struct Rule {
   int maxRanks = 0x7fffffff;
   int64_t minBytes = 0;
   int64_t maxBytes = INT64_MAX;
+  int minHosts = 1;
+  int maxHosts = 0x7fffffff;
   std::string algorithm;
   int line = 0;  // in the rules file (0 = built in)
 };
 
 // Parses rules text. On error returns false with *error = "line N: what".
 bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* error);
+// The host count the rules see for a communicator of `commSize` ranks.
+int ruleHosts(int commSize);
 // "bcast 1-8 0-64k binomial" (normalized).
 std::string ruleText(const Rule& r);
 

@@ -51,6 +51,27 @@ TEST(CollRules, ParsesRangesAndSuffixes) {
   EXPECT_NE(ruleText(r[1]).find("1m-*"), std::string::npos);
 }
 
+TEST(CollRules, OptionalHostRange) {
+  std::vector<Rule> r;
+  std::string err;
+  ASSERT_TRUE(
+      parseRules("bcast * 64k-* chain 9-*\nbcast * * binomial 2-4\nbcast * * chain\n", &r, &err))
+      << err;
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].minHosts, 9);
+  EXPECT_EQ(r[0].maxHosts, 0x7fffffff);
+  EXPECT_EQ(r[1].minHosts, 2);
+  EXPECT_EQ(r[1].maxHosts, 4);
+  EXPECT_EQ(r[2].minHosts, 1);
+  EXPECT_EQ(r[2].maxHosts, 0x7fffffff);
+  EXPECT_NE(ruleText(r[0]).find("chain 9-*"), std::string::npos) << ruleText(r[0]);
+  EXPECT_EQ(ruleText(r[2]).find("chain "), std::string::npos) << ruleText(r[2]);
+  EXPECT_FALSE(parseRules("bcast * * chain 0-3\n", &r, &err));
+  EXPECT_NE(err.find("host-count"), std::string::npos) << err;
+  EXPECT_FALSE(parseRules("bcast * * chain 2 extra\n", &r, &err));
+  EXPECT_NE(err.find("4 or 5 fields"), std::string::npos) << err;
+}
+
 TEST(CollRules, RejectsMalformedLines) {
   const char* bad[] = {"bcast 1-8 binomial\n",        "bcast 0-4 * binomial\n",
                        "bcast 8-4 * binomial\n",      "bcast x * binomial\n",
