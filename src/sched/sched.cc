@@ -2,6 +2,8 @@
 #include "sched/sched.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <tuple>
@@ -31,32 +33,98 @@ struct PhaseBuilder {
   Phase phase;
 };
 
-// Adds to the phase, in order, every unscheduled message that `want`s and that fits;
-// returns how many it took.
-template <typename Want>
-size_t takeFitting(const std::vector<Message>& m, std::vector<bool>* done, PhaseBuilder* b,
-                   Want want) {
+// The schedulable messages indexed for fast phase building: m (largest first), each
+// sender's messages and each all-to-all offset's messages (indices into m, ascending),
+// what is scheduled, and per list the first entry that may still be unscheduled.
+struct Index {
+  Index(int n, std::vector<Message> msgs) : m(std::move(msgs)), done(m.size(), 0) {
+    bySrc.resize(n);
+    byOffset.resize(n);
+    for (uint32_t i = 0; i < m.size(); ++i) {
+      bySrc[m[i].src].push_back(i);
+      byOffset[((m[i].dst - m[i].src) % n + n) % n].push_back(i);
+    }
+    srcStart.assign(n, 0);
+    offsetStart.assign(n, 0);
+  }
+  // The first unscheduled message of `list` from *start on (advancing *start past
+  // scheduled ones for good); list.size() if none.
+  size_t firstOpen(const std::vector<uint32_t>& list, size_t* start) const {
+    while (*start < list.size() && done[list[*start]]) ++*start;
+    return *start;
+  }
+  // Drops scheduled messages from the sender lists (which phases would walk again).
+  void compact() {
+    for (size_t s = 0; s < bySrc.size(); ++s) {
+      std::vector<uint32_t>& list = bySrc[s];
+      list.erase(std::remove_if(list.begin(), list.end(), [&](uint32_t i) { return done[i]; }),
+                 list.end());
+      srcStart[s] = 0;
+    }
+  }
+  // Called after every phase: compacts every 32 phases.
+  void phaseDone() {
+    if (++phases % 32 == 0) compact();
+  }
+  std::vector<Message> m;
+  std::vector<char> done;
+  size_t phases = 0;
+  std::vector<std::vector<uint32_t>> bySrc, byOffset;
+  std::vector<size_t> srcStart, offsetStart;
+  size_t first = 0;  // no unscheduled message before m[first]
+};
+
+// Adds to the phase every unscheduled message that fits, in the order of m: the same as
+// scanning m from the start, but each free sender only walks its own messages (a heap
+// holds each free sender's next candidate, smallest index first). Returns how many.
+size_t fillGreedy(Index* x, PhaseBuilder* b) {
+  struct Cand {
+    uint32_t idx;
+    int src;
+    size_t pos;
+    bool operator>(const Cand& o) const { return idx > o.idx; }
+  };
+  std::vector<Cand> heap;
+  auto next = [&](int s, size_t pos) {
+    const std::vector<uint32_t>& list = x->bySrc[s];
+    for (; pos < list.size(); ++pos) {
+      const uint32_t i = list[pos];
+      if (!x->done[i] && !b->receiving[x->m[i].dst]) {
+        heap.push_back({i, s, pos});
+        std::push_heap(heap.begin(), heap.end(), std::greater<Cand>());
+        return;
+      }
+    }
+  };
+  const int n = static_cast<int>(x->bySrc.size());
+  for (int s = 0; s < n; ++s)
+    if (!b->sending[s]) next(s, x->firstOpen(x->bySrc[s], &x->srcStart[s]));
   size_t taken = 0;
-  for (size_t i = 0; i < m.size(); ++i) {
-    if ((*done)[i] || !want(m[i]) || !b->fits(m[i])) continue;
-    b->add(m[i]);
-    (*done)[i] = true;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), std::greater<Cand>());
+    const Cand c = heap.back();
+    heap.pop_back();
+    const Message& msg = x->m[c.idx];
+    if (b->receiving[msg.dst]) {  // taken by an earlier message since it was found
+      next(c.src, c.pos + 1);
+      continue;
+    }
+    b->add(msg);
+    x->done[c.idx] = 1;
     ++taken;
   }
   return taken;
 }
 
-// Appends the small phase (all of `rest` from `first` on, unscheduled ones) if the largest
-// unscheduled message is below the threshold; returns whether it did.
-bool smallPhase(const std::vector<Message>& m, const std::vector<bool>& done,
-                int64_t smallThreshold, Phases* out) {
-  size_t first = 0;
-  while (first < m.size() && done[first]) ++first;
-  if (first == m.size() || m[first].bytes >= smallThreshold) return false;
+// Appends the small phase (every unscheduled message) if the largest unscheduled message
+// is below the threshold; returns whether it did.
+bool smallPhase(Index* x, int64_t smallThreshold, Phases* out) {
+  while (x->first < x->m.size() && x->done[x->first]) ++x->first;
+  if (x->first == x->m.size() || x->m[x->first].bytes >= smallThreshold) return false;
   Phase p;
   p.small = true;
-  for (size_t i = first; i < m.size(); ++i)
-    if (!done[i]) p.messages.push_back(m[i]);
+  for (size_t i = x->first; i < x->m.size(); ++i)
+    if (!x->done[i]) p.messages.push_back(x->m[i]);
   out->push_back(std::move(p));
   return true;
 }
@@ -70,36 +138,41 @@ int64_t Phase::largest() const {
 }
 
 Phases greedy(int n, const Pattern& pattern, int64_t smallThreshold) {
-  const std::vector<Message> m = sortedMessages(pattern);
-  std::vector<bool> done(m.size(), false);
-  size_t left = m.size();
+  Index x(n, sortedMessages(pattern));
+  size_t left = x.m.size();
   Phases out;
   while (left > 0) {
-    if (smallPhase(m, done, smallThreshold, &out)) break;
+    if (smallPhase(&x, smallThreshold, &out)) break;
     PhaseBuilder b(n);
-    left -= takeFitting(m, &done, &b, [](const Message&) { return true; });
+    left -= fillGreedy(&x, &b);
     out.push_back(std::move(b.phase));
+    x.phaseDone();
   }
   return out;
 }
 
 Phases allToAllBased(int n, const Pattern& pattern, int64_t smallThreshold) {
-  const std::vector<Message> m = sortedMessages(pattern);
-  std::vector<bool> done(m.size(), false);
-  size_t left = m.size();
+  Index x(n, sortedMessages(pattern));
+  size_t left = x.m.size();
   Phases out;
-  auto offset = [n](const Message& x) { return ((x.dst - x.src) % n + n) % n; };
   while (left > 0) {
-    if (smallPhase(m, done, smallThreshold, &out)) break;
-    size_t first = 0;
-    while (done[first]) ++first;
-    const int phaseOffset = offset(m[first]);
+    if (smallPhase(&x, smallThreshold, &out)) break;  // also moves x.first to the largest
+    const Message& lead = x.m[x.first];
+    const int o = ((lead.dst - lead.src) % n + n) % n;
     PhaseBuilder b(n);
     // the all-to-all phase's messages never conflict with each other, but a pattern may
     // hold the same (src, dst) pair twice: fits() keeps the phase contention-free
-    left -= takeFitting(m, &done, &b, [&](const Message& x) { return offset(x) == phaseOffset; });
-    left -= takeFitting(m, &done, &b, [](const Message&) { return true; });
+    const std::vector<uint32_t>& list = x.byOffset[o];
+    for (size_t k = x.firstOpen(list, &x.offsetStart[o]); k < list.size(); ++k) {
+      const uint32_t i = list[k];
+      if (x.done[i] || !b.fits(x.m[i])) continue;
+      b.add(x.m[i]);
+      x.done[i] = 1;
+      --left;
+    }
+    left -= fillGreedy(&x, &b);
     out.push_back(std::move(b.phase));
+    x.phaseDone();
   }
   return out;
 }
