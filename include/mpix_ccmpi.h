@@ -4,7 +4,7 @@
  * The extension API is the user-facing side of compiled communication: multicast
  * group management, the split between network-control and data-transmission
  * routines, and precomputed communication plans.
- * Nothing is declared here yet; programs may include it to test for CCMPI_MPIX.
+ * Programs may test for CCMPI_MPIX.
  */
 #ifndef CCMPI_MPIX_CCMPI_H_INCLUDED
 #define CCMPI_MPIX_CCMPI_H_INCLUDED
@@ -16,6 +16,54 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * Compiled communication for MPI_Alltoallv (CC-MPI: network control apart from data
+ * transmission). A schedule splits an Alltoallv pattern into contention-free phases
+ * (every rank sends at most one message and receives at most one per phase); computing
+ * it is the network control, moving data by it the data transmission.
+ *
+ *   Level 1: MPIX_Alltoallv_control1 (collective: allgathers the send sizes, schedules)
+ *            then MPIX_Alltoallv_data_trans2 at every exchange.
+ *   Level 2: MPIX_Alltoallv_control2 (local: the caller holds the global pattern)
+ *            then MPIX_Alltoallv_data_trans2.
+ *   Level 3: MPIX_Schedule_load of a file written by `ccmpi-schedule` (computed offline)
+ *            then MPIX_Alltoallv_data_trans2.
+ *   Point-to-point: MPIX_Alltoallv_data_trans1 (no scheduling).
+ *
+ * The data routines take MPI_Alltoallv's arguments and are collective on comm; the byte
+ * counts (count x type size) of every rank must be those the schedule was made for,
+ * else MPI_ERR_ARG naming the rank, the peer and the sizes. A schedule belongs to
+ * communicators of the size it was made for.
+ *
+ * The same through MPI-4 persistent collectives: MPI_Alltoallv_init with the info keys
+ *   ccmpi_alltoallv_level = p2p | 1 | 2 | 3
+ *   ccmpi_pattern_file    = PATH  (Level 2: "SRC DST BYTES" lines, the global pattern)
+ *   ccmpi_schedule_file   = PATH  (Level 3: a ccmpi-schedule output file)
+ * computes the schedule once at init (Level 1 allgathers there, so every rank must pass
+ * the same level); every MPI_Start only moves data. A missing or bad file, or counts that
+ * do not match, fail MPI_Alltoallv_init on every rank.
+ */
+typedef struct ccmpix_schedule *MPIX_Schedule;
+#define MPIX_SCHEDULE_NULL ((MPIX_Schedule)0)
+
+int MPIX_Alltoallv_control1(const int sendcounts[], MPI_Datatype sendtype, MPI_Comm comm,
+                            MPIX_Schedule *schedule);
+/* pattern[src * size + dst] = bytes from src to dst (diagonal ignored), the same on all
+ * ranks; no communication. */
+int MPIX_Alltoallv_control2(const MPI_Count pattern[], MPI_Comm comm, MPIX_Schedule *schedule);
+int MPIX_Schedule_load(const char *path, MPI_Comm comm, MPIX_Schedule *schedule);
+/* Phases of a schedule (not counting the final phase of small messages) and whether it
+ * has that phase. */
+int MPIX_Schedule_get_info(MPIX_Schedule schedule, int *nphases, int *small_phase);
+int MPIX_Schedule_free(MPIX_Schedule *schedule);
+int MPIX_Alltoallv_data_trans1(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int MPIX_Alltoallv_data_trans2(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                               MPIX_Schedule schedule);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include "api/api.h"
 #include "api/coll_checks.h"
 #include "api/request_table.h"
+#include "coll/alltoallv/alltoallv_levels.h"
 #include "coll/coll_nb.h"
 #include "comm/comm.h"
 
@@ -164,6 +165,14 @@ int makeAlltoallv(const char* kFunc, const void* sendbuf, const int sendcounts[]
   if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
   CCMPI_TRY(checkRequestOut(kFunc, comm, request));
   p2p::Request* r = nullptr;
+  if (mode == coll::Mode::kPersistent) {
+    // Compiled communication requested through info keys (include/mpix_ccmpi.h).
+    bool handled = false;
+    const int crc =
+        coll::alltoallvInitCompiled(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                    rdispls, recvtype, *c, info, &handled, &r);
+    if (handled) return deliver(kFunc, comm, crc, r, request);
+  }
   const int rc = coll::ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                   rdispls, recvtype, *c, mode, &r);
   return deliver(kFunc, comm, rc, r, request);

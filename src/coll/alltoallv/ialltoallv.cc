@@ -10,6 +10,10 @@ const Algorithm<ScheduleFn> kAlgorithms[] = {
     {"linear", "one round: every receive and send posted at once", ialltoallvLinear, kAnySize},
     {"pairwise", "n-1 rounds, round i sends to r+i and receives from r-i", ialltoallvPairwise,
      kAnySize},
+    {"phased",
+     "Level 1 at every start: allgather the byte counts, schedule contention-free phases; "
+     "linear when the largest message < CCMPI_PHASED_MIN",
+     alltoallvPhasedSchedule, kAnySize},
 };
 AlgorithmTable gTable("ialltoallv", "CCMPI_IALLTOALLV_ALGORITHM", kAlgorithms);
 

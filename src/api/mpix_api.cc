@@ -1,0 +1,134 @@
+// The MPIX_* extensions of include/mpix_ccmpi.h: compiled communication for Alltoallv
+// (network control apart from data transmission, coll/alltoallv/alltoallv_levels.h).
+#include <mpix_ccmpi.h>
+
+#include <memory>
+#include <vector>
+
+#include "api/api.h"
+#include "api/coll_checks.h"
+#include "coll/alltoallv/alltoallv_levels.h"
+#include "datatype/datatype.h"
+
+using namespace ccmpi;
+using api::checkCollComm;
+using api::finish;
+
+struct ccmpix_schedule {
+  coll::CompiledPtr plan;
+};
+
+namespace {
+
+int checkScheduleOut(const char* func, MPI_Comm comm, MPIX_Schedule* out) {
+  if (!out) return api::raiseCommf(comm, func, MPI_ERR_ARG, "schedule is NULL");
+  *out = MPIX_SCHEDULE_NULL;
+  return MPI_SUCCESS;
+}
+
+int deliverSchedule(const char* func, MPI_Comm comm, int rc, coll::CompiledPtr plan,
+                    MPIX_Schedule* out) {
+  if (rc) return api::raiseComm(comm, func, rc);
+  *out = new ccmpix_schedule{std::move(plan)};
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int MPIX_Alltoallv_control1(const int sendcounts[], MPI_Datatype sendtype, MPI_Comm comm,
+                                       MPIX_Schedule* schedule) {
+  CCMPI_API_BEGIN("MPIX_Alltoallv_control1");
+  comm::Comm* c = nullptr;
+  CCMPI_TRY(checkCollComm(kFunc, comm, &c));
+  CCMPI_TRY(checkScheduleOut(kFunc, comm, schedule));
+  CCMPI_CHECK(comm, sendcounts, MPI_ERR_ARG, "sendcounts is NULL");
+  for (int i = 0; i < c->size; ++i)
+    CCMPI_CHECK(comm, sendcounts[i] >= 0, MPI_ERR_COUNT, "sendcounts[%d] = %d is negative", i,
+                sendcounts[i]);
+  const datatype::Datatype* dt = datatype::lookup(sendtype);
+  CCMPI_CHECK(comm, dt, MPI_ERR_TYPE, "sendtype: invalid datatype handle 0x%x", sendtype);
+  CCMPI_CHECK(comm, dt->committed(), MPI_ERR_TYPE, "sendtype is not committed");
+  coll::CompiledPtr plan;
+  const int rc = coll::compileAlltoallvLevel1(sendcounts, sendtype, *c, &plan);
+  return deliverSchedule(kFunc, comm, rc, std::move(plan), schedule);
+}
+
+extern "C" int MPIX_Alltoallv_control2(const MPI_Count pattern[], MPI_Comm comm,
+                                       MPIX_Schedule* schedule) {
+  CCMPI_API_BEGIN("MPIX_Alltoallv_control2");
+  comm::Comm* c = nullptr;
+  CCMPI_TRY(checkCollComm(kFunc, comm, &c));
+  CCMPI_TRY(checkScheduleOut(kFunc, comm, schedule));
+  CCMPI_CHECK(comm, pattern, MPI_ERR_ARG, "pattern is NULL");
+  const int n = c->size;
+  sched::Pattern p;
+  for (int s = 0; s < n; ++s)
+    for (int d = 0; d < n; ++d) {
+      const MPI_Count b = pattern[static_cast<size_t>(s) * n + d];
+      CCMPI_CHECK(comm, b >= 0, MPI_ERR_ARG, "pattern[%d * %d + %d] = %lld bytes is negative", s, n,
+                  d, b);
+      if (s != d && b > 0) p.push_back({s, d, static_cast<int64_t>(b)});
+    }
+  coll::CompiledPtr plan;
+  const int rc = coll::compileAlltoallvLevel2(p, *c, &plan);
+  return deliverSchedule(kFunc, comm, rc, std::move(plan), schedule);
+}
+
+extern "C" int MPIX_Schedule_load(const char* path, MPI_Comm comm, MPIX_Schedule* schedule) {
+  CCMPI_API_BEGIN("MPIX_Schedule_load");
+  comm::Comm* c = nullptr;
+  CCMPI_TRY(checkCollComm(kFunc, comm, &c));
+  CCMPI_TRY(checkScheduleOut(kFunc, comm, schedule));
+  CCMPI_CHECK(comm, path, MPI_ERR_ARG, "path is NULL");
+  coll::CompiledPtr plan;
+  const int rc = coll::loadAlltoallvSchedule(path, *c, &plan);
+  return deliverSchedule(kFunc, comm, rc, std::move(plan), schedule);
+}
+
+extern "C" int MPIX_Schedule_get_info(MPIX_Schedule schedule, int* nphases, int* small_phase) {
+  CCMPI_API_BEGIN("MPIX_Schedule_get_info");
+  CCMPI_CHECK(MPI_COMM_WORLD, schedule, MPI_ERR_ARG, "schedule is MPIX_SCHEDULE_NULL");
+  if (nphases) *nphases = static_cast<int>(schedule->plan->mine.phases.size());
+  if (small_phase) *small_phase = schedule->plan->mine.hasSmall ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPIX_Schedule_free(MPIX_Schedule* schedule) {
+  CCMPI_API_BEGIN("MPIX_Schedule_free");
+  CCMPI_CHECK(MPI_COMM_WORLD, schedule && *schedule, MPI_ERR_ARG,
+              "schedule is NULL or MPIX_SCHEDULE_NULL");
+  delete *schedule;
+  *schedule = MPIX_SCHEDULE_NULL;
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPIX_Alltoallv_data_trans1(const void* sendbuf, const int sendcounts[],
+                                          const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                          const int recvcounts[], const int rdispls[],
+                                          MPI_Datatype recvtype, MPI_Comm comm) {
+  CCMPI_API_BEGIN("MPIX_Alltoallv_data_trans1");
+  comm::Comm* c = nullptr;
+  CCMPI_TRY(checkCollComm(kFunc, comm, &c));
+  CCMPI_TRY(api::checkAlltoallv(kFunc, comm, *c, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                recvcounts, rdispls, recvtype));
+  return finish(kFunc, comm,
+                coll::alltoallvLinearNow(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                         recvcounts, rdispls, recvtype, *c));
+}
+
+extern "C" int MPIX_Alltoallv_data_trans2(const void* sendbuf, const int sendcounts[],
+                                          const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                          const int recvcounts[], const int rdispls[],
+                                          MPI_Datatype recvtype, MPI_Comm comm,
+                                          MPIX_Schedule schedule) {
+  CCMPI_API_BEGIN("MPIX_Alltoallv_data_trans2");
+  comm::Comm* c = nullptr;
+  CCMPI_TRY(checkCollComm(kFunc, comm, &c));
+  CCMPI_TRY(api::checkAlltoallv(kFunc, comm, *c, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                recvcounts, rdispls, recvtype));
+  CCMPI_CHECK(comm, schedule, MPI_ERR_ARG, "schedule is MPIX_SCHEDULE_NULL");
+  return finish(
+      kFunc, comm,
+      coll::alltoallvCompiled(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                              recvtype, *c, schedule->plan, coll::Mode::kNonblocking, nullptr));
+}
