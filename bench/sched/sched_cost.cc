@@ -1,14 +1,23 @@
 // Scheduling cost (issue 5): times sched::greedy, sched::allToAllBased and sched::best on
-// a dense random pattern of 1024 ranks (every ordered pair a message of 100 B, 16 KiB,
-// 64 KiB or 1 MiB), a sparse one of 4096 ranks (16 random destinations per rank) and the
-// paper's Table 3 pattern on 16 ranks; prints one line per (pattern, scheduler): time in
-// ms (best of 3), phases, estimated seconds, and checks every schedule with
-// sched::validate. Built by bench/sched/run.sh against the library's object files.
+//  - dense-1024: every ordered pair of 1024 ranks one message of 100 B, 16 KiB, 64 KiB or
+//    1 MiB (uniformly at random), 1047552 messages; goal: under 200 ms;
+//  - sparse-4096: 16 distinct random destinations per rank on 4096 ranks, same sizes,
+//    65536 messages; goal: under 100 ms;
+//  - table3-16: the paper's random pattern on 16 ranks (160 x 64 KiB, 20 x 16 KiB,
+//    60 x 100 B over the 240 ordered pairs);
+// each with the runtime's small-message threshold (4 KiB) and with none (0: every message
+// in a contention-free phase). Prints a markdown table, one row per (pattern, threshold,
+// scheduler): fastest and median time of --reps runs, phases (+ the small phase if any),
+// the sum over phases of the largest message, the cost model's estimate (100 Mbit/s,
+// 1 ms a synchronization) and sched::validate's verdict; --csv FILE writes the same rows.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "sched/sched.h"
 
@@ -16,25 +25,29 @@ using namespace ccmpi::sched;
 
 namespace {
 
+constexpr int64_t kSizes[] = {100, 16 << 10, 64 << 10, 1 << 20};
+
 Pattern dense(int n, unsigned seed) {
   std::mt19937 rng(seed);
-  const int64_t sizes[] = {100, 16 << 10, 64 << 10, 1 << 20};
   Pattern p;
   for (int s = 0; s < n; ++s)
     for (int d = 0; d < n; ++d)
-      if (s != d) p.push_back({s, d, sizes[rng() % 4]});
+      if (s != d) p.push_back({s, d, kSizes[rng() % 4]});
   return p;
 }
 
 Pattern sparse(int n, int degree, unsigned seed) {
   std::mt19937 rng(seed);
-  const int64_t sizes[] = {100, 16 << 10, 64 << 10, 1 << 20};
   Pattern p;
-  for (int s = 0; s < n; ++s)
-    for (int k = 0; k < degree; ++k) {
+  std::vector<int> dsts;
+  for (int s = 0; s < n; ++s) {
+    dsts.clear();
+    while (static_cast<int>(dsts.size()) < degree) {
       const int d = (s + 1 + static_cast<int>(rng() % (n - 1))) % n;
-      p.push_back({s, d, sizes[rng() % 4]});
+      if (std::find(dsts.begin(), dsts.end(), d) == dsts.end()) dsts.push_back(d);
     }
+    for (int d : dsts) p.push_back({s, d, kSizes[rng() % 4]});
+  }
   return p;
 }
 
@@ -51,36 +64,107 @@ Pattern table3(unsigned seed) {
   return p;
 }
 
-void run(const char* name, int n, const Pattern& p, int64_t threshold) {
+struct Row {
+  std::string pattern, scheduler, valid;
+  int ranks = 0;
+  size_t messages = 0;
+  int64_t threshold = 0;
+  double msMin = 0, msMedian = 0;
+  size_t phases = 0;
+  bool small = false;
+  int64_t largestSum = 0;
+  double estimate = 0;
+  int goalMs = 0;  // 0: none
+};
+
+std::vector<Row> run(const char* name, int n, const Pattern& p, int64_t threshold, int goalMs,
+                     int reps) {
   const CostModel model;
-  struct S {
-    const char* name;
-    int which;
-  } scheds[] = {{"greedy", 0}, {"all-to-all", 1}, {"best", 2}};
-  for (const S& s : scheds) {
-    double bestMs = 1e30;
+  std::vector<Row> rows;
+  for (const char* sched : {"greedy", "all-to-all", "best"}) {
+    std::vector<double> ms;
     Phases phases;
-    for (int rep = 0; rep < 3; ++rep) {
+    for (int rep = 0; rep < reps; ++rep) {
+      phases.clear();
       const auto t0 = std::chrono::steady_clock::now();
-      phases = s.which == 0   ? greedy(n, p, threshold)
-               : s.which == 1 ? allToAllBased(n, p, threshold)
-                              : best(n, p, threshold, model);
-      const double ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      if (ms < bestMs) bestMs = ms;
+      phases = !strcmp(sched, "greedy")       ? greedy(n, p, threshold)
+               : !strcmp(sched, "all-to-all") ? allToAllBased(n, p, threshold)
+                                              : best(n, p, threshold, model);
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
-    const std::string why = validate(n, p, phases, threshold);
-    printf("%-22s %5d ranks %8zu msgs  %-10s %9.2f ms  %5zu phases  est %.3f s  %s\n", name, n,
-           p.size(), s.name, bestMs, phases.size(), estimateSeconds(phases, model),
-           why.empty() ? "valid" : why.c_str());
+    std::sort(ms.begin(), ms.end());
+    Row r;
+    r.pattern = name;
+    r.scheduler = sched;
+    r.valid = validate(n, p, phases, threshold);
+    r.ranks = n;
+    r.messages = p.size();
+    r.threshold = threshold;
+    r.msMin = ms.front();
+    r.msMedian = ms[ms.size() / 2];
+    r.phases = phases.size();
+    r.small = !phases.empty() && phases.back().small;
+    for (const Phase& ph : phases) r.largestSum += ph.largest();
+    r.estimate = estimateSeconds(phases, model);
+    r.goalMs = goalMs;
+    if (r.valid.empty()) r.valid = "valid";
+    rows.push_back(r);
   }
+  return rows;
 }
 
 }  // namespace
 
-int main() {
-  run("dense-random", 1024, dense(1024, 1), 4096);
-  run("sparse-16-per-rank", 4096, sparse(4096, 16, 2), 4096);
-  run("cc-mpi-table3", 16, table3(20031), 4096);
+int main(int argc, char** argv) {
+  int reps = 5;
+  const char* csv = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+      reps = std::max(1, atoi(argv[++i]));
+    } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
+      csv = argv[++i];
+    } else {
+      fprintf(stderr, "usage: %s [--reps N] [--csv FILE]\n", argv[0]);
+      return 2;
+    }
+  }
+  std::vector<Row> rows;
+  const Pattern d = dense(1024, 1), s = sparse(4096, 16, 2), t = table3(20031);
+  for (int64_t threshold : {int64_t{4096}, int64_t{0}}) {
+    for (const Row& r : run("dense-1024", 1024, d, threshold, 200, reps)) rows.push_back(r);
+    for (const Row& r : run("sparse-4096", 4096, s, threshold, 100, reps)) rows.push_back(r);
+    for (const Row& r : run("table3-16", 16, t, threshold, 0, reps)) rows.push_back(r);
+  }
+  printf(
+      "| pattern | ranks | messages | small threshold | scheduler | ms (fastest) | ms (median) | "
+      "phases | sum of largest (MiB) | estimate (s) | goal | schedule |\n"
+      "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|\n");
+  for (const Row& r : rows) {
+    std::string goal = "-";
+    if (r.goalMs) goal = (r.msMin < r.goalMs ? "< " : "MISSED ") + std::to_string(r.goalMs) + " ms";
+    printf("| %s | %d | %zu | %lld | %s | %.2f | %.2f | %zu%s | %.2f | %.3f | %s | %s |\n",
+           r.pattern.c_str(), r.ranks, r.messages, static_cast<long long>(r.threshold),
+           r.scheduler.c_str(), r.msMin, r.msMedian, r.phases, r.small ? " (1 small)" : "",
+           r.largestSum / 1048576.0, r.estimate, goal.c_str(), r.valid.c_str());
+  }
+  if (csv) {
+    FILE* f = fopen(csv, "w");
+    if (!f) {
+      perror(csv);
+      return 1;
+    }
+    fprintf(f,
+            "pattern,ranks,messages,small_threshold,scheduler,ms_fastest,ms_median,phases,"
+            "small_phase,largest_sum_bytes,estimate_s,goal_ms,valid\n");
+    for (const Row& r : rows)
+      fprintf(f, "%s,%d,%zu,%lld,%s,%.3f,%.3f,%zu,%d,%lld,%.6f,%d,%s\n", r.pattern.c_str(), r.ranks,
+              r.messages, static_cast<long long>(r.threshold), r.scheduler.c_str(), r.msMin,
+              r.msMedian, r.phases, r.small ? 1 : 0, static_cast<long long>(r.largestSum),
+              r.estimate, r.goalMs, r.valid == "valid" ? "1" : "0");
+    fclose(f);
+  }
+  for (const Row& r : rows)
+    if (r.valid != "valid" || (r.goalMs && r.msMin >= r.goalMs)) return 1;
   return 0;
 }

@@ -1,133 +1,284 @@
 // Greedy and all-to-all based message scheduling (see sched.h).
+//
+// Both schedulers work on the schedulable messages sorted largest first (a stable radix
+// sort: equal sizes keep the pattern's order); a message's index in that order is its
+// priority.
+//
+// greedy: building phase after phase, each taking every remaining message (in index
+// order) whose sender and receiver are still free, puts every message in the lowest phase
+// where its sender and receiver are free given the messages before it (first fit in index
+// order): whether message i joins phase p depends only on the messages before i in phase
+// p, in both formulations. So greedy is one pass over the messages with a bitset of busy
+// phases per sender and per receiver, O(messages) instead of rewalking the remaining
+// messages for every phase. The small-message phase: with K = 1 + the highest phase of a
+// message at or above the threshold, the phase-by-phase loop would stop after phase K - 1
+// and put everything left (the messages first fit places at K or later) in it.
+//
+// all-to-all based: each phase takes the unscheduled messages of one all-to-all offset
+// (dst - src mod n, a list per offset) and then fills up greedily, which is done by
+// deferred acceptance over per-sender lists (see fill()) rather than by scanning every
+// remaining message.
 #include "sched/sched.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <numeric>
 #include <tuple>
+#include <utility>
 
 namespace ccmpi::sched {
 namespace {
 
-// The schedulable messages, largest first; equal sizes keep the pattern's order.
+constexpr uint32_t kNone = UINT32_MAX;
+
+// The schedulable messages, largest first; equal sizes keep the pattern's order. LSD radix
+// sort on ~bytes, 11 bits a pass, skipping the digits every message shares.
 std::vector<Message> sortedMessages(const Pattern& pattern) {
   std::vector<Message> m;
+  m.reserve(pattern.size());
   for (const Message& x : pattern)
     if (x.src != x.dst && x.bytes > 0) m.push_back(x);
-  std::stable_sort(m.begin(), m.end(),
-                   [](const Message& a, const Message& b) { return a.bytes > b.bytes; });
+  if (m.size() < 64) {
+    std::stable_sort(m.begin(), m.end(),
+                     [](const Message& a, const Message& b) { return a.bytes > b.bytes; });
+    return m;
+  }
+  auto key = [](const Message& x) { return ~static_cast<uint64_t>(x.bytes); };
+  uint64_t varying = 0;
+  for (const Message& x : m) varying |= key(x) ^ key(m[0]);
+  constexpr int kBits = 11;
+  constexpr uint64_t kMask = (uint64_t{1} << kBits) - 1;
+  std::vector<Message> tmp(m.size());
+  for (int shift = 0; shift < 64; shift += kBits) {
+    if (((varying >> shift) & kMask) == 0) continue;
+    std::array<size_t, kMask + 1> start{};
+    for (const Message& x : m) ++start[(key(x) >> shift) & kMask];
+    size_t sum = 0;
+    for (size_t& c : start) sum += std::exchange(c, sum);
+    for (const Message& x : m) tmp[start[(key(x) >> shift) & kMask]++] = x;
+    m.swap(tmp);
+  }
   return m;
 }
 
-// Busy senders/receivers of the phase being built.
-struct PhaseBuilder {
-  explicit PhaseBuilder(int n) : sending(n, false), receiving(n, false) {}
-  bool fits(const Message& m) const { return !sending[m.src] && !receiving[m.dst]; }
-  void add(const Message& m) {
-    sending[m.src] = receiving[m.dst] = true;
-    phase.messages.push_back(m);
-  }
-  std::vector<bool> sending, receiving;
-  Phase phase;
-};
+// Phases from a phase per message (kNone or >= phases: the small phase, if any such).
+Phases collect(const std::vector<Message>& m, const std::vector<uint32_t>& phaseOf,
+               uint32_t phases) {
+  std::vector<size_t> count(phases + 1, 0);
+  for (uint32_t p : phaseOf) ++count[std::min(p, phases)];
+  Phases out(count[phases] ? phases + 1 : phases);
+  for (uint32_t p = 0; p < out.size(); ++p) out[p].messages.reserve(count[p]);
+  if (count[phases]) out.back().small = true;
+  for (size_t i = 0; i < m.size(); ++i) out[std::min(phaseOf[i], phases)].messages.push_back(m[i]);
+  return out;
+}
 
-// The schedulable messages indexed for fast phase building: m (largest first), each
-// sender's messages and each all-to-all offset's messages (indices into m, ascending),
-// what is scheduled, and per list the first entry that may still be unscheduled.
-struct Index {
-  Index(int n, std::vector<Message> msgs) : m(std::move(msgs)), done(m.size(), 0) {
-    bySrc.resize(n);
-    byOffset.resize(n);
-    for (uint32_t i = 0; i < m.size(); ++i) {
-      bySrc[m[i].src].push_back(i);
-      byOffset[((m[i].dst - m[i].src) % n + n) % n].push_back(i);
-    }
-    srcStart.assign(n, 0);
-    offsetStart.assign(n, 0);
-  }
-  // The first unscheduled message of `list` from *start on (advancing *start past
-  // scheduled ones for good); list.size() if none.
-  size_t firstOpen(const std::vector<uint32_t>& list, size_t* start) const {
-    while (*start < list.size() && done[list[*start]]) ++*start;
-    return *start;
-  }
-  // Drops scheduled messages from the sender lists (which phases would walk again).
-  void compact() {
-    for (size_t s = 0; s < bySrc.size(); ++s) {
-      std::vector<uint32_t>& list = bySrc[s];
-      list.erase(std::remove_if(list.begin(), list.end(), [&](uint32_t i) { return done[i]; }),
-                 list.end());
-      srcStart[s] = 0;
-    }
-  }
-  // Called after every phase: compacts every 32 phases.
-  void phaseDone() {
-    if (++phases % 32 == 0) compact();
-  }
-  std::vector<Message> m;
-  std::vector<char> done;
-  size_t phases = 0;
-  std::vector<std::vector<uint32_t>> bySrc, byOffset;
-  std::vector<size_t> srcStart, offsetStart;
-  size_t first = 0;  // no unscheduled message before m[first]
-};
-
-// Adds to the phase every unscheduled message that fits, in the order of m: the same as
-// scanning m from the start, but each free sender only walks its own messages (a heap
-// holds each free sender's next candidate, smallest index first). Returns how many.
-size_t fillGreedy(Index* x, PhaseBuilder* b) {
-  struct Cand {
-    uint32_t idx;
-    int src;
-    size_t pos;
-    bool operator>(const Cand& o) const { return idx > o.idx; }
-  };
-  std::vector<Cand> heap;
-  auto next = [&](int s, size_t pos) {
-    const std::vector<uint32_t>& list = x->bySrc[s];
-    for (; pos < list.size(); ++pos) {
-      const uint32_t i = list[pos];
-      if (!x->done[i] && !b->receiving[x->m[i].dst]) {
-        heap.push_back({i, s, pos});
-        std::push_heap(heap.begin(), heap.end(), std::greater<Cand>());
-        return;
+Phases greedySorted(int n, const std::vector<Message>& m, int64_t smallThreshold) {
+  if (m.empty()) return {};
+  auto big = [&](uint32_t i) { return m[i].bytes >= smallThreshold; };
+  std::vector<uint32_t> phaseOf(m.size(), kNone);
+  // Bitsets of busy phases in windows of 64 * w phases: a message that finds no phase free
+  // in the window goes to the next window's pass (phases before the window cannot take
+  // it, the ones in it do not concern it). w: enough for every phase if that fits 8 MB.
+  std::vector<uint32_t> outDeg(n, 0), inDeg(n, 0);
+  for (const Message& x : m) ++outDeg[x.src], ++inDeg[x.dst];
+  const uint64_t bound = static_cast<uint64_t>(*std::max_element(outDeg.begin(), outDeg.end())) +
+                         *std::max_element(inDeg.begin(), inDeg.end());
+  const size_t w = std::max<size_t>(1, std::min<uint64_t>(bound / 64 + 1, (size_t{1} << 19) / n));
+  std::vector<uint64_t> sends(n * w), recvs(n * w);
+  std::vector<uint32_t> sendHint(n), recvHint(n);  // below: full words
+  std::vector<uint32_t> todo(m.size()), next;
+  std::iota(todo.begin(), todo.end(), 0u);
+  uint32_t phases = 0;  // 1 + the highest phase of a message at or above the threshold
+  for (uint64_t base = 0; !todo.empty() && big(todo[0]); base += 64 * w) {
+    std::fill(sends.begin(), sends.end(), 0);
+    std::fill(recvs.begin(), recvs.end(), 0);
+    std::fill(sendHint.begin(), sendHint.end(), 0);
+    std::fill(recvHint.begin(), recvHint.end(), 0);
+    next.clear();
+    for (uint32_t i : todo) {
+      uint64_t* s = &sends[m[i].src * w];
+      uint64_t* r = &recvs[m[i].dst * w];
+      uint32_t& hs = sendHint[m[i].src];
+      uint32_t& hr = recvHint[m[i].dst];
+      while (hs < w && s[hs] == ~uint64_t{0}) ++hs;
+      while (hr < w && r[hr] == ~uint64_t{0}) ++hr;
+      size_t j = std::max(hs, hr);
+      while (j < w && (s[j] | r[j]) == ~uint64_t{0}) ++j;
+      if (j == w) {
+        next.push_back(i);
+        continue;
       }
+      const uint64_t bit = uint64_t{1} << std::countr_one(s[j] | r[j]);
+      s[j] |= bit;
+      r[j] |= bit;
+      phaseOf[i] = static_cast<uint32_t>(base + 64 * j + std::countr_zero(bit));
+      if (big(i)) phases = std::max(phases, phaseOf[i] + 1);
     }
-  };
-  const int n = static_cast<int>(x->bySrc.size());
-  for (int s = 0; s < n; ++s)
-    if (!b->sending[s]) next(s, x->firstOpen(x->bySrc[s], &x->srcStart[s]));
-  size_t taken = 0;
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), std::greater<Cand>());
-    const Cand c = heap.back();
-    heap.pop_back();
-    const Message& msg = x->m[c.idx];
-    if (b->receiving[msg.dst]) {  // taken by an earlier message since it was found
-      next(c.src, c.pos + 1);
-      continue;
-    }
-    b->add(msg);
-    x->done[c.idx] = 1;
-    ++taken;
+    todo.swap(next);
   }
-  return taken;
+  return collect(m, phaseOf, phases);
 }
 
-// Appends the small phase (every unscheduled message) if the largest unscheduled message
-// is below the threshold; returns whether it did.
-bool smallPhase(Index* x, int64_t smallThreshold, Phases* out) {
-  while (x->first < x->m.size() && x->done[x->first]) ++x->first;
-  if (x->first == x->m.size() || x->m[x->first].bytes >= smallThreshold) return false;
-  Phase p;
-  p.small = true;
-  for (size_t i = x->first; i < x->m.size(); ++i)
-    if (!x->done[i]) p.messages.push_back(x->m[i]);
-  out->push_back(std::move(p));
-  return true;
-}
+// The all-to-all based scheduler's state: m (largest first), per offset and (built on
+// first use) per sender the messages in index order, what is scheduled, and the phase
+// being built (a host is busy when its stamp is the phase's).
+class AllToAll {
+ public:
+  AllToAll(int n, const std::vector<Message>& m)
+      : n_(n), m_(m), done_(m.size(), 0), sendStamp_(n, 0), recvStamp_(n, 0) {
+    offBegin_.assign(n + 1, 0);
+    for (const Message& x : m) ++offBegin_[offset(x) + 1];
+    std::partial_sum(offBegin_.begin(), offBegin_.end(), offBegin_.begin());
+    offLo_.assign(offBegin_.begin(), offBegin_.end() - 1);
+    std::vector<size_t> at = offLo_;
+    byOffset_.resize(m.size());
+    for (uint32_t i = 0; i < m.size(); ++i) byOffset_[at[offset(m[i])]++] = {m[i], i};
+  }
+
+  Phases run(int64_t smallThreshold) {
+    Phases out;
+    size_t first = 0;  // no unscheduled message before m[first]
+    while (left_ > 0) {
+      while (done_[first]) ++first;
+      if (m_[first].bytes < smallThreshold) {
+        Phase p;
+        p.small = true;
+        for (size_t i = first; i < m_.size(); ++i)
+          if (!done_[i]) p.messages.push_back(m_[i]);
+        out.push_back(std::move(p));
+        break;
+      }
+      ++stamp_;
+      Phase p;
+      // the all-to-all phase's messages never conflict with each other, but a pattern may
+      // hold the same (src, dst) pair twice: the busy check keeps the phase contention-free
+      const int o = offset(m_[first]);
+      while (offLo_[o] < offBegin_[o + 1] && done_[byOffset_[offLo_[o]].idx]) ++offLo_[o];
+      for (size_t k = offLo_[o]; k < offBegin_[o + 1]; ++k) {
+        const Entry& e = byOffset_[k];
+        if (!done_[e.idx] && !busy(e.msg.src, e.msg.dst)) take(e.idx, e.msg, &p);
+      }
+      fill(&p);
+      out.push_back(std::move(p));
+    }
+    return out;
+  }
+
+ private:
+  struct Entry {
+    Message msg;
+    uint32_t idx;
+  };
+  struct SrcEntry {
+    uint32_t idx;
+    int dst;
+  };
+
+  int offset(const Message& x) const { return ((x.dst - x.src) % n_ + n_) % n_; }
+  bool busy(int src, int dst) const {
+    return sendStamp_[src] == stamp_ || recvStamp_[dst] == stamp_;
+  }
+  void take(uint32_t i, const Message& x, Phase* p) {
+    done_[i] = 1;
+    --left_;
+    sendStamp_[x.src] = recvStamp_[x.dst] = stamp_;
+    if (indexed_) ++dead_[x.src];
+    p->messages.push_back(x);
+  }
+
+  // Each sender's unscheduled messages (index order) in [srcLo_, srcHi_); dead_ counts the
+  // scheduled ones still in there. Built when a fill first needs it.
+  void buildSrcIndex() {
+    std::vector<size_t> begin(n_ + 1, 0);
+    for (uint32_t i = 0; i < m_.size(); ++i)
+      if (!done_[i]) ++begin[m_[i].src + 1];
+    std::partial_sum(begin.begin(), begin.end(), begin.begin());
+    srcLo_.assign(begin.begin(), begin.end() - 1);
+    srcHi_ = srcLo_;
+    bySrc_.resize(begin.back());
+    for (uint32_t i = 0; i < m_.size(); ++i)
+      if (!done_[i]) bySrc_[srcHi_[m_[i].src]++] = {i, m_[i].dst};
+    dead_.assign(n_, 0);
+    walk_.assign(n_, 0);
+    heldStamp_.assign(n_, 0);
+    held_.assign(n_, 0);
+    holder_.assign(n_, 0);
+    indexed_ = true;
+  }
+  // Drops sender s's scheduled messages once they are at least half of its list.
+  void compact(int s) {
+    if (2 * dead_[s] < srcHi_[s] - srcLo_[s]) return;
+    size_t to = srcLo_[s];
+    for (size_t k = srcLo_[s]; k < srcHi_[s]; ++k)
+      if (!done_[bySrc_[k].idx]) bySrc_[to++] = bySrc_[k];
+    srcHi_[s] = to;
+    dead_[s] = 0;
+  }
+  // Sender s proposes its unscheduled messages from bySrc_[pos] on, in index order, to
+  // receivers free of the phase so far, until one holds the proposal: one that holds none
+  // or one of a later message, whose sender then proposes on (deferred acceptance).
+  void propose(int s, size_t pos) {
+    for (;;) {
+      for (; pos < srcHi_[s]; ++pos) {
+        const SrcEntry& e = bySrc_[pos];
+        if (recvStamp_[e.dst] == stamp_) continue;
+        if (heldStamp_[e.dst] == stamp_ && held_[e.dst] < e.idx) continue;
+        if (!done_[e.idx]) break;
+      }
+      if (pos == srcHi_[s]) return;
+      const int r = bySrc_[pos].dst;
+      const bool replaces = heldStamp_[r] == stamp_;
+      const int previous = holder_[r];
+      if (!replaces) holding_.push_back(r);
+      heldStamp_[r] = stamp_;
+      held_[r] = bySrc_[pos].idx;
+      holder_[r] = s;
+      walk_[s] = pos;
+      if (!replaces) return;
+      s = previous;
+      pos = walk_[s] + 1;
+    }
+  }
+  // Adds to the phase every unscheduled message that fits, in index order. With priorities
+  // from one order (a lower index is better for sender and receiver alike) the only stable
+  // matching is the greedy one, so deferred acceptance finds the messages that scanning
+  // them in index order would take; they join the phase in index order.
+  void fill(Phase* p) {
+    if (left_ == 0) return;
+    holding_.clear();
+    for (int s = 0; s < n_; ++s) {
+      if (sendStamp_[s] == stamp_) continue;
+      if (!indexed_) buildSrcIndex();
+      compact(s);
+      propose(s, srcLo_[s]);
+    }
+    taken_.clear();
+    for (int r : holding_) taken_.push_back(held_[r]);
+    std::sort(taken_.begin(), taken_.end());
+    for (uint32_t i : taken_) take(i, m_[i], p);
+  }
+
+  const int n_;
+  const std::vector<Message>& m_;
+  std::vector<char> done_;
+  size_t left_ = m_.size();
+  uint32_t stamp_ = 0;
+  std::vector<uint32_t> sendStamp_, recvStamp_;
+  std::vector<Entry> byOffset_;
+  std::vector<size_t> offBegin_, offLo_;
+  bool indexed_ = false;
+  std::vector<SrcEntry> bySrc_;
+  std::vector<size_t> srcLo_, srcHi_, dead_, walk_;
+  // the fill's proposals: per receiver the message it holds (if heldStamp_ is the phase's)
+  // and its sender; the receivers holding one; the messages taken
+  std::vector<uint32_t> heldStamp_, held_;
+  std::vector<int> holder_, holding_;
+  std::vector<uint32_t> taken_;
+};
 
 }  // namespace
 
@@ -138,43 +289,12 @@ int64_t Phase::largest() const {
 }
 
 Phases greedy(int n, const Pattern& pattern, int64_t smallThreshold) {
-  Index x(n, sortedMessages(pattern));
-  size_t left = x.m.size();
-  Phases out;
-  while (left > 0) {
-    if (smallPhase(&x, smallThreshold, &out)) break;
-    PhaseBuilder b(n);
-    left -= fillGreedy(&x, &b);
-    out.push_back(std::move(b.phase));
-    x.phaseDone();
-  }
-  return out;
+  return greedySorted(n, sortedMessages(pattern), smallThreshold);
 }
 
 Phases allToAllBased(int n, const Pattern& pattern, int64_t smallThreshold) {
-  Index x(n, sortedMessages(pattern));
-  size_t left = x.m.size();
-  Phases out;
-  while (left > 0) {
-    if (smallPhase(&x, smallThreshold, &out)) break;  // also moves x.first to the largest
-    const Message& lead = x.m[x.first];
-    const int o = ((lead.dst - lead.src) % n + n) % n;
-    PhaseBuilder b(n);
-    // the all-to-all phase's messages never conflict with each other, but a pattern may
-    // hold the same (src, dst) pair twice: fits() keeps the phase contention-free
-    const std::vector<uint32_t>& list = x.byOffset[o];
-    for (size_t k = x.firstOpen(list, &x.offsetStart[o]); k < list.size(); ++k) {
-      const uint32_t i = list[k];
-      if (x.done[i] || !b.fits(x.m[i])) continue;
-      b.add(x.m[i]);
-      x.done[i] = 1;
-      --left;
-    }
-    left -= fillGreedy(&x, &b);
-    out.push_back(std::move(b.phase));
-    x.phaseDone();
-  }
-  return out;
+  const std::vector<Message> m = sortedMessages(pattern);
+  return AllToAll(n, m).run(smallThreshold);
 }
 
 double estimateSeconds(const Phases& phases, const CostModel& model) {
@@ -185,11 +305,24 @@ double estimateSeconds(const Phases& phases, const CostModel& model) {
       continue;
     }
     // the small phase: bounded by the busiest host's bytes in or out
-    std::map<int, int64_t> in, out;
-    int64_t busiest = 0;
+    int lo = 0, hi = 0;
     for (const Message& x : p.messages) {
-      busiest = std::max(busiest, out[x.src] += x.bytes);
-      busiest = std::max(busiest, in[x.dst] += x.bytes);
+      lo = std::min({lo, x.src, x.dst});
+      hi = std::max({hi, x.src, x.dst});
+    }
+    int64_t busiest = 0;
+    if (static_cast<int64_t>(hi) - lo < (int64_t{1} << 24)) {
+      std::vector<int64_t> in(hi - lo + 1, 0), out(hi - lo + 1, 0);
+      for (const Message& x : p.messages) {
+        busiest = std::max(busiest, out[x.src - lo] += x.bytes);
+        busiest = std::max(busiest, in[x.dst - lo] += x.bytes);
+      }
+    } else {
+      std::map<int, int64_t> in, out;
+      for (const Message& x : p.messages) {
+        busiest = std::max(busiest, out[x.src] += x.bytes);
+        busiest = std::max(busiest, in[x.dst] += x.bytes);
+      }
     }
     t += static_cast<double>(busiest) / model.bytesPerSecond;
   }
@@ -203,11 +336,12 @@ const char* schedulerName(Scheduler s) {
 
 Phases best(int n, const Pattern& pattern, int64_t smallThreshold, const CostModel& model,
             Scheduler* which) {
-  Phases a = allToAllBased(n, pattern, smallThreshold);
-  Phases g = greedy(n, pattern, smallThreshold);
+  const std::vector<Message> m = sortedMessages(pattern);
+  Phases a = AllToAll(n, m).run(smallThreshold);
+  Phases g = greedySorted(n, m, smallThreshold);
   const bool greedyWins = estimateSeconds(g, model) < estimateSeconds(a, model);
   if (which) *which = greedyWins ? Scheduler::kGreedy : Scheduler::kAllToAllBased;
-  return greedyWins ? g : a;
+  return greedyWins ? std::move(g) : std::move(a);
 }
 
 std::string validate(int n, const Pattern& pattern, const Phases& phases, int64_t smallThreshold) {

@@ -1,8 +1,11 @@
 // Message schedulers: the paper's worked example (CC-MPI Figure 3), all-to-all patterns,
-// and random patterns checked against the invariants (every message once, no host sending
-// or receiving twice in a phase, the small-message phase last and small).
+// random patterns checked against the invariants (every message once, no host sending or
+// receiving twice in a phase, the small-message phase last and small, at most n - 1
+// phases for the all-to-all based scheduler), and the indexed schedulers checked against
+// straightforward ones that rescan every remaining message for every phase.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "sched/files.h"
@@ -15,6 +18,71 @@ constexpr int64_t kMB = 1 << 20, kKB = 1 << 10;
 
 Pattern figure3() {
   return {{0, 1, kMB}, {1, 3, kMB}, {0, 2, 10 * kKB}, {2, 3, 100}, {1, 5, 100}, {2, 1, 100}};
+}
+
+// The schedulers as the paper states them: every phase scans all remaining messages,
+// largest first (stable). allToAll: the phase first takes the all-to-all phase of the
+// largest remaining message.
+Phases straightforward(int n, const Pattern& pattern, int64_t smallThreshold, bool allToAll) {
+  std::vector<Message> m;
+  for (const Message& x : pattern)
+    if (x.src != x.dst && x.bytes > 0) m.push_back(x);
+  std::stable_sort(m.begin(), m.end(),
+                   [](const Message& a, const Message& b) { return a.bytes > b.bytes; });
+  std::vector<bool> done(m.size(), false);
+  size_t left = m.size();
+  Phases out;
+  while (left > 0) {
+    const size_t first = std::find(done.begin(), done.end(), false) - done.begin();
+    Phase p;
+    if (m[first].bytes < smallThreshold) {
+      p.small = true;
+      for (size_t i = 0; i < m.size(); ++i)
+        if (!done[i]) p.messages.push_back(m[i]);
+      out.push_back(p);
+      break;
+    }
+    std::vector<bool> sending(n, false), receiving(n, false);
+    auto offset = [n](const Message& x) { return (x.dst - x.src + n) % n; };
+    for (int pass = allToAll ? 0 : 1; pass < 2; ++pass)
+      for (size_t i = 0; i < m.size(); ++i) {
+        if (done[i] || sending[m[i].src] || receiving[m[i].dst]) continue;
+        if (pass == 0 && offset(m[i]) != offset(m[first])) continue;
+        sending[m[i].src] = receiving[m[i].dst] = true;
+        done[i] = true;
+        --left;
+        p.messages.push_back(m[i]);
+      }
+    out.push_back(p);
+  }
+  return out;
+}
+
+void expectSamePhases(const Phases& got, const Phases& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t k = 0; k < got.size(); ++k) {
+    ASSERT_EQ(got[k].small, want[k].small) << what << ", phase " << k;
+    ASSERT_EQ(got[k].messages, want[k].messages) << what << ", phase " << k;
+  }
+}
+
+// Every ordered pair at most once: with probability `density` (dense) or `perRank`
+// distinct destinations a rank (sparse); sizes from the paper's mix and a few odd ones.
+Pattern randomPattern(std::mt19937* rng, int n, double density, int perRank) {
+  const int64_t sizes[] = {1, 100, 4096, 16 * 1024, 64 * 1024, 1 << 20, 3000, 70000};
+  Pattern p;
+  std::uniform_real_distribution<double> coin(0, 1);
+  for (int s = 0; s < n; ++s) {
+    std::vector<int> dsts;
+    for (int d = 0; d < n; ++d)
+      if (d != s) dsts.push_back(d);
+    std::shuffle(dsts.begin(), dsts.end(), *rng);
+    if (perRank > 0) dsts.resize(std::min<size_t>(dsts.size(), perRank));
+    for (int d : dsts)
+      if (perRank > 0 || coin(*rng) < density) p.push_back({s, d, sizes[(*rng)() % 8]});
+  }
+  std::shuffle(p.begin(), p.end(), *rng);
+  return p;
 }
 
 TEST(Sched, Figure3Greedy) {
@@ -132,6 +200,104 @@ TEST(Sched, Table3PatternAllToAllBasedWithinNMinusOne) {
   EXPECT_LE(a.size(), 15u);
   EXPECT_EQ(validate(16, p, a, 0), "");
   EXPECT_EQ(validate(16, p, greedy(16, p, 0), 0), "");
+}
+
+TEST(Sched, AllToAllBasedWithinNMinusOnePhasesOnRandomPatterns) {
+  // each pair at most once: every phase empties the all-to-all phase it starts from, so at
+  // most n - 1 contention-free phases, plus at most one small phase
+  std::mt19937 rng(2024);
+  for (int n : {2, 3, 4, 5, 8, 13, 16, 31, 32, 64}) {
+    for (int shape = 0; shape < 5; ++shape) {
+      const Pattern p = shape == 0   ? randomPattern(&rng, n, 1.0, 0)
+                        : shape == 1 ? randomPattern(&rng, n, 0.8, 0)
+                        : shape == 2 ? randomPattern(&rng, n, 0.3, 0)
+                        : shape == 3 ? randomPattern(&rng, n, 0, 1)
+                                     : randomPattern(&rng, n, 0, std::max(1, n / 8));
+      for (int64_t threshold : {int64_t{0}, 4 * kKB, 100 * kKB}) {
+        const std::string what = "n " + std::to_string(n) + ", shape " + std::to_string(shape) +
+                                 ", threshold " + std::to_string(threshold);
+        const Phases a = allToAllBased(n, p, threshold);
+        ASSERT_EQ(validate(n, p, a, threshold), "") << what;
+        const size_t contentionFree =
+            std::count_if(a.begin(), a.end(), [](const Phase& x) { return !x.small; });
+        EXPECT_LE(contentionFree, static_cast<size_t>(n - 1)) << what;
+        EXPECT_LE(a.size(), static_cast<size_t>(n)) << what;
+        if (threshold == 0) {
+          EXPECT_LE(a.size(), static_cast<size_t>(n - 1)) << what;
+        }
+      }
+    }
+  }
+}
+
+TEST(Sched, MatchSchedulersThatRescanEveryMessage) {
+  // the indexed schedulers (first fit for greedy, per-offset and per-sender lists for the
+  // all-to-all based one) give exactly the phases of the straightforward ones, duplicates
+  // of a pair and thresholds included
+  std::mt19937 rng(31337);
+  for (int iter = 0; iter < 400; ++iter) {
+    const int n = 1 + static_cast<int>(rng() % 64);
+    Pattern p;
+    if (iter % 2 == 0) {
+      p = randomPattern(&rng, n, (rng() % 100) / 100.0, 0);
+    } else {
+      const int count = static_cast<int>(rng() % (2 * n * n + 1));
+      for (int k = 0; k < count; ++k)  // pairs repeat, sizes mostly distinct
+        p.push_back({static_cast<int>(rng() % n), static_cast<int>(rng() % n),
+                     static_cast<int64_t>(rng() % 3 == 0 ? rng() % 10 : rng() % 200000)});
+    }
+    const int64_t threshold = std::vector<int64_t>{0, 1, 1024, 4096, 150000}[iter % 5];
+    const std::string what = "iteration " + std::to_string(iter);
+    expectSamePhases(greedy(n, p, threshold), straightforward(n, p, threshold, false),
+                     "greedy, " + what);
+    expectSamePhases(allToAllBased(n, p, threshold), straightforward(n, p, threshold, true),
+                     "all-to-all based, " + what);
+  }
+}
+
+TEST(Sched, GreedyWithMorePhasesThanOneBitsetWindow) {
+  // 65536 hosts and 3000 messages, 1500 of them to host 0: 1500+ phases, more than the
+  // phases greedy tracks per pass at this host count, so several passes
+  std::mt19937 rng(5);
+  const int n = 1 << 16;
+  Pattern p;
+  for (int k = 0; k < 3000; ++k) {
+    const int src = 1 + static_cast<int>(rng() % (n - 1));
+    const int dst = k % 2 ? 0 : static_cast<int>(rng() % n);
+    p.push_back({src, dst, static_cast<int64_t>(1 + rng() % 100000)});
+  }
+  for (int64_t threshold : {int64_t{0}, int64_t{50000}}) {
+    const Phases g = greedy(n, p, threshold);
+    EXPECT_GE(g.size(), threshold ? 700u : 1500u);
+    expectSamePhases(g, straightforward(n, p, threshold, false),
+                     "threshold " + std::to_string(threshold));
+  }
+}
+
+TEST(Sched, BestReturnsTheCheaperScheduleUnchanged) {
+  std::mt19937 rng(77);
+  for (int iter = 0; iter < 40; ++iter) {
+    const int n = 2 + static_cast<int>(rng() % 40);
+    const Pattern p = randomPattern(&rng, n, 0.5, 0);
+    const CostModel model{12.5e6, iter % 2 ? 1e-3 : 1e-6};
+    Scheduler which;
+    const Phases b = best(n, p, 4 * kKB, model, &which);
+    const Phases g = greedy(n, p, 4 * kKB), a = allToAllBased(n, p, 4 * kKB);
+    const bool greedyCheaper = estimateSeconds(g, model) < estimateSeconds(a, model);
+    EXPECT_EQ(which, greedyCheaper ? Scheduler::kGreedy : Scheduler::kAllToAllBased);
+    expectSamePhases(b, greedyCheaper ? g : a, "iteration " + std::to_string(iter));
+  }
+}
+
+TEST(Sched, EstimateChargesTheBusiestHostOfTheSmallPhase) {
+  // phase 0: 1 MB; small phase: host 0 sends 300 B, host 1 receives 350 B; one sync
+  Phases p(2);
+  p[0].messages = {{0, 1, kMB}, {2, 3, 10}};
+  p[1].small = true;
+  p[1].messages = {{0, 1, 100}, {0, 2, 200}, {3, 1, 250}};
+  const CostModel m{1e6, 0.5};
+  EXPECT_DOUBLE_EQ(estimateSeconds(p, m), kMB / 1e6 + 350 / 1e6 + 0.5);
+  EXPECT_DOUBLE_EQ(estimateSeconds({p[0]}, m), kMB / 1e6);
 }
 
 TEST(SchedFiles, PatternAndScheduleRoundTrip) {
