@@ -33,16 +33,20 @@ extern "C" {
  *
  * The data routines take MPI_Alltoallv's arguments and are collective on comm; the byte
  * counts (count x type size) of every rank must be those the schedule was made for,
- * else MPI_ERR_ARG naming the rank, the peer and the sizes. A schedule belongs to
- * communicators of the size it was made for.
+ * else MPI_ERR_ARG naming the rank, the peer and the sizes. A schedule serves any
+ * communicator of the size it was made for (this process's rank there may differ).
+ * Errors go to comm's error handler and name the MPIX function, the class and the cause.
  *
  * The same through MPI-4 persistent collectives: MPI_Alltoallv_init with the info keys
  *   ccmpi_alltoallv_level = p2p | 1 | 2 | 3
  *   ccmpi_pattern_file    = PATH  (Level 2: "SRC DST BYTES" lines, the global pattern)
  *   ccmpi_schedule_file   = PATH  (Level 3: a ccmpi-schedule output file)
  * computes the schedule once at init (Level 1 allgathers there, so every rank must pass
- * the same level); every MPI_Start only moves data. A missing or bad file, or counts that
- * do not match, fail MPI_Alltoallv_init on every rank.
+ * the same level); every MPI_Start only moves data. A level given with a file decides
+ * (level 2 needs ccmpi_pattern_file, 3 ccmpi_schedule_file); without any of these keys
+ * MPI_Alltoallv_init behaves as before. A missing or bad file, or counts that do not
+ * match, fail MPI_Alltoallv_init on every rank (MPI_ERR_OTHER on the ranks that did not
+ * see the cause). See docs/compiled-communication.md.
  */
 typedef struct ccmpix_schedule *MPIX_Schedule;
 #define MPIX_SCHEDULE_NULL ((MPIX_Schedule)0)

@@ -3,8 +3,9 @@
  * data_trans2) and MPI_Alltoallv_init with the ccmpi_alltoallv_level, ccmpi_pattern_file
  * and ccmpi_schedule_file info keys, each on a sparse pattern of mixed sizes (empty,
  * small, above the eager limit), in place and with a derived type once; every element is
- * checked. Then the errors: counts that do not match the schedule, a negative pattern
- * entry, a missing file, all under MPI_ERRORS_RETURN.
+ * checked; a schedule made on MPI_COMM_WORLD also serves a communicator of the same size
+ * whose ranks are in reverse order. Then the errors: counts that do not match the
+ * schedule, a negative pattern entry, a missing file, all under MPI_ERRORS_RETURN.
  * argv[1]: the ccmpi-schedule program. */
 #include <mpi.h>
 #include <mpix_ccmpi.h>
@@ -39,28 +40,38 @@ static int value(int s, int d, int j, int it) {
 struct layout {
   int sc[64], sd[64], rc[64], rd[64], stotal, rtotal;
 };
-static void make_layout(struct layout* l) {
+/* the layout of rank `me` (of a communicator of `size` ranks) */
+static void make_layout_of(struct layout* l, int me) {
   l->stotal = l->rtotal = 0;
   for (int p = 0; p < size; ++p) {
-    l->sc[p] = count(rank, p);
-    l->rc[p] = count(p, rank);
+    l->sc[p] = count(me, p);
+    l->rc[p] = count(p, me);
     l->sd[p] = l->stotal;
     l->rd[p] = l->rtotal;
     l->stotal += l->sc[p];
     l->rtotal += l->rc[p];
   }
 }
-static void fill(const struct layout* l, int* s, int it) {
+static void fill_of(const struct layout* l, int* s, int it, int me) {
   for (int p = 0; p < size; ++p)
-    for (int j = 0; j < l->sc[p]; ++j) s[l->sd[p] + j] = value(rank, p, j, it);
+    for (int j = 0; j < l->sc[p]; ++j) s[l->sd[p] + j] = value(me, p, j, it);
 }
-static void verify(const struct layout* l, const int* r, int it, const char* what) {
+static void verify_of(const struct layout* l, const int* r, int it, const char* what, int me) {
   int bad = 0;
   for (int p = 0; p < size; ++p)
     for (int j = 0; j < l->rc[p]; ++j)
-      if (r[l->rd[p] + j] != value(p, rank, j, it) && bad++ < 3)
+      if (r[l->rd[p] + j] != value(p, me, j, it) && bad++ < 3)
         CHECK(0, "%s: from %d element %d is %d, expected %d", what, p, j, r[l->rd[p] + j],
-              value(p, rank, j, it));
+              value(p, me, j, it));
+}
+static void make_layout(struct layout* l) {
+  make_layout_of(l, rank);
+}
+static void fill(const struct layout* l, int* s, int it) {
+  fill_of(l, s, it, rank);
+}
+static void verify(const struct layout* l, const int* r, int it, const char* what) {
+  verify_of(l, r, it, what, rank);
 }
 
 int main(int argc, char** argv) {
@@ -129,6 +140,29 @@ int main(int argc, char** argv) {
   MPIX_Alltoallv_data_trans2(s, l.sc, l.sd, MPI_INT, r, l.rc, l.rd, MPI_INT, MPI_COMM_WORLD, s3);
   verify(&l, r, 6, "Level 3");
 
+  /* The Level 2 schedule on a communicator of the same size with the ranks reversed:
+   * this process is rank size-1-rank there and moves that rank's blocks. */
+  {
+    MPI_Comm rev;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &rev);
+    int me;
+    MPI_Comm_rank(rev, &me);
+    CHECK(me == size - 1 - rank, "reversed communicator: rank %d", me);
+    struct layout lr;
+    make_layout_of(&lr, me);
+    int* sr = malloc(sizeof(int) * (lr.stotal + 1));
+    int* rr = malloc(sizeof(int) * (lr.rtotal + 1));
+    fill_of(&lr, sr, 9, me);
+    memset(rr, 0xff, sizeof(int) * (lr.rtotal + 1));
+    int rc =
+        MPIX_Alltoallv_data_trans2(sr, lr.sc, lr.sd, MPI_INT, rr, lr.rc, lr.rd, MPI_INT, rev, s2);
+    CHECK(rc == MPI_SUCCESS, "data_trans2 on the reversed communicator: %d", rc);
+    verify_of(&lr, rr, 9, "Level 2 on the reversed communicator", me);
+    MPI_Comm_free(&rev);
+    free(sr);
+    free(rr);
+  }
+
   /* In place (send = receive layout): counts symmetric by construction for this part */
   {
     int c2[64], d2[64], tot = 0;
@@ -149,6 +183,16 @@ int main(int argc, char** argv) {
       for (int j = 0; j < c2[p]; ++j)
         if (b[d2[p] + j] != value(p, rank, j, 7) && bad++ < 3)
           CHECK(0, "in place: from %d element %d is %d", p, j, b[d2[p] + j]);
+    /* point-to-point in place */
+    for (int p = 0; p < size; ++p)
+      for (int j = 0; j < c2[p]; ++j) b[d2[p] + j] = value(rank, p, j, 17);
+    MPIX_Alltoallv_data_trans1(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, b, c2, d2, MPI_INT,
+                               MPI_COMM_WORLD);
+    bad = 0;
+    for (int p = 0; p < size; ++p)
+      for (int j = 0; j < c2[p]; ++j)
+        if (b[d2[p] + j] != value(p, rank, j, 17) && bad++ < 3)
+          CHECK(0, "data_trans1 in place: from %d element %d is %d", p, j, b[d2[p] + j]);
     MPIX_Schedule_free(&si);
     free(b);
   }
@@ -239,7 +283,8 @@ int main(int argc, char** argv) {
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_ARG, "mismatched counts: class %d, expected MPI_ERR_ARG", cls);
     MPI_Error_string(rc, msg, &len);
-    CHECK(strstr(msg, "MPIX_Alltoallv_data_trans2") && strstr(msg, "schedule"),
+    CHECK(strstr(msg, "MPIX_Alltoallv_data_trans2") && strstr(msg, "MPI_ERR_ARG") &&
+              strstr(msg, "bytes") && strstr(msg, "but the schedule has"),
           "mismatched counts: message '%s'", msg);
     free(s4);
     free(r4);

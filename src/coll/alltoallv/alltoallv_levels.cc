@@ -2,12 +2,16 @@
 // transmission routines (see alltoallv_levels.h).
 #include "coll/alltoallv/alltoallv_levels.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "base/error.h"
+#include "base/log.h"
 #include "coll/coll.h"
 #include "coll/nb_algorithms.h"
 #include "comm/info.h"
@@ -19,13 +23,25 @@ namespace {
 CompiledPtr finishCompile(int level, sched::Phases phases, comm::Comm& c) {
   auto cp = std::make_shared<CompiledAlltoallv>();
   cp->size = c.size;
+  cp->rank = c.rank;
   cp->level = level;
   cp->phases = std::move(phases);
   cp->mine = rankPhasesOf(cp->phases, c.rank);
+  cp->sendBytes.assign(c.size, -1);
+  cp->recvBytes.assign(c.size, -1);
+  for (const sched::Phase& ph : cp->phases)
+    for (const sched::Message& m : ph.messages) {
+      if (m.src == c.rank) cp->sendBytes[m.dst] = m.bytes;
+      if (m.dst == c.rank) cp->recvBytes[m.src] = m.bytes;
+    }
   return cp;
 }
 
+// Ranks in range, no negative size, at most one message per (src, dst): an Alltoallv
+// moves one block per pair.
 int checkPattern(const sched::Pattern& pattern, int n) {
+  std::vector<int64_t> pairs;
+  pairs.reserve(pattern.size());
   for (const sched::Message& m : pattern) {
     if (m.src < 0 || m.src >= n || m.dst < 0 || m.dst >= n)
       return setErrorCause(MPI_ERR_ARG,
@@ -35,7 +51,13 @@ int checkPattern(const sched::Pattern& pattern, int n) {
     if (m.bytes < 0)
       return setErrorCause(MPI_ERR_ARG, "the pattern has a message %d -> %d of %lld bytes", m.src,
                            m.dst, static_cast<long long>(m.bytes));
+    pairs.push_back(static_cast<int64_t>(m.src) * n + m.dst);
   }
+  std::sort(pairs.begin(), pairs.end());
+  const auto dup = std::adjacent_find(pairs.begin(), pairs.end());
+  if (dup != pairs.end())
+    return setErrorCause(MPI_ERR_ARG, "the pattern has more than one message %d -> %d",
+                         static_cast<int>(*dup / n), static_cast<int>(*dup % n));
   return MPI_SUCCESS;
 }
 
@@ -50,6 +72,43 @@ int readText(const std::string& path, std::string* text) {
 
 int64_t bytesOf(const int counts[], MPI_Datatype type, int i) {
   return dataBytes(counts[i], type);
+}
+
+// MPI_ERR_ARG unless this rank's counts in bytes are those of the schedule (in place:
+// the receive counts both ways). O(size) on the rank the schedule was made on.
+int checkCounts(const CompiledAlltoallv& plan, const void* sendbuf, const int sendcounts[],
+                MPI_Datatype sendtype, const int recvcounts[], MPI_Datatype recvtype,
+                const comm::Comm& c) {
+  const bool inPlace = sendbuf == MPI_IN_PLACE;
+  auto sendBytes = [&](int p) {
+    return inPlace ? bytesOf(recvcounts, recvtype, p) : bytesOf(sendcounts, sendtype, p);
+  };
+  auto recvBytes = [&](int p) { return bytesOf(recvcounts, recvtype, p); };
+  std::string why;
+  if (plan.rank != c.rank) {
+    why = checkRankPhases(plan.phases, c.rank, c.size, sendBytes, recvBytes);
+  } else {
+    for (int p = 0; p < c.size && why.empty(); ++p) {
+      if (p == c.rank) continue;
+      // the same wording as checkRankPhases
+      const int64_t s = sendBytes(p), r = recvBytes(p);
+      const int64_t ss = plan.sendBytes[p], rr = plan.recvBytes[p];
+      char buf[160];
+      if ((s > 0 || ss >= 0) && s != ss) {
+        snprintf(buf, sizeof buf, "rank %d sends %lld bytes to rank %d but the schedule has %lld",
+                 c.rank, static_cast<long long>(s), p, static_cast<long long>(ss < 0 ? 0 : ss));
+        why = buf;
+      } else if ((r > 0 || rr >= 0) && r != rr) {
+        snprintf(buf, sizeof buf,
+                 "rank %d receives %lld bytes from rank %d but the schedule has %lld", c.rank,
+                 static_cast<long long>(r), p, static_cast<long long>(rr < 0 ? 0 : rr));
+        why = buf;
+      }
+    }
+  }
+  if (!why.empty())
+    return setErrorCause(MPI_ERR_ARG, "counts do not match the schedule: %s", why.c_str());
+  return MPI_SUCCESS;
 }
 
 }  // namespace
@@ -125,21 +184,24 @@ int alltoallvCompiled(const void* sendbuf, const int sendcounts[], const int sdi
   if (plan->size != c.size)
     return setErrorCause(MPI_ERR_ARG, "the schedule is for %d ranks, the communicator has %d",
                          plan->size, c.size);
+  if (int rc = checkCounts(*plan, sendbuf, sendcounts, sendtype, recvcounts, recvtype, c))
+    return rc;
   const bool inPlace = sendbuf == MPI_IN_PLACE;
-  const std::string why = checkRankPhases(
-      plan->phases, c.rank, c.size,
-      [&](int p) {
-        return inPlace ? bytesOf(recvcounts, recvtype, p) : bytesOf(sendcounts, sendtype, p);
-      },
-      [&](int p) { return bytesOf(recvcounts, recvtype, p); });
-  if (!why.empty())
-    return setErrorCause(MPI_ERR_ARG, "counts do not match the schedule: %s", why.c_str());
+  // A schedule made on another communicator of this size, where this process had
+  // another rank: its part here is a different one.
+  RankPhases other;
+  if (plan->rank != c.rank) other = rankPhasesOf(plan->phases, c.rank);
+  const RankPhases& rp = plan->rank == c.rank ? plan->mine : other;
   auto p = makeAlltoallvPlan(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                              recvtype, c, "alltoallv");
   p->algorithm = "compiled";
+  if (log::verbosity() >= 3)
+    log::debug("alltoallv: compiled Level %d, %s: %zu phases%s, %d ranks", plan->level,
+               mode == Mode::kPersistent ? "persistent" : "blocking", rp.phases.size(),
+               rp.hasSmall ? " + small" : "", c.size);
   const CollArgs& a = p->args;
   addPhasedAlltoall(
-      *p->schedule, plan->mine, defaultPhaseSync(), inPlace,
+      *p->schedule, rp, defaultPhaseSync(), inPlace,
       [&](int i) {
         return Block{const_cast<void*>(elemAt(a.sendbuf, a.sdispls[i], typeOf(a.sendtype))),
                      a.sendcounts[i], a.sendtype};
@@ -168,6 +230,8 @@ int alltoallvInitCompiled(const void* sendbuf, const int sendcounts[], const int
   *handled = true;
   std::string lv = level ? *level : scheduleFile ? "3" : "2";
   if (lv == "p2p") {
+    if (log::verbosity() >= 3)
+      log::debug("alltoallv: point-to-point, persistent (ccmpi_alltoallv_level=p2p)");
     auto p = makeAlltoallvPlan(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                recvtype, c, "alltoallv");
     return launch(p, ialltoallvLinear(*p), Mode::kPersistent, req);
@@ -191,18 +255,8 @@ int alltoallvInitCompiled(const void* sendbuf, const int sendcounts[], const int
     rc = setErrorCause(MPI_ERR_INFO_VALUE, "ccmpi_alltoallv_level=%s: expected p2p, 1, 2 or 3",
                        lv.c_str());
   }
-  if (!rc) {
-    // Check the counts against the plan before agreeing (the data call checks again).
-    const bool inPlace = sendbuf == MPI_IN_PLACE;
-    const std::string why = checkRankPhases(
-        plan->phases, c.rank, c.size,
-        [&](int p) {
-          return inPlace ? bytesOf(recvcounts, recvtype, p) : bytesOf(sendcounts, sendtype, p);
-        },
-        [&](int p) { return bytesOf(recvcounts, recvtype, p); });
-    if (!why.empty())
-      rc = setErrorCause(MPI_ERR_ARG, "counts do not match the schedule: %s", why.c_str());
-  }
+  // Check the counts against the plan before agreeing (the data call checks again).
+  if (!rc) rc = checkCounts(*plan, sendbuf, sendcounts, sendtype, recvcounts, recvtype, c);
   // Levels 2 and 3 read files each rank may see differently: fail together, not hang.
   const int mine = rc ? 1 : 0;
   int any = 0;

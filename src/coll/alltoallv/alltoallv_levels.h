@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "coll/phased/phased.h"
 #include "coll/plan.h"
@@ -18,18 +19,25 @@
 
 namespace ccmpi::coll {
 
+// A schedule may serve any communicator of its size: `mine` is the part of the rank it
+// was made on, and the data transmission derives the part of another rank when needed.
 struct CompiledAlltoallv {
   int size = 0;          // communicator size the phases are for
+  int rank = 0;          // the rank `mine` belongs to
   int level = 0;         // 1, 2 or 3: how it was made
   sched::Phases phases;  // the whole schedule (same on every rank)
-  RankPhases mine;       // this rank's part
+  RankPhases mine;       // rank `rank`'s part
+  // Bytes rank `rank` sends to / receives from each peer by the schedule (-1: no
+  // message), so that the data transmission checks the counts in O(size).
+  std::vector<int64_t> sendBytes, recvBytes;
 };
 using CompiledPtr = std::shared_ptr<const CompiledAlltoallv>;
 
 // Level 1 (collective): allgathers every rank's send sizes in bytes, then schedules.
 int compileAlltoallvLevel1(const int sendcounts[], MPI_Datatype sendtype, comm::Comm& c,
                            CompiledPtr* out);
-// Level 2 (local): pattern is the global pattern, the same on every rank.
+// Level 2 (local): pattern is the global pattern, the same on every rank (at most one
+// message per ordered pair of ranks, as in an Alltoallv).
 int compileAlltoallvLevel2(const sched::Pattern& pattern, comm::Comm& c, CompiledPtr* out);
 // Level 3 (local): checks a precomputed schedule for c (hosts == size, contention-free).
 int compileAlltoallvLevel3(int hosts, const sched::Phases& phases, comm::Comm& c, CompiledPtr* out);
