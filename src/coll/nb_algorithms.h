@@ -219,6 +219,12 @@ void addAlltoallLinear(Schedule& s, bool inPlace, const std::function<Block(int)
                        const std::function<Block(int)>& recvBlock);
 void addAlltoallPairwise(Schedule& s, bool inPlace, const std::function<Block(int)>& sendBlock,
                          const std::function<Block(int)>& recvBlock);
+// Block i of an alltoall's (equal blocks) or an alltoallv's (counts and displacements)
+// send and receive buffers in a plan's arguments.
+Block alltoallSendBlock(const CollArgs& a, int i);
+Block alltoallRecvBlock(const CollArgs& a, int i);
+Block alltoallvSendBlock(const CollArgs& a, int i);
+Block alltoallvRecvBlock(const CollArgs& a, int i);
 // The blocks to send to each peer (index = peer; the own entry unused). In place, adds the
 // steps that pack every outgoing block into a temporary (to run before any receive is
 // posted) and returns those.

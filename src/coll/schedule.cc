@@ -86,13 +86,8 @@ void Schedule::recv(void* buf, int64_t count, MPI_Datatype type, int peer) {
 }
 
 void Schedule::recvLate(void* buf, int64_t count, MPI_Datatype type, int peer) {
-  Step s{Step::Kind::kRecv};
-  s.late = true;
-  s.dst = buf;
-  s.count = count;
-  s.type = type;
-  s.peer = peer;
-  add(std::move(s));
+  recv(buf, count, type, peer);
+  steps_.back().late = true;
 }
 
 void Schedule::copy(const void* src, int64_t scount, MPI_Datatype stype, void* dst, int64_t rcount,

@@ -11,17 +11,10 @@ namespace {
 
 int alltoallPhased(Plan& p, PhaseSync sync) {
   const CollArgs& a = p.args;
-  const datatype::Datatype& rt = typeOf(a.recvtype);
   addPhasedAlltoall(
       *p.schedule, allToAllRankPhases(p.comm.size, p.comm.rank), sync, a.sendbuf == MPI_IN_PLACE,
-      [&](int i) {
-        const datatype::Datatype& st = typeOf(a.sendtype);
-        return Block{const_cast<void*>(elemAt(a.sendbuf, i * a.sendcount, st)), a.sendcount,
-                     a.sendtype};
-      },
-      [&](int i) {
-        return Block{elemAt(a.recvbuf, i * a.recvcount, rt), a.recvcount, a.recvtype};
-      });
+      [&](int i) { return alltoallSendBlock(a, i); },
+      [&](int i) { return alltoallRecvBlock(a, i); });
   return MPI_SUCCESS;
 }
 

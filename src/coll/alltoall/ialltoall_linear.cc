@@ -8,6 +8,21 @@
 
 namespace ccmpi::coll {
 
+Block alltoallSendBlock(const CollArgs& a, int i) {
+  return Block{const_cast<void*>(elemAt(a.sendbuf, i * a.sendcount, typeOf(a.sendtype))),
+               a.sendcount, a.sendtype};
+}
+Block alltoallRecvBlock(const CollArgs& a, int i) {
+  return Block{elemAt(a.recvbuf, i * a.recvcount, typeOf(a.recvtype)), a.recvcount, a.recvtype};
+}
+Block alltoallvSendBlock(const CollArgs& a, int i) {
+  return Block{const_cast<void*>(elemAt(a.sendbuf, a.sdispls[i], typeOf(a.sendtype))),
+               a.sendcounts[i], a.sendtype};
+}
+Block alltoallvRecvBlock(const CollArgs& a, int i) {
+  return Block{elemAt(a.recvbuf, a.rdispls[i], typeOf(a.recvtype)), a.recvcounts[i], a.recvtype};
+}
+
 std::vector<Block> outgoingBlocks(Schedule& s, bool inPlace,
                                   const std::function<Block(int)>& sendBlock,
                                   const std::function<Block(int)>& recvBlock) {
@@ -52,17 +67,9 @@ void addAlltoallLinear(Schedule& s, bool inPlace, const std::function<Block(int)
 int ialltoallLinear(Plan& p) {
   p.algorithm = "linear";
   const CollArgs& a = p.args;
-  const datatype::Datatype& rt = typeOf(a.recvtype);
   addAlltoallLinear(
-      *p.schedule, a.sendbuf == MPI_IN_PLACE,
-      [&](int i) {
-        const datatype::Datatype& st = typeOf(a.sendtype);
-        return Block{const_cast<void*>(elemAt(a.sendbuf, i * a.sendcount, st)), a.sendcount,
-                     a.sendtype};
-      },
-      [&](int i) {
-        return Block{elemAt(a.recvbuf, i * a.recvcount, rt), a.recvcount, a.recvtype};
-      });
+      *p.schedule, a.sendbuf == MPI_IN_PLACE, [&](int i) { return alltoallSendBlock(a, i); },
+      [&](int i) { return alltoallRecvBlock(a, i); });
   return MPI_SUCCESS;
 }
 

@@ -31,17 +31,9 @@ void addAlltoallPairwise(Schedule& s, bool inPlace, const std::function<Block(in
 int ialltoallPairwise(Plan& p) {
   p.algorithm = "pairwise";
   const CollArgs& a = p.args;
-  const datatype::Datatype& rt = typeOf(a.recvtype);
   addAlltoallPairwise(
-      *p.schedule, a.sendbuf == MPI_IN_PLACE,
-      [&](int i) {
-        const datatype::Datatype& st = typeOf(a.sendtype);
-        return Block{const_cast<void*>(elemAt(a.sendbuf, i * a.sendcount, st)), a.sendcount,
-                     a.sendtype};
-      },
-      [&](int i) {
-        return Block{elemAt(a.recvbuf, i * a.recvcount, rt), a.recvcount, a.recvtype};
-      });
+      *p.schedule, a.sendbuf == MPI_IN_PLACE, [&](int i) { return alltoallSendBlock(a, i); },
+      [&](int i) { return alltoallRecvBlock(a, i); });
   return MPI_SUCCESS;
 }
 

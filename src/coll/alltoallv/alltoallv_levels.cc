@@ -202,14 +202,8 @@ int alltoallvCompiled(const void* sendbuf, const int sendcounts[], const int sdi
   const CollArgs& a = p->args;
   addPhasedAlltoall(
       *p->schedule, rp, defaultPhaseSync(), inPlace,
-      [&](int i) {
-        return Block{const_cast<void*>(elemAt(a.sendbuf, a.sdispls[i], typeOf(a.sendtype))),
-                     a.sendcounts[i], a.sendtype};
-      },
-      [&](int i) {
-        return Block{elemAt(a.recvbuf, a.rdispls[i], typeOf(a.recvtype)), a.recvcounts[i],
-                     a.recvtype};
-      });
+      [&](int i) { return alltoallvSendBlock(a, i); },
+      [&](int i) { return alltoallvRecvBlock(a, i); });
   if (mode == Mode::kPersistent) return launch(std::move(p), MPI_SUCCESS, mode, req);
   p2p::Request* r = nullptr;
   if (int rc = launch(std::move(p), MPI_SUCCESS, Mode::kNonblocking, &r)) return rc;

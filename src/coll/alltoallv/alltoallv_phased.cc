@@ -99,15 +99,8 @@ struct Call {
   std::vector<int64_t> gathered;  // n rows, rotated: row i is rank (r + i) mod n's
   double t0 = 0;
 
-  Block sendBlock(int i) const {
-    const datatype::Datatype& st = typeOf(args.sendtype);
-    return Block{const_cast<void*>(elemAt(args.sendbuf, args.sdispls[i], st)), args.sendcounts[i],
-                 args.sendtype};
-  }
-  Block recvBlock(int i) const {
-    const datatype::Datatype& rt = typeOf(args.recvtype);
-    return Block{elemAt(args.recvbuf, args.rdispls[i], rt), args.recvcounts[i], args.recvtype};
-  }
+  Block sendBlock(int i) const { return alltoallvSendBlock(args, i); }
+  Block recvBlock(int i) const { return alltoallvRecvBlock(args, i); }
 };
 
 std::shared_ptr<Call> makeCall(const Plan& p) {

@@ -9,17 +9,9 @@ int ialltoallvLinear(Plan& p) {
   p.algorithm = "linear";
   const CollArgs& a = p.args;
   const bool inPlace = a.sendbuf == MPI_IN_PLACE;
-  const datatype::Datatype& rt = typeOf(a.recvtype);
   addAlltoallLinear(
-      *p.schedule, inPlace,
-      [&](int i) {
-        const datatype::Datatype& st = typeOf(a.sendtype);
-        return Block{const_cast<void*>(elemAt(a.sendbuf, a.sdispls[i], st)), a.sendcounts[i],
-                     a.sendtype};
-      },
-      [&](int i) {
-        return Block{elemAt(a.recvbuf, a.rdispls[i], rt), a.recvcounts[i], a.recvtype};
-      });
+      *p.schedule, inPlace, [&](int i) { return alltoallvSendBlock(a, i); },
+      [&](int i) { return alltoallvRecvBlock(a, i); });
   return MPI_SUCCESS;
 }
 

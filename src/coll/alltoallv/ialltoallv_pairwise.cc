@@ -8,17 +8,9 @@ namespace ccmpi::coll {
 int ialltoallvPairwise(Plan& p) {
   p.algorithm = "pairwise";
   const CollArgs& a = p.args;
-  const datatype::Datatype& rt = typeOf(a.recvtype);
   addAlltoallPairwise(
-      *p.schedule, a.sendbuf == MPI_IN_PLACE,
-      [&](int i) {
-        const datatype::Datatype& st = typeOf(a.sendtype);
-        return Block{const_cast<void*>(elemAt(a.sendbuf, a.sdispls[i], st)), a.sendcounts[i],
-                     a.sendtype};
-      },
-      [&](int i) {
-        return Block{elemAt(a.recvbuf, a.rdispls[i], rt), a.recvcounts[i], a.recvtype};
-      });
+      *p.schedule, a.sendbuf == MPI_IN_PLACE, [&](int i) { return alltoallvSendBlock(a, i); },
+      [&](int i) { return alltoallvRecvBlock(a, i); });
   return MPI_SUCCESS;
 }
 
