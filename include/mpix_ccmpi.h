@@ -69,6 +69,24 @@ int MPIX_Alltoallv_data_trans2(const void *sendbuf, const int sendcounts[], cons
                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                MPIX_Schedule schedule);
 
+/* ---- Compression of floating-point messages (docs/compression.md) ----
+ *
+ * With CCMPI_COMPRESS=on|auto (or mpirun --compress on|auto), messages of MPI_DOUBLE,
+ * MPI_FLOAT and their Fortran and complex relatives (also derived types made only of
+ * one of them) of at least CCMPI_COMPRESS_MIN bytes are compressed between ranks on
+ * different connections, transparently. MPIX_Compress_get_stats returns this process's
+ * counters since MPI_Init: frames (messages or chunks of large messages) coded and
+ * decoded, their original bytes and their bytes on the wire, and the seconds spent
+ * coding. CCMPI_COMPRESS_STATS=1 prints the same at MPI_Finalize. */
+typedef struct {
+  unsigned long long sent_frames, sent_bytes, sent_wire;
+  unsigned long long recv_frames, recv_bytes, recv_wire;
+  double compress_seconds, decompress_seconds;
+  int mode; /* 0 off, 1 on, 2 auto */
+} MPIX_Compress_stats;
+
+int MPIX_Compress_get_stats(MPIX_Compress_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

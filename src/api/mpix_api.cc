@@ -9,6 +9,7 @@
 #include "api/coll_checks.h"
 #include "coll/alltoallv/alltoallv_levels.h"
 #include "datatype/datatype.h"
+#include "p2p/compress_channel.h"
 
 using namespace ccmpi;
 using api::checkCollComm;
@@ -131,4 +132,20 @@ extern "C" int MPIX_Alltoallv_data_trans2(const void* sendbuf, const int sendcou
       kFunc, comm,
       coll::alltoallvCompiled(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                               recvtype, *c, schedule->plan, coll::Mode::kNonblocking, nullptr));
+}
+
+extern "C" int MPIX_Compress_get_stats(MPIX_Compress_stats* stats) {
+  CCMPI_API_BEGIN("MPIX_Compress_get_stats");
+  CCMPI_CHECK(MPI_COMM_WORLD, stats, MPI_ERR_ARG, "stats is NULL");
+  const p2p::compress_channel::Stats& s = p2p::compress_channel::stats();
+  stats->sent_frames = s.sentFrames;
+  stats->sent_bytes = s.sentBytes;
+  stats->sent_wire = s.sentWire;
+  stats->recv_frames = s.recvFrames;
+  stats->recv_bytes = s.recvBytes;
+  stats->recv_wire = s.recvWire;
+  stats->compress_seconds = static_cast<double>(s.encodeNs) * 1e-9;
+  stats->decompress_seconds = static_cast<double>(s.decodeNs) * 1e-9;
+  stats->mode = static_cast<int>(p2p::compress_channel::mode());
+  return MPI_SUCCESS;
 }

@@ -306,6 +306,7 @@ void Job::launch() {
   }
   for (const auto& [name, value] : o_.env) user.push_back(name + "=" + value);
   if (!o_.iface.empty()) user.push_back("CCMPI_IFACE=" + o_.iface);
+  if (!o_.compress.empty()) user.push_back("CCMPI_COMPRESS=" + o_.compress);
   const std::vector<std::string> unset = {"PMI_PORT", "PMI_ID",   "PMI_SPAWNED",
                                           "PMI_FD",   "PMI_RANK", "PMI_SIZE"};
   // Remote ranks start in our working directory (or --wdir), made absolute.

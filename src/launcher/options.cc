@@ -19,6 +19,8 @@ const char* usageText() {
   -x NAME[=VALUE]          export NAME (with our value, or VALUE) to every rank
   --env NAME=VALUE         set NAME=VALUE for every rank (also: -genv NAME VALUE)
   --iface NAME             set CCMPI_IFACE=NAME for every rank (network interface to use)
+  --compress off|on|auto   set CCMPI_COMPRESS for every rank (compression of floating-point
+                           messages; docs/compression.md)
   --wdir DIR               working directory of the ranks (default: ours)
   --tag-output             prefix each output line with [1,RANK]<stdout>: or [1,RANK]<stderr>:
   -v, --verbose            print placement and launch details to stderr
@@ -159,6 +161,12 @@ bool parseOptions(const std::vector<std::string>& argv, Options* o, std::string*
       if (!value(&o->iface)) return false;
       if (o->iface.empty()) {
         *error = "empty --iface";
+        return false;
+      }
+    } else if (name == "compress") {
+      if (!value(&o->compress)) return false;
+      if (o->compress != "off" && o->compress != "on" && o->compress != "auto") {
+        *error = "--compress expects off, on or auto, got '" + o->compress + "'";
         return false;
       }
     } else if (name == "wdir" || name == "wd") {

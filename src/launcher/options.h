@@ -20,6 +20,7 @@ struct Options {
   std::vector<std::pair<std::string, std::optional<std::string>>> exports;
   std::vector<std::pair<std::string, std::string>> env;  // --env NAME=VALUE, -genv NAME VALUE
   std::string iface;                                     // --iface
+  std::string compress;                                  // --compress off|on|auto
   std::string wdir;                                      // --wdir
   bool tagOutput = false;
   bool verbose = false;

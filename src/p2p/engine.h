@@ -11,7 +11,8 @@ namespace ccmpi::p2p {
 
 // The sink the transport delivers frames to.
 transport::Sink* sink();
-void init(transport::TcpTransport* tcp, int worldRank, int worldSize);
+// Returns an MPI error class (cause set) when a tunable of the layer is invalid.
+int init(transport::TcpTransport* tcp, int worldRank, int worldSize);
 void finalize();
 // Largest eager message (the transport's frame limit uses it).
 uint64_t eagerLimit();

@@ -16,6 +16,11 @@
 //    the receiver buffer data it did not ask for.
 //  - self: no network; eager copies, or the sender waits for the match and the receiver
 //    copies from the sender's buffer.
+//  - compression (compress_channel.h): eligible floating-point messages to remote peers
+//    are coded when their frame is written (eager: the whole message; rendezvous: chunks
+//    of CCMPI_COMPRESS_CHUNK bytes) and decoded when the frame arrives, into the receive
+//    buffer or the unexpected entry. Frames carry kFlagCompressed; msgSize and offsets
+//    always count original bytes.
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,7 +32,9 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "base/tunables.h"
+#include "compress/frame.h"
 #include "datatype/datatype.h"
+#include "p2p/compress_channel.h"
 #include "p2p/engine.h"
 #include "p2p/request.h"
 #include "runtime/runtime.h"
@@ -44,6 +51,7 @@ struct Unexpected {
   uint64_t sreq = 0;                // rendezvous: the sender's request id
   Request* selfSender = nullptr;    // self rendezvous
   std::vector<unsigned char> data;  // eager payload
+  int error = MPI_SUCCESS;          // the payload could not be decoded
 };
 
 namespace {
@@ -71,6 +79,8 @@ struct State {
   uint64_t nextId = 1;
   size_t liveRequests = 0;
   Counters counters;
+  // Coded payloads being received, one per peer (a connection delivers one frame at a time).
+  std::vector<std::vector<unsigned char>> rxCoded;
   // Buffered sends.
   void* bsendBuf = nullptr;
   int64_t bsendSize = 0;
@@ -118,8 +128,33 @@ class MsgFrame final : public transport::OutFrame {
     if (req) completeRequest(req);
     delete this;
   }
+  // An eager message to be coded when it goes out: the header (payloadLen is set then)
+  // and the message bytes.
+  void setCoded(const transport::FrameHeader& h, int peer, compress::DataType type,
+                const unsigned char* src, size_t len) {
+    head_ = h;
+    peer_ = peer;
+    type_ = type;
+    src_ = src;
+    srcLen_ = len;
+    unprepared = true;
+  }
+  void prepare() override {
+    const size_t len = compress_channel::encode(peer_, src_, srcLen_, type_, &coded_);
+    transport::FrameHeader h = head_;
+    h.flags |= transport::kFlagCompressed;
+    h.payloadLen = len;
+    setFrame(h, coded_.data(), len);
+  }
   // Copies the payload still unwritten (iov[1..]) into `owned` so the user's buffer is free.
   void ownRemaining() {
+    if (unprepared) {
+      if (src_ != owned.data()) {
+        owned.assign(src_, src_ + srcLen_);
+        src_ = owned.data();
+      }
+      return;
+    }
     size_t payload = 0;
     for (int i = 1; i < iovcnt; ++i) payload += iov[i].iov_len;
     if (payload == 0 || (iovcnt == 2 && iov[1].iov_base == owned.data())) return;
@@ -133,12 +168,24 @@ class MsgFrame final : public transport::OutFrame {
     iov[1] = {owned.data(), payload};
     iovcnt = 2;
   }
+
+ private:
+  transport::FrameHeader head_;
+  int peer_ = 0;
+  compress::DataType type_ = compress::DataType::kFloat64;
+  const unsigned char* src_ = nullptr;
+  size_t srcLen_ = 0;
+  std::vector<unsigned char> coded_;
 };
 
-// The DATA stream of a rendezvous send: successive frames of at most kChunk bytes.
+// The DATA stream of a rendezvous send: successive frames of at most kChunk bytes, or
+// of compress_channel::chunkBytes() bytes each coded when it goes out.
 class DataStream final : public transport::OutFrame {
  public:
-  explicit DataStream(Request* r) : req_(r) { next(); }
+  explicit DataStream(Request* r) : req_(r) {
+    eligible_ = compress_channel::eligible(r->dt, r->accepted, &type_);
+    next();
+  }
   bool isStream() const override { return true; }
   bool refill() override {
     if (offset_ >= req_->accepted) return false;
@@ -149,11 +196,19 @@ class DataStream final : public transport::OutFrame {
     completeRequest(req_);
     delete this;
   }
+  void prepare() override {
+    const size_t len = compress_channel::encode(req_->peer, src_, srcLen_, type_, &coded_);
+    head_.flags |= transport::kFlagCompressed;
+    head_.payloadLen = len;
+    setFrame(head_, coded_.data(), len);
+  }
 
  private:
   void next() {
+    const bool code = eligible_ && compress_channel::decide(req_->peer);
     const uint64_t chunk =
-        std::max<uint64_t>(req_->dt->contiguous() ? kFrame.get() : kChunk.get(), 4096);
+        code ? compress_channel::chunkBytes()
+             : std::max<uint64_t>(req_->dt->contiguous() ? kFrame.get() : kChunk.get(), 4096);
     const uint64_t len = std::min<uint64_t>(chunk, req_->accepted - offset_);
     transport::FrameHeader h;
     h.type = transport::FrameType::kData;
@@ -164,17 +219,33 @@ class DataStream final : public transport::OutFrame {
     h.payloadLen = len;
     h.offset = offset_;
     h.b = req_->remoteId;
+    const unsigned char* src;
     if (req_->dt->contiguous()) {
-      setFrame(h, static_cast<const unsigned char*>(req_->buf) + req_->dt->trueLb() + offset_, len);
+      src = static_cast<const unsigned char*>(req_->buf) + req_->dt->trueLb() + offset_;
     } else {
       if (req_->staging.size() < len) req_->staging.resize(len);
       req_->dt->pack(req_->buf, req_->count, offset_, req_->staging.data(), len);
-      setFrame(h, req_->staging.data(), len);
+      src = req_->staging.data();
+    }
+    if (code) {
+      head_ = h;
+      src_ = src;
+      srcLen_ = len;
+      unprepared = true;
+    } else {
+      setFrame(h, src, len);
     }
     offset_ += len;
   }
   Request* req_;
   uint64_t offset_ = 0;
+  bool eligible_ = false;
+  compress::DataType type_ = compress::DataType::kFloat64;
+  // The chunk to code in prepare().
+  transport::FrameHeader head_;
+  const unsigned char* src_ = nullptr;
+  size_t srcLen_ = 0;
+  std::vector<unsigned char> coded_;
 };
 
 void sendControl(int peer, const transport::FrameHeader& h) {
@@ -269,6 +340,7 @@ void deliverSelf(Request* r, Request* s) {
 }
 
 void deliverUnexpected(Request* r, Unexpected* u) {
+  if (u->error && r->error == MPI_SUCCESS) r->error = u->error;
   if (u->selfSender) {
     deliverSelf(r, u->selfSender);
   } else if (u->rts) {
@@ -317,6 +389,18 @@ class Sink final : public transport::Sink {
             u->context = h.context;
             addUnexpected(u);
           }
+          return 0;
+        }
+        if (h.flags & transport::kFlagCompressed) {
+          // Coded: received into the peer's buffer, decoded in onPayload.
+          if (h.payloadLen > compress_channel::maxCoded(h.msgSize))
+            return setErrorCause(MPI_ERR_INTERN, "compressed eager frame longer than its bound");
+          auto& coded = g.rxCoded[static_cast<size_t>(peer)];
+          if (coded.size() < h.payloadLen) coded.resize(h.payloadLen);
+          t->dest = coded.data();
+          t->keep = h.payloadLen;
+          t->cookie = r;
+          t->mode = kTargetCoded;
           return 0;
         }
         if (r && r->dt->contiguous()) {
@@ -380,12 +464,21 @@ class Sink final : public transport::Sink {
         auto it = g.byId.find(h.b);
         if (it == g.byId.end()) return setErrorCause(MPI_ERR_INTERN, "DATA for unknown request");
         Request* r = it->second;
+        const bool coded = h.flags & transport::kFlagCompressed;
+        const uint64_t room = r->accepted - r->arrived;
         if (r->kind != Request::Kind::kRecv || r->phase != Request::Phase::kStreaming ||
             r->srcWorld != peer || h.offset != r->arrived ||
-            h.payloadLen > r->accepted - r->arrived)
+            h.payloadLen > (coded ? compress_channel::maxCoded(room) : room))
           return setErrorCause(MPI_ERR_INTERN, "DATA does not fit its request");
         t->cookie = r;
         t->keep = h.payloadLen;
+        if (coded) {
+          auto& buf = g.rxCoded[static_cast<size_t>(peer)];
+          if (buf.size() < h.payloadLen) buf.resize(h.payloadLen);
+          t->dest = buf.data();
+          t->mode = kTargetCoded;
+          return 0;
+        }
         if (r->dt->contiguous()) {
           t->dest = contiguousBase(r) + h.offset;
         } else {
@@ -402,6 +495,13 @@ class Sink final : public transport::Sink {
   void onPayload(int peer, const transport::FrameHeader& h,
                  const transport::PayloadTarget& t) override {
     using transport::FrameType;
+    if (t.mode == kTargetCoded) {
+      if (h.type == FrameType::kEager)
+        onCodedEager(peer, h, t);
+      else
+        onCodedData(peer, h, t);
+      return;
+    }
     if (h.type == FrameType::kEager) {
       if (t.mode == kTargetStaged)
         onEagerUnexpected(static_cast<Unexpected*>(t.cookie), static_cast<Request*>(t.cookie2));
@@ -427,6 +527,68 @@ class Sink final : public transport::Sink {
   }
 
  private:
+  // A coded eager message: decoded straight into a matched contiguous receive that holds
+  // it, otherwise into an unexpected entry.
+  void onCodedEager(int peer, const transport::FrameHeader& h, const transport::PayloadTarget& t) {
+    auto* r = static_cast<Request*>(t.cookie);
+    size_t got = 0;
+    if (r && r->dt->contiguous() && r->bytes >= h.msgSize) {
+      int rc = compress_channel::decode(peer, t.dest, t.keep, contiguousBase(r), h.msgSize, &got);
+      if (rc == MPI_SUCCESS && got != h.msgSize) rc = lengthMismatch(peer, h.msgSize, got);
+      if (rc != MPI_SUCCESS && r->error == MPI_SUCCESS) r->error = rc;
+      finishRecv(r, peer, h.tag, h.msgSize, rc == MPI_SUCCESS ? got : 0);
+      return;
+    }
+    auto* u = new Unexpected;
+    u->srcWorld = peer;
+    u->tag = h.tag;
+    u->context = h.context;
+    u->size = h.msgSize;
+    u->data.resize(h.msgSize);
+    int rc = compress_channel::decode(peer, t.dest, t.keep, u->data.data(), h.msgSize, &got);
+    if (rc == MPI_SUCCESS && got != h.msgSize) rc = lengthMismatch(peer, h.msgSize, got);
+    u->error = rc;
+    onEagerUnexpected(u, r);
+  }
+
+  // A coded chunk of a rendezvous transfer: decoded in place (contiguous receive) or into
+  // the staging buffer and unpacked.
+  void onCodedData(int peer, const transport::FrameHeader& h, const transport::PayloadTarget& t) {
+    auto* r = static_cast<Request*>(t.cookie);
+    const uint64_t room = r->accepted - r->arrived;
+    size_t got = 0;
+    int rc;
+    if (r->dt->contiguous()) {
+      rc = compress_channel::decode(peer, t.dest, t.keep, contiguousBase(r) + h.offset, room, &got);
+    } else {
+      // The codec header tells the chunk's length (checked against the room left).
+      compress::FrameHeader fh;
+      const size_t cap = compress::parseFrameHeader(t.dest, t.keep, &fh)
+                             ? static_cast<size_t>(std::min<uint64_t>(fh.length, room))
+                             : 0;
+      if (r->staging.size() < cap) r->staging.resize(cap);
+      rc = compress_channel::decode(peer, t.dest, t.keep, r->staging.data(), cap, &got);
+      if (rc == MPI_SUCCESS) r->dt->unpack(r->buf, r->count, h.offset, r->staging.data(), got);
+    }
+    if (rc == MPI_SUCCESS && got == 0)
+      rc = setErrorCause(MPI_ERR_OTHER, "empty compressed chunk from rank %d", peer);
+    if (rc != MPI_SUCCESS) {
+      // The channel's decoding state is lost: the request ends with the error, and a
+      // further frame of this transfer is refused as unknown (which closes the connection).
+      if (r->error == MPI_SUCCESS) r->error = rc;
+      finishRecv(r, peer, r->srcTag, r->msgSize, r->arrived);
+      return;
+    }
+    r->arrived += got;
+    if (r->arrived == r->accepted) finishRecv(r, peer, r->srcTag, r->msgSize, r->accepted);
+  }
+
+  static int lengthMismatch(int peer, uint64_t want, size_t got) {
+    return setErrorCause(MPI_ERR_OTHER,
+                         "compressed message from rank %d decoded to %zu bytes, not %llu", peer,
+                         got, static_cast<unsigned long long>(want));
+  }
+
   void onEagerUnexpected(Unexpected* u, Request* matched) {
     if (matched) {
       deliverUnexpected(matched, u);
@@ -440,6 +602,7 @@ class Sink final : public transport::Sink {
     addUnexpected(u);
   }
   static constexpr int kTargetStaged = 1;  // payload staged in an Unexpected (cookie)
+  static constexpr int kTargetCoded = 2;   // coded payload in g.rxCoded[peer]
 };
 
 Sink gSink;
@@ -486,13 +649,21 @@ int startSend(Request* s) {
     h.type = transport::FrameType::kEager;
     h.payloadLen = s->bytes;
     auto* f = new MsgFrame;
+    compress::DataType ctype;
+    const bool code =
+        compress_channel::eligible(s->dt, s->bytes, &ctype) && compress_channel::decide(dest);
+    const unsigned char* src;
     if (s->dt->contiguous() || s->bytes == 0) {
-      f->setFrame(h, static_cast<const unsigned char*>(s->buf) + s->dt->trueLb(), s->bytes);
+      src = static_cast<const unsigned char*>(s->buf) + s->dt->trueLb();
     } else {
       f->owned.resize(s->bytes);
       s->dt->pack(s->buf, s->count, 0, f->owned.data(), s->bytes);
-      f->setFrame(h, f->owned.data(), s->bytes);
+      src = f->owned.data();
     }
+    if (code)
+      f->setCoded(h, dest, ctype, src, s->bytes);
+    else
+      f->setFrame(h, src, s->bytes);
     bool done = false;
     f->req = s;
     f->doneFlag = &done;
@@ -883,13 +1054,17 @@ transport::Sink* sink() {
   return &gSink;
 }
 
-void init(transport::TcpTransport* tcp, int worldRank, int worldSize) {
+int init(transport::TcpTransport* tcp, int worldRank, int worldSize) {
   g.tcp = tcp;
   g.me = worldRank;
   g.worldSize = worldSize;
+  g.rxCoded.assign(static_cast<size_t>(worldSize), {});
+  return compress_channel::init(tcp, worldSize);
 }
 
 void finalize() {
+  compress_channel::finalize(g.me);
+  g.rxCoded.clear();
   for (auto& [ctx, q] : g.queues) {
     for (Unexpected* u : q.unexpected) delete u;
     q.unexpected.clear();

@@ -42,7 +42,7 @@ struct Request {
   bool complete = false;
   bool freeOnComplete = false;  // MPI_Request_free was called while active
   bool cancelled = false;
-  int handle = 0;  // the MPI_Request handle, 0 for internal requests
+  int handle = 0;                       // the MPI_Request handle, 0 for internal requests
   MPI_Comm commHandle = MPI_COMM_NULL;  // for the error handler (set by the API layer)
   int error = MPI_SUCCESS;
 
@@ -63,14 +63,14 @@ struct Request {
   // Result (receives).
   int srcWorld = MPI_PROC_NULL;
   int srcTag = 0;
-  uint64_t received = 0;   // bytes stored
-  uint64_t msgSize = 0;    // bytes the sender sent
+  uint64_t received = 0;  // bytes stored
+  uint64_t msgSize = 0;   // bytes the sender sent
 
   // Rendezvous.
-  uint64_t id = 0;         // our wire id (0 = none)
-  uint64_t remoteId = 0;   // the peer's id for this message
-  uint64_t accepted = 0;   // bytes the receiver accepted (send side)
-  uint64_t arrived = 0;    // payload bytes arrived (receive side)
+  uint64_t id = 0;                     // our wire id (0 = none)
+  uint64_t remoteId = 0;               // the peer's id for this message
+  uint64_t accepted = 0;               // bytes the receiver accepted (send side)
+  uint64_t arrived = 0;                // payload bytes arrived (receive side)
   std::vector<unsigned char> staging;  // non-contiguous chunks / owned eager copies
   Request* selfPeer = nullptr;         // self rendezvous: the sender waiting for the match
 

@@ -198,7 +198,7 @@ int bringUp() {
     // The transport copies its config at init; install the secret now.
     r.tcp.setSecret(key, cfg.jobId);
   }
-  p2p::init(&r.tcp, r.rank, r.size);
+  if (int rc = p2p::init(&r.tcp, r.rank, r.size)) return rc;
   r.up = true;
   return MPI_SUCCESS;
 }

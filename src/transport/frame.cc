@@ -75,9 +75,14 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
       if (f.tag < 0 || f.tag > lim.tagUb) return bad("tag");
       if (f.context >= lim.maxContext) return bad("context id");
       if (f.msgSize > lim.maxMessage) return bad("message size");
-      if (f.payloadLen > lim.maxEager) return bad("eager payload length");
-      // Compressed payloads may differ in length from the message; plain ones may not.
-      if (!(f.flags & kFlagCompressed) && f.payloadLen != f.msgSize) return bad("eager length");
+      if (f.flags & kFlagCompressed) {
+        // A coded payload: at most the message plus the codec's header.
+        if (f.msgSize > lim.maxEager) return bad("eager message size");
+        if (f.payloadLen > f.msgSize + kCodedOverhead) return bad("eager payload length");
+      } else {
+        if (f.payloadLen > lim.maxEager) return bad("eager payload length");
+        if (f.payloadLen != f.msgSize) return bad("eager length");
+      }
       if (f.offset != 0) return bad("eager offset");
       break;
     case FrameType::kRts:

@@ -26,6 +26,8 @@ enum FrameFlags : uint8_t {
 };
 
 constexpr uint32_t kFrameMagic = 0xCC4D5049u;  // "CCMPI"
+// Largest growth of a compressed payload over its original bytes (compress::kMaxOverhead).
+constexpr uint64_t kCodedOverhead = 16;
 constexpr size_t kHeaderBytes = 64;
 
 struct FrameHeader {

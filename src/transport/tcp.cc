@@ -40,6 +40,7 @@ Tunable<uint64_t> kNotsentLowat(
 constexpr size_t kInBufBytes = 64 * 1024;
 constexpr size_t kDirectReadMin = 16 * 1024;  // payload reads this large bypass the buffer
 constexpr int kMaxIov = 64;
+constexpr uint64_t kRateMinBytes = 256 * 1024;  // smallest backlog period that is a sample
 constexpr int kReadsPerEvent = 32;
 
 uint64_t randomU64() {
@@ -159,6 +160,10 @@ class TcpConn final : public progress::EventHandler {
       iovec iov[kMaxIov];
       int cnt = 0;
       for (OutFrame* f : outq_) {
+        if (f->unprepared) {
+          f->unprepared = false;
+          f->prepare();
+        }
         if (cnt + f->iovcnt > kMaxIov) break;
         for (int i = 0; i < f->iovcnt; ++i)
           if (f->iov[i].iov_len) iov[cnt++] = f->iov[i];
@@ -168,14 +173,20 @@ class TcpConn final : public progress::EventHandler {
       if (n < 0) {
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
+          if (busyStartNs_ == 0) {
+            busyStartNs_ = progress::Engine::nowNs();
+            busyBytes_ = 0;
+          }
           wantWrite(true);
           return;
         }
         return fail(std::string("write failed: ") + strerror(errno));
       }
+      if (busyStartNs_) busyBytes_ += static_cast<uint64_t>(n);
       consume(static_cast<size_t>(n));
     }
     if (outq_.empty()) {
+      endBusyPeriod();
       wantWrite(false);
       if (st_ == State::kRejecting) closeQuietly();
     }
@@ -201,6 +212,10 @@ class TcpConn final : public progress::EventHandler {
     }
   }
 
+  // Throughput to the peer (bytes/s), measured over periods in which the socket stayed
+  // full (the path, not this process, was the bottleneck); 0 until measured.
+  double drainRate() const { return rate_; }
+
   TcpTransport* t_;
   int fd_;
   int peer_;
@@ -216,6 +231,19 @@ class TcpConn final : public progress::EventHandler {
       ::close(fd_);
       fd_ = -1;
     }
+  }
+
+  // A backlog period ended (the queue drained): a sample of the path's throughput if it
+  // moved enough bytes to mean something. Weighted mean of the samples.
+  void endBusyPeriod() {
+    if (busyStartNs_ == 0) return;
+    const int64_t ns = progress::Engine::nowNs() - busyStartNs_;
+    if (busyBytes_ >= kRateMinBytes && ns > 0) {
+      const double sample = static_cast<double>(busyBytes_) * 1e9 / static_cast<double>(ns);
+      rate_ = rate_ == 0 ? sample : 0.7 * rate_ + 0.3 * sample;
+    }
+    busyStartNs_ = 0;
+    busyBytes_ = 0;
   }
 
   void wantWrite(bool on) {
@@ -258,7 +286,7 @@ class TcpConn final : public progress::EventHandler {
       }
     }
     // Zero-length frames left at the front (refilled streams) are finished here.
-    while (!outq_.empty() && outq_.front()->bytesLeft == 0) {
+    while (!outq_.empty() && outq_.front()->bytesLeft == 0 && !outq_.front()->unprepared) {
       OutFrame* f = outq_.front();
       if (f->refill()) break;
       outq_.pop_front();
@@ -427,6 +455,9 @@ class TcpConn final : public progress::EventHandler {
   uint64_t payloadLeft_ = 0;
   uint64_t got_ = 0;
   bool writeArmed_ = false;
+  int64_t busyStartNs_ = 0;  // start of the current backlog period (0 = none)
+  uint64_t busyBytes_ = 0;
+  double rate_ = 0;
 };
 
 uint64_t TcpTransport::mac(char tag, uint64_t nonce0, uint64_t nonce1, int from, int to) const {
@@ -574,6 +605,12 @@ bool TcpTransport::hasPendingOutput() const {
   for (const Peer& p : peers_)
     if (!p.queue.empty()) return true;
   return false;
+}
+
+double TcpTransport::drainRate(int peer) const {
+  if (peer < 0 || static_cast<size_t>(peer) >= peers_.size()) return 0;
+  const TcpConn* c = peers_[static_cast<size_t>(peer)].active;
+  return c ? c->drainRate() : 0;
 }
 
 void TcpTransport::shutdown() {

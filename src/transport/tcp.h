@@ -61,6 +61,8 @@ class TcpTransport {
   uint64_t connectionsOpened() const { return opened_; }
   uint64_t connectionsRejected() const { return rejectedAuth_; }
   bool hasPendingOutput() const;
+  // Throughput to peer in bytes/s measured while its socket was backlogged (0 = unknown).
+  double drainRate(int peer) const;
 
  private:
   friend class TcpConn;

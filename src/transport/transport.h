@@ -25,6 +25,12 @@ class OutFrame {
   virtual bool isStream() const { return false; }
   // The stream is finished and the transport no longer references this object.
   virtual void written() = 0;
+  // Frames that must be produced in the order they go on the wire (compressed ones: the
+  // coding state is shared by every frame to the peer) set `unprepared` and build their
+  // header and payload here; the transport calls it just before the frame's first byte is
+  // written, in wire order, and clears the flag. refill() may set the flag again.
+  virtual void prepare() {}
+  bool unprepared = false;
 
   unsigned char hdr[kHeaderBytes];
   iovec iov[4];

@@ -131,6 +131,8 @@ TEST(Options, Typical) {
                             "G",
                             "v",
                             "--iface=eth1",
+                            "--compress",
+                            "auto",
                             "--tag-output",
                             "--launcher",
                             "ccmpi-cluster  exec",
@@ -148,6 +150,7 @@ TEST(Options, Typical) {
   EXPECT_EQ(o.env[0].second, "b c");
   EXPECT_EQ(o.env[1].first, "G");
   EXPECT_EQ(o.iface, "eth1");
+  EXPECT_EQ(o.compress, "auto");
   EXPECT_TRUE(o.tagOutput);
   EXPECT_EQ(o.agent, (std::vector<std::string>{"ccmpi-cluster", "exec"}));
   // Options after the program belong to the program.
@@ -188,6 +191,8 @@ TEST(Options, Errors) {
   EXPECT_FALSE(parseOptions({"-H", "a", "--hostfile", "f", "prog"}, &o, &error));
   EXPECT_FALSE(parseOptions({"--tag-output=yes", "prog"}, &o, &error));
   EXPECT_FALSE(parseOptions({"--launcher", "  ", "prog"}, &o, &error));
+  EXPECT_FALSE(parseOptions({"--compress", "maybe", "prog"}, &o, &error));
+  EXPECT_NE(error.find("off, on or auto"), std::string::npos);
 }
 
 // ---------------------------------------------------------------- frames

@@ -1,0 +1,257 @@
+// Per-channel compression state, the auto-mode estimate and the counters (see
+// compress_channel.h).
+#include "p2p/compress_channel.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "base/error.h"
+#include "base/log.h"
+#include "base/tunables.h"
+#include "compress/frame.h"
+#include "datatype/datatype.h"
+#include "progress/engine.h"
+#include "transport/tcp.h"
+
+namespace ccmpi::p2p::compress_channel {
+namespace {
+
+Tunable<std::string> kMode("CCMPI_COMPRESS", "off",
+                           "compression of floating-point messages: off, on (every "
+                           "MPI_DOUBLE/MPI_FLOAT/complex message of at least CCMPI_COMPRESS_MIN "
+                           "bytes), auto (per channel, only while it pays)");
+Tunable<std::string> kCodec("CCMPI_COMPRESS_CODEC", "spx-fast",
+                            "codec for compressed messages (see `ccmpi-codec list`); only the "
+                            "sender's setting matters");
+Tunable<uint64_t> kMin("CCMPI_COMPRESS_MIN", 1024, "smallest message (bytes) that is compressed");
+Tunable<uint64_t> kChunk("CCMPI_COMPRESS_CHUNK", 16 * 1024,
+                         "bytes of original data per compressed DATA frame of a large message "
+                         "(the receiver decodes a chunk while the next ones arrive)");
+Tunable<double> kLinkMbits("CCMPI_COMPRESS_LINK_MBITS", 0,
+                           "link throughput (Mbit/s) the auto mode assumes; 0 = use the "
+                           "throughput measured to each peer (1000 until measured)");
+Tunable<bool> kStats("CCMPI_COMPRESS_STATS", false,
+                     "print each rank's compression counters to stderr at MPI_Finalize");
+
+static_assert(transport::kCodedOverhead == compress::kMaxOverhead,
+              "the frame check must allow the codec's growth");
+
+constexpr double kMargin = 0.05;        // auto: compression must save at least this fraction
+constexpr double kAssumedLink = 125e6;  // bytes/s (1 Gbit/s) before anything is measured
+constexpr uint32_t kProbeFirst = 8;
+constexpr uint32_t kProbeMax = 1024;
+
+// Exponentially weighted mean of a positive quantity (0 = no sample yet).
+struct Ewma {
+  double v = 0;
+  void add(double x, double w = 0.25) { v = v == 0 ? x : (1 - w) * v + w * x; }
+};
+
+struct Tx {
+  std::unique_ptr<compress::CodecState> st;
+  // auto mode
+  bool on = false;
+  uint32_t skipped = 0;  // eligible messages sent plain since the last probe
+  uint32_t probeEvery = 1;
+  Ewma ratio;  // original / coded
+  Ewma speed;  // original bytes per second of coding
+};
+
+struct Rx {
+  std::unique_ptr<compress::CodecState> st;
+};
+
+struct State {
+  Mode mode = Mode::kOff;
+  const compress::Codec* codec = nullptr;
+  uint64_t min = 1024;
+  uint64_t chunk = 16 * 1024;
+  double linkBytes = 0;  // from CCMPI_COMPRESS_LINK_MBITS, 0 = measure
+  transport::TcpTransport* tcp = nullptr;
+  std::vector<Tx> tx;
+  std::vector<Rx> rx;
+  Ewma decodeSpeed;  // our own decoding speed, the estimate for the peers' one
+  Stats stats;
+};
+
+State g;
+
+double linkRate(int peer) {
+  if (g.linkBytes > 0) return g.linkBytes;
+  const double measured = g.tcp ? g.tcp->drainRate(peer) : 0;
+  return measured > 0 ? measured : kAssumedLink;
+}
+
+// Whether coding pays for the channel by the estimate in the header comment.
+bool pays(int peer, const Tx& t) {
+  const double r = t.ratio.v;
+  if (r <= 1.0) return false;
+  const double link = linkRate(peer);
+  const double cc = t.speed.v > 0 ? t.speed.v : 1e9;
+  const double cd = g.decodeSpeed.v > 0 ? g.decodeSpeed.v : cc;
+  return 1 / cc + 1 / (r * link) + 1 / cd < (1 - kMargin) / link;
+}
+
+}  // namespace
+
+int init(transport::TcpTransport* tcp, int worldSize) {
+  g = State{};
+  g.tcp = tcp;
+  const std::string& m = kMode.get();
+  if (m == "off" || m == "0" || m.empty())
+    g.mode = Mode::kOff;
+  else if (m == "on" || m == "1")
+    g.mode = Mode::kOn;
+  else if (m == "auto")
+    g.mode = Mode::kAuto;
+  else
+    return setErrorCause(MPI_ERR_OTHER, "CCMPI_COMPRESS=%s: expected off, on or auto", m.c_str());
+  g.codec = compress::findCodec(kCodec.get());
+  if (!g.codec) {
+    std::string names;
+    for (const compress::Codec* c : compress::allCodecs()) names += std::string(" ") + c->name();
+    return setErrorCause(MPI_ERR_OTHER, "CCMPI_COMPRESS_CODEC=%s is not a codec; valid:%s",
+                         kCodec.get().c_str(), names.c_str());
+  }
+  g.min = std::max<uint64_t>(kMin.get(), 1);
+  g.chunk = std::max<uint64_t>(kChunk.get(), 1024);
+  if (kLinkMbits.get() < 0)
+    return setErrorCause(MPI_ERR_OTHER, "CCMPI_COMPRESS_LINK_MBITS=%g must not be negative",
+                         kLinkMbits.get());
+  g.linkBytes = kLinkMbits.get() * 1e6 / 8;
+  g.tx.resize(static_cast<size_t>(worldSize));
+  g.rx.resize(static_cast<size_t>(worldSize));
+  return MPI_SUCCESS;
+}
+
+void finalize(int myRank) {
+  if (kStats.get()) {
+    const Stats& s = g.stats;
+    const char* m = g.mode == Mode::kOff ? "off" : g.mode == Mode::kOn ? "on" : "auto";
+    std::fprintf(
+        stderr,
+        "ccmpi-compress: rank=%d mode=%s codec=%s sent_msgs=%llu sent_bytes=%llu "
+        "sent_wire=%llu compress_s=%.6f recv_msgs=%llu recv_bytes=%llu recv_wire=%llu "
+        "decompress_s=%.6f\n",
+        myRank, m, g.codec ? g.codec->name() : "-", static_cast<unsigned long long>(s.sentFrames),
+        static_cast<unsigned long long>(s.sentBytes), static_cast<unsigned long long>(s.sentWire),
+        s.encodeNs * 1e-9, static_cast<unsigned long long>(s.recvFrames),
+        static_cast<unsigned long long>(s.recvBytes), static_cast<unsigned long long>(s.recvWire),
+        s.decodeNs * 1e-9);
+  }
+  g.tx.clear();
+  g.rx.clear();
+  g.tcp = nullptr;
+}
+
+Mode mode() {
+  return g.mode;
+}
+
+const Stats& stats() {
+  return g.stats;
+}
+
+uint64_t chunkBytes() {
+  return g.chunk;
+}
+
+bool eligible(const datatype::Datatype* dt, uint64_t bytes, compress::DataType* type) {
+  if (g.mode == Mode::kOff || bytes < g.min) return false;
+  const MPI_Datatype b = dt->basicType();
+  if (b == MPI_DOUBLE || b == MPI_DOUBLE_PRECISION || b == MPI_REAL8 || b == MPI_C_DOUBLE_COMPLEX ||
+      b == MPI_DOUBLE_COMPLEX || b == MPI_COMPLEX16 || b == MPI_CXX_DOUBLE_COMPLEX) {
+    *type = compress::DataType::kFloat64;
+    return true;
+  }
+  if (b == MPI_FLOAT || b == MPI_REAL || b == MPI_REAL4 || b == MPI_C_FLOAT_COMPLEX ||
+      b == MPI_COMPLEX || b == MPI_COMPLEX8 || b == MPI_CXX_FLOAT_COMPLEX) {
+    *type = compress::DataType::kFloat32;
+    return true;
+  }
+  return false;
+}
+
+bool decide(int peer) {
+  if (g.mode == Mode::kOn) return true;
+  if (g.mode == Mode::kOff) return false;
+  Tx& t = g.tx[static_cast<size_t>(peer)];
+  if (t.on) return true;
+  if (++t.skipped >= t.probeEvery) {
+    t.skipped = 0;
+    return true;  // a probe
+  }
+  return false;
+}
+
+size_t encode(int peer, const void* in, size_t n, compress::DataType type,
+              std::vector<unsigned char>* out) {
+  Tx& t = g.tx[static_cast<size_t>(peer)];
+  if (!t.st) t.st = g.codec->newState();
+  const size_t cap = compress::Codec::maxCompressedSize(n);
+  if (out->size() < cap) out->resize(cap);
+  size_t len = 0;
+  const int64_t t0 = progress::Engine::nowNs();
+  const int rc = g.codec->compress(*t.st, in, n, out->data(), cap, &len, type);
+  const int64_t ns = std::max<int64_t>(progress::Engine::nowNs() - t0, 1);
+  // compress() cannot fail with a state we own and an output of maxCompressedSize bytes.
+  if (rc != compress::kOk) {
+    log::fatal("compressing a message for rank %d failed: %s (%s)", peer, compress::statusName(rc),
+               t.st->lastError());
+  }
+  g.stats.sentFrames++;
+  g.stats.sentBytes += n;
+  g.stats.sentWire += len;
+  g.stats.encodeNs += ns;
+  if (g.mode == Mode::kAuto && n > 0 && len > 0) {
+    t.ratio.add(static_cast<double>(n) / static_cast<double>(len));
+    t.speed.add(static_cast<double>(n) * 1e9 / static_cast<double>(ns));
+    const bool was = t.on;
+    t.on = pays(peer, t);
+    if (t.on) {
+      t.probeEvery = kProbeFirst;
+    } else if (!was) {
+      t.probeEvery = std::min(kProbeMax, std::max(kProbeFirst, t.probeEvery * 2));
+    } else {
+      t.probeEvery = kProbeFirst;
+    }
+    t.skipped = 0;
+  }
+  return len;
+}
+
+int decode(int peer, const void* in, size_t len, void* out, size_t cap, size_t* outBytes) {
+  Rx& r = g.rx[static_cast<size_t>(peer)];
+  compress::FrameHeader fh;
+  if (!compress::parseFrameHeader(static_cast<const uint8_t*>(in), len, &fh))
+    return setErrorCause(MPI_ERR_OTHER,
+                         "compressed message from rank %d is corrupt (bad codec header)", peer);
+  if (!r.st || r.st->codec().id() != fh.codecId) {
+    // The sender's codec is whatever the message says; a channel never changes codec.
+    const compress::Codec* c = compress::findCodecById(fh.codecId);
+    if (!c)
+      return setErrorCause(MPI_ERR_OTHER, "compressed message from rank %d uses unknown codec %u",
+                           peer, static_cast<unsigned>(fh.codecId));
+    if (r.st)
+      return setErrorCause(MPI_ERR_OTHER,
+                           "compressed message from rank %d switched codec on its channel", peer);
+    r.st = c->newState();
+  }
+  const int64_t t0 = progress::Engine::nowNs();
+  const int rc = r.st->codec().decompress(*r.st, in, len, out, cap, outBytes);
+  const int64_t ns = std::max<int64_t>(progress::Engine::nowNs() - t0, 1);
+  if (rc != compress::kOk)
+    return setErrorCause(MPI_ERR_OTHER, "decompressing a message from rank %d failed: %s (%s)",
+                         peer, compress::statusName(rc), r.st->lastError());
+  g.stats.recvFrames++;
+  g.stats.recvBytes += *outBytes;
+  g.stats.recvWire += len;
+  g.stats.decodeNs += ns;
+  if (*outBytes > 0)
+    g.decodeSpeed.add(static_cast<double>(*outBytes) * 1e9 / static_cast<double>(ns));
+  return MPI_SUCCESS;
+}
+
+}  // namespace ccmpi::p2p::compress_channel
