@@ -42,6 +42,8 @@ constexpr double kMargin = 0.05;        // auto: compression must save at least 
 constexpr double kAssumedLink = 125e6;  // bytes/s (1 Gbit/s) before anything is measured
 constexpr uint32_t kProbeFirst = 8;
 constexpr uint32_t kProbeMax = 1024;
+constexpr uint64_t kLinkProbeMin = 1 << 20;  // a plain transfer this large measures the link
+constexpr uint32_t kLinkProbeEvery = 8;
 
 // Exponentially weighted mean of a positive quantity (0 = no sample yet).
 struct Ewma {
@@ -55,8 +57,9 @@ struct Tx {
   bool on = false;
   uint32_t skipped = 0;  // eligible messages sent plain since the last probe
   uint32_t probeEvery = 1;
-  Ewma ratio;  // original / coded
-  Ewma speed;  // original bytes per second of coding
+  uint32_t streams = 0;  // large transfers since the last plain one (link probe)
+  Ewma ratio;            // original / coded
+  Ewma speed;            // original bytes per second of coding
 };
 
 struct Rx {
@@ -171,6 +174,16 @@ bool eligible(const datatype::Datatype* dt, uint64_t bytes, compress::DataType* 
     *type = compress::DataType::kFloat32;
     return true;
   }
+  return false;
+}
+
+bool codeStream(int peer, uint64_t bytes) {
+  if (g.mode != Mode::kAuto) return g.mode == Mode::kOn;
+  Tx& t = g.tx[static_cast<size_t>(peer)];
+  if (!t.on || g.linkBytes > 0 || bytes < kLinkProbeMin || (g.tcp && g.tcp->drainRate(peer) > 0))
+    return true;
+  if (++t.streams < kLinkProbeEvery) return true;
+  t.streams = 0;
   return false;
 }
 

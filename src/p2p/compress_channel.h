@@ -52,6 +52,12 @@ Mode mode();
 // Minimum size and codec word type for a message of `bytes` bytes of type dt; false when
 // the message is not eligible (mode off, too small, not floating point).
 bool eligible(const datatype::Datatype* dt, uint64_t bytes, compress::DataType* type);
+// Whether the chunks of an eligible rendezvous transfer of `bytes` to `peer` may be coded
+// (decide() then rules per chunk). In auto mode, while compression is on but the
+// throughput to the peer is still unknown (the coded traffic never backlogged the socket:
+// the link may be faster than the codec), now and then a large transfer goes plain to
+// measure it.
+bool codeStream(int peer, uint64_t bytes);
 // Whether the next eligible message (or rendezvous chunk) to `peer` should be coded.
 // Call once per message/chunk that could be coded.
 bool decide(int peer);

@@ -183,7 +183,8 @@ class MsgFrame final : public transport::OutFrame {
 class DataStream final : public transport::OutFrame {
  public:
   explicit DataStream(Request* r) : req_(r) {
-    eligible_ = compress_channel::eligible(r->dt, r->accepted, &type_);
+    eligible_ = compress_channel::eligible(r->dt, r->accepted, &type_) &&
+                compress_channel::codeStream(r->peer, r->accepted);
     next();
   }
   bool isStream() const override { return true; }

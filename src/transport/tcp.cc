@@ -41,6 +41,7 @@ constexpr size_t kInBufBytes = 64 * 1024;
 constexpr size_t kDirectReadMin = 16 * 1024;  // payload reads this large bypass the buffer
 constexpr int kMaxIov = 64;
 constexpr uint64_t kRateMinBytes = 256 * 1024;  // smallest backlog period that is a sample
+constexpr uint64_t kRateMaxBytes = 1 << 20;     // a sample at least every this many bytes
 constexpr int kReadsPerEvent = 32;
 
 uint64_t randomU64() {
@@ -182,7 +183,14 @@ class TcpConn final : public progress::EventHandler {
         }
         return fail(std::string("write failed: ") + strerror(errno));
       }
-      if (busyStartNs_) busyBytes_ += static_cast<uint64_t>(n);
+      if (busyStartNs_) {
+        busyBytes_ += static_cast<uint64_t>(n);
+        // A long backlog gives a sample every kRateMaxBytes (and goes on).
+        if (busyBytes_ >= kRateMaxBytes) {
+          endBusyPeriod();
+          busyStartNs_ = progress::Engine::nowNs();
+        }
+      }
       consume(static_cast<size_t>(n));
     }
     if (outq_.empty()) {
