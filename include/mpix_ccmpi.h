@@ -87,6 +87,25 @@ typedef struct {
 
 int MPIX_Compress_get_stats(MPIX_Compress_stats *stats);
 
+/* ---- Multicast collectives (docs/multicast.md) ----
+ *
+ * MPIX_Mcast_get_stats: this process's reliable-multicast counters since MPI_Init
+ * (CCMPI_MCAST_STATS=1 prints them at MPI_Finalize). `available` is 0 when the multicast
+ * socket could not be set up on this rank.
+ * MPIX_Comm_get_mcast_group: the group address (dotted quad, at least 16 chars) and UDP
+ * port of comm's multicast group; MPI_ERR_OTHER when comm has none (multicast does not
+ * work on it, or no multicast collective ran on it yet). For tools and tests. */
+typedef struct {
+  int available;
+  unsigned long long sent_packets, sent_bytes, recv_packets, recv_bytes;
+  unsigned long long naks_sent, naks_received, repair_bytes_sent, repair_bytes_received;
+  unsigned long long drop_foreign, drop_auth, drop_malformed, drop_stale, drop_duplicate,
+      drop_ahead, drop_injected;
+} MPIX_Mcast_stats;
+
+int MPIX_Mcast_get_stats(MPIX_Mcast_stats *stats);
+int MPIX_Comm_get_mcast_group(MPI_Comm comm, char *address, int *port);
+
 #ifdef __cplusplus
 }
 #endif

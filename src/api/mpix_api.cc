@@ -2,14 +2,20 @@
 // (network control apart from data transmission, coll/alltoallv/alltoallv_levels.h).
 #include <mpix_ccmpi.h>
 
+#include <arpa/inet.h>
+
+#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "api/api.h"
 #include "api/coll_checks.h"
 #include "coll/alltoallv/alltoallv_levels.h"
+#include "coll/mcast/mcast_coll.h"
+#include "comm/comm.h"
 #include "datatype/datatype.h"
 #include "p2p/compress_channel.h"
+#include "transport/mcast.h"
 
 using namespace ccmpi;
 using api::checkCollComm;
@@ -147,5 +153,45 @@ extern "C" int MPIX_Compress_get_stats(MPIX_Compress_stats* stats) {
   stats->compress_seconds = static_cast<double>(s.encodeNs) * 1e-9;
   stats->decompress_seconds = static_cast<double>(s.decodeNs) * 1e-9;
   stats->mode = static_cast<int>(p2p::compress_channel::mode());
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPIX_Mcast_get_stats(MPIX_Mcast_stats* stats) {
+  CCMPI_API_BEGIN("MPIX_Mcast_get_stats");
+  CCMPI_CHECK(MPI_COMM_WORLD, stats, MPI_ERR_ARG, "stats is NULL");
+  const transport::McastTransport& m = transport::mcast();
+  const transport::McastStats& x = m.stats();
+  stats->available = m.available() ? 1 : 0;
+  stats->sent_packets = x.sentPackets;
+  stats->sent_bytes = x.sentBytes;
+  stats->recv_packets = x.recvPackets;
+  stats->recv_bytes = x.recvBytes;
+  stats->naks_sent = x.naksSent;
+  stats->naks_received = x.naksReceived;
+  stats->repair_bytes_sent = x.repairBytesSent;
+  stats->repair_bytes_received = x.repairBytesReceived;
+  stats->drop_foreign = x.dropForeign;
+  stats->drop_auth = x.dropAuth;
+  stats->drop_malformed = x.dropMalformed;
+  stats->drop_stale = x.dropStale;
+  stats->drop_duplicate = x.dropDuplicate;
+  stats->drop_ahead = x.dropAhead;
+  stats->drop_injected = x.dropInjected;
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPIX_Comm_get_mcast_group(MPI_Comm comm, char* address, int* port) {
+  CCMPI_API_BEGIN("MPIX_Comm_get_mcast_group");
+  comm::Comm* c = comm::lookup(comm);
+  CCMPI_CHECK(MPI_COMM_WORLD, c, MPI_ERR_COMM, "invalid communicator");
+  CCMPI_CHECK(comm, address && port, MPI_ERR_ARG, "address or port is NULL");
+  const auto* g = static_cast<const coll::McastGroup*>(c->mcastState.get());
+  CCMPI_CHECK(comm, g && g->works, MPI_ERR_OTHER,
+              "the communicator has no multicast group (none used yet, or multicast does not "
+              "work on it)");
+  in_addr a{};
+  a.s_addr = g->group;
+  inet_ntop(AF_INET, &a, address, 16);
+  *port = transport::mcast().port();
   return MPI_SUCCESS;
 }

@@ -49,6 +49,7 @@ using ScanFn = AllreduceFn;
 int barrierDissemination(comm::Comm& c);
 
 int bcastBinomial(void* buf, int64_t count, MPI_Datatype type, int root, comm::Comm& c);
+int bcastMcast(void* buf, int64_t count, MPI_Datatype type, int root, comm::Comm& c);
 
 int reduceBinomial(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
                    int root, comm::Comm& c);

@@ -75,6 +75,8 @@ struct Comm {
   // State the collective layer keeps per communicator across calls (the pattern cache
   // of the phased Alltoallv); opaque here.
   std::shared_ptr<void> collState;
+  // The communicator's multicast group (coll/mcast/mcast_coll.h), left when it goes.
+  std::shared_ptr<void> mcastState;
 
   int worldRankOf(int commRank) const { return worldRanks[commRank]; }
   int commRankOfWorld(int worldRank) const {

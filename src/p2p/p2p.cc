@@ -38,6 +38,7 @@
 #include "p2p/engine.h"
 #include "p2p/request.h"
 #include "runtime/runtime.h"
+#include "transport/mcast.h"
 #include "transport/tcp.h"
 
 namespace ccmpi::p2p {
@@ -488,6 +489,12 @@ class Sink final : public transport::Sink {
         }
         return 0;
       }
+      case FrameType::kMcastNak:
+      case FrameType::kMcastRepair: {
+        const int rc = transport::mcast().onTcpFrame(peer, h, t);
+        t->mode = kTargetMcast;
+        return rc;
+      }
       default:
         return setErrorCause(MPI_ERR_INTERN, "unexpected frame type");
     }
@@ -496,6 +503,10 @@ class Sink final : public transport::Sink {
   void onPayload(int peer, const transport::FrameHeader& h,
                  const transport::PayloadTarget& t) override {
     using transport::FrameType;
+    if (t.mode == kTargetMcast) {
+      transport::mcast().onTcpPayload(peer, h, t);
+      return;
+    }
     if (t.mode == kTargetCoded) {
       if (h.type == FrameType::kEager)
         onCodedEager(peer, h, t);
@@ -604,6 +615,7 @@ class Sink final : public transport::Sink {
   }
   static constexpr int kTargetStaged = 1;  // payload staged in an Unexpected (cookie)
   static constexpr int kTargetCoded = 2;   // coded payload in g.rxCoded[peer]
+  static constexpr int kTargetMcast = 3;   // multicast repair protocol (transport/mcast.h)
 };
 
 Sink gSink;

@@ -33,6 +33,7 @@
 #include "p2p/engine.h"
 #include "p2p/p2p.h"
 #include "progress/engine.h"
+#include "transport/mcast.h"
 #include "transport/tcp.h"
 
 namespace ccmpi::runtime {
@@ -199,6 +200,7 @@ int bringUp() {
     r.tcp.setSecret(key, cfg.jobId);
   }
   if (int rc = p2p::init(&r.tcp, r.rank, r.size)) return rc;
+  if (r.size > 1) transport::mcast().init(r.rank, r.size, key, cfg.jobId, cfg.bindAddress, &r.tcp);
   r.up = true;
   return MPI_SUCCESS;
 }
@@ -215,6 +217,7 @@ void tearDown() {
   r.tcp.beginShutdown();
   if (r.pmi.fd() >= 0) progress::engine().remove(r.pmi.fd());
   r.pmi.barrier();
+  transport::mcast().shutdown();
   r.tcp.shutdown();
   p2p::finalize();
   comm::finalizeComms();

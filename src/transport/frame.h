@@ -18,6 +18,9 @@ enum class FrameType : uint8_t {
   kRts = 17,    // envelope, msgSize, a = sender request id; no payload
   kCts = 18,    // a = sender request id, b = receiver request id, msgSize = bytes accepted
   kData = 19,   // b = receiver request id, offset, payload = bytes [offset, offset+len)
+  // reliable multicast repair (mcast.h): context, a = collective seq, b = sub id
+  kMcastNak = 20,     // msgSize = message length, payload = (offset, length) u64 pairs
+  kMcastRepair = 21,  // tag = fragment size, msgSize, offset, payload = the bytes
 };
 
 enum FrameFlags : uint8_t {

@@ -27,6 +27,10 @@ const Algorithm<BcastFn> kAlgorithms[] = {
      viaSchedule<bcastScatterRdAllgatherSchedule>, kPowerOfTwo},
     {"scatter_ring_allgather", "binomial scatter of the bytes + ring allgather",
      viaSchedule<bcastScatterRingAllgatherSchedule>, kAnySize},
+    {"mcast",
+     "reliable IP multicast to the communicator's group (NAK repair over TCP, ACK tree); "
+     "declines where multicast does not work",
+     bcastMcast, kAnySize, "CCMPI_MCAST_MBITS"},
 };
 AlgorithmTable gTable("bcast", "CCMPI_BCAST_ALGORITHM", kAlgorithms);
 

@@ -1,0 +1,131 @@
+// Multicast collectives' common part (see mcast_coll.h).
+#include "coll/mcast/mcast_coll.h"
+
+#include <arpa/inet.h>
+
+#include <cstring>
+#include <memory>
+
+#include "base/log.h"
+#include "coll/util.h"
+#include "p2p/p2p.h"
+
+namespace ccmpi::coll {
+namespace {
+
+constexpr int kTagAgree = kTagBcast;  // the agreement runs before any data of the call
+
+// Logical AND of `mine` over the communicator: dissemination, ceil(log2 n) rounds.
+int agreeAll(comm::Comm& c, bool mine, bool* all) {
+  int32_t v = mine ? 1 : 0;
+  for (int d = 1; d < c.size; d <<= 1) {
+    const int to = (c.rank + d) % c.size, from = (c.rank - d + c.size) % c.size;
+    int32_t in = 0;
+    if (int rc = p2p::sendrecv(&v, 1, MPI_INT32_T, to, kTagAgree, &in, 1, MPI_INT32_T, from,
+                               kTagAgree, c, MPI_STATUS_IGNORE, kCtx))
+      return rc;
+    v = v & in;
+  }
+  *all = v != 0;
+  return MPI_SUCCESS;
+}
+
+// Zero-byte acknowledgements up the binomial tree rooted at `root`.
+int ackTree(comm::Comm& c, int root) {
+  const int n = c.size;
+  const int v = (c.rank - root + n) % n;
+  int lowbit = 1;
+  while (lowbit < n && !(v & lowbit)) lowbit <<= 1;
+  for (int mask = 1; mask < lowbit && v + mask < n; mask <<= 1) {
+    const int child = (v + mask + root) % n;
+    if (int rc = p2p::recv(nullptr, 0, MPI_BYTE, child, kTagBcast, c, MPI_STATUS_IGNORE, kCtx))
+      return rc;
+  }
+  if (v == 0) return MPI_SUCCESS;
+  const int parent = (v - lowbit + root) % n;
+  return p2p::send(nullptr, 0, MPI_BYTE, parent, kTagBcast, c, kCtx);
+}
+
+}  // namespace
+
+McastGroup::~McastGroup() {
+  if (works) transport::mcast().leave(group);
+}
+
+McastGroup* mcastGroup(comm::Comm& c) {
+  if (c.mcastState) {
+    auto* g = static_cast<McastGroup*>(c.mcastState.get());
+    return g->works ? g : nullptr;
+  }
+  auto g = std::make_shared<McastGroup>();
+  g->context = c.contextId + static_cast<uint32_t>(kCtx);
+  auto& m = transport::mcast();
+  g->group = m.groupFor(g->context);
+  const bool joined = m.available() && m.join(g->group);
+  bool all = false;
+  if (agreeAll(c, joined, &all) != MPI_SUCCESS) all = false;
+  if (!all) {
+    if (joined) m.leave(g->group);
+    if (c.rank == 0 || !joined)
+      log::info("multicast collectives off on a communicator of %d ranks: %s", c.size,
+                joined ? "another rank could not join the group" : m.why().c_str());
+    c.mcastState = g;
+    return nullptr;
+  }
+  // The probe: does a datagram reach everyone?
+  g->works = true;
+  static const char kProbe[] = "ccmpi multicast probe";
+  char got[sizeof kProbe] = {};
+  bool via = true;
+  transport::McastKey key{g->context, g->seq, c.worldRankOf(0), 0};
+  int rc;
+  if (c.rank == 0) {
+    rc = m.send(g->group, key, kProbe, sizeof kProbe);
+  } else {
+    rc = m.receive(key, got, sizeof kProbe, &via, 200'000);
+    if (rc == MPI_SUCCESS && std::memcmp(got, kProbe, sizeof kProbe) != 0) via = false;
+  }
+  if (rc == MPI_SUCCESS) rc = ackTree(c, 0);
+  if (c.rank == 0) m.retire(key);
+  mcastRetire(*g);
+  if (rc != MPI_SUCCESS || agreeAll(c, via, &all) != MPI_SUCCESS) all = false;
+  if (!all) {
+    if (c.rank == 0 || !via) {
+      char a[INET_ADDRSTRLEN] = {};
+      in_addr ia{};
+      ia.s_addr = g->group;
+      inet_ntop(AF_INET, &ia, a, sizeof a);
+      log::info(
+          "multicast collectives off on a communicator of %d ranks: a probe to %s:%u "
+          "did not arrive by multicast%s",
+          c.size, a, static_cast<unsigned>(m.port()), via ? " at another rank" : "");
+    }
+    m.leave(g->group);
+    g->works = false;
+  }
+  c.mcastState = g;
+  return g->works ? g.get() : nullptr;
+}
+
+int mcastMessage(McastGroup& g, comm::Comm& c, int root, const void* sendData, void* recvData,
+                 uint64_t bytes, uint16_t sub) {
+  auto& m = transport::mcast();
+  const transport::McastKey key{g.context, g.seq, c.worldRankOf(root), sub};
+  int rc;
+  if (c.rank == root) {
+    rc = m.send(g.group, key, sendData, bytes);
+    if (rc == MPI_SUCCESS) rc = ackTree(c, root);
+    m.retire(key);
+  } else {
+    rc = m.receive(key, recvData, bytes);
+    if (rc == MPI_SUCCESS) rc = ackTree(c, root);
+  }
+  return rc;
+}
+
+void mcastRetire(McastGroup& g) {
+  transport::mcast().retireUpTo(g.context, g.seq);
+  ++g.seq;
+}
+
+}  // namespace ccmpi::coll

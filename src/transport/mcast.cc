@@ -1,0 +1,614 @@
+// Reliable IP multicast: datagram format, pacing, repair (see mcast.h).
+//
+// Datagram (little-endian), 64-byte header, payload, 8-byte MAC:
+//   0 u32 magic "CCMC"   4 u8 version   5 u8 type (1 = data)   6 u16 header bytes (64)
+//   8 u64 job id   16 u32 context   20 i32 root   24 u64 seq   32 u16 sub
+//  34 u16 payload bytes   36 u32 fragment size   40 u64 message length   48 u64 offset
+//  56 u64 reserved (0)   64 payload   then u64 SipHash-2-4(job secret, bytes 0..64+payload)
+#include "transport/mcast.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "base/error.h"
+#include "base/log.h"
+#include "base/tunables.h"
+#include "transport/tcp.h"
+
+namespace ccmpi::transport {
+namespace {
+
+Tunable<std::string> kGroups("CCMPI_MCAST_ADDR", "239.255.198.0",
+                             "first multicast group address of the job's pool");
+Tunable<uint64_t> kPoolSize("CCMPI_MCAST_GROUPS", 20,
+                            "most multicast groups a rank joins (NICs filter a limited number; "
+                            "past it communicators share groups)");
+Tunable<uint64_t> kPort("CCMPI_MCAST_PORT", 47655, "UDP port of the multicast groups");
+Tunable<uint64_t> kTtl("CCMPI_MCAST_TTL", 1, "IP TTL of multicast datagrams (1 = this subnet)");
+Tunable<std::string> kIface("CCMPI_MCAST_IFACE", "",
+                            "interface for multicast (default: the one TCP uses)");
+Tunable<uint64_t> kMtu("CCMPI_MCAST_MTU", 1500,
+                       "path MTU: datagrams are at most this many bytes of IP packet");
+Tunable<double> kMbits("CCMPI_MCAST_MBITS", 95,
+                       "pacing rate of multicast data (Mbit/s on the wire); set it a little "
+                       "below the link rate");
+Tunable<uint64_t> kBurst("CCMPI_MCAST_BURST", 32 * 1024,
+                         "bytes a multicast sender may send back to back above the pacing rate");
+Tunable<uint64_t> kNakUs("CCMPI_MCAST_NAK_US", 5000,
+                         "silence (microseconds) after which a receiver asks for missing "
+                         "fragments (1/5 of it once the last fragment arrived)");
+Tunable<uint64_t> kRcvBuf("CCMPI_MCAST_RCVBUF", 8 << 20,
+                          "receive buffer of the multicast socket (bytes)");
+Tunable<bool> kStats("CCMPI_MCAST_STATS", false,
+                     "print each rank's multicast counters to stderr at MPI_Finalize");
+Tunable<double> kTestDrop("CCMPI_MCAST_TEST_DROP", 0,
+                          "fault injection for tests: fraction of multicast data datagrams a "
+                          "receiver drops on arrival (they are then repaired)");
+
+constexpr uint32_t kMagic = 0x434D4343u;  // "CCMC"
+constexpr uint8_t kVersion = 1;
+constexpr size_t kHdr = 64;
+constexpr size_t kMac = 8;
+constexpr uint64_t kMaxMessage = 1ull << 32;
+constexpr uint64_t kMaxAhead = 1024;             // collectives a datagram may be ahead
+constexpr uint64_t kMaxBuffered = 256ull << 20;  // bytes of messages nobody waits for yet
+constexpr size_t kRepairFrame = 64 * 1024;
+constexpr size_t kMaxNakRanges = 256;
+
+template <typename T>
+void put(unsigned char* p, T v) {
+  memcpy(p, &v, sizeof v);
+}
+template <typename T>
+T get(const unsigned char* p) {
+  T v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// A TCP frame owning its payload (NAKs and repairs).
+class OwnedFrame final : public OutFrame {
+ public:
+  OwnedFrame(const FrameHeader& h, std::vector<unsigned char> payload) : data_(std::move(payload)) {
+    setFrame(h, data_.data(), data_.size());
+  }
+  void written() override { delete this; }
+
+ private:
+  std::vector<unsigned char> data_;
+};
+
+// Drives progress until done() or the monotonic clock reaches t, without spinning for
+// long.
+template <typename Done>
+void waitUntilNs(int64_t t, Done&& done) {
+  for (;;) {
+    if (done()) return;
+    const int64_t left = t - progress::Engine::nowNs();
+    if (left <= 0) return;
+    if (left > 1'500'000) {
+      progress::engine().poll(1);
+    } else if (progress::engine().poll(0) == 0) {
+      if (left > 100'000) {
+        timespec ts{0, std::min<long>(left / 2, 200'000)};
+        nanosleep(&ts, nullptr);
+      } else {
+        progress::Engine::yieldCpu();
+      }
+    }
+  }
+}
+
+}  // namespace
+
+McastTransport::McastTransport() = default;
+McastTransport::~McastTransport() {
+  shutdown();
+}
+
+void McastTransport::init(int myRank, int worldSize, const SipKey& key, uint64_t jobId,
+                          const std::string& ifaceAddr, TcpTransport* tcp) {
+  myRank_ = myRank;
+  worldSize_ = worldSize;
+  key_ = key;
+  jobId_ = jobId;
+  tcp_ = tcp;
+  stats_ = McastStats{};
+  auto off = [this](const std::string& why) {
+    why_ = why;
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    log::info("multicast unavailable (%s): multicast algorithms decline", why.c_str());
+  };
+  std::string addr = ifaceAddr;
+  if (!kIface.get().empty()) {
+    addr = interfaceAddress(kIface.get());
+    if (addr.empty()) return off("CCMPI_MCAST_IFACE=" + kIface.get() + " has no IPv4 address");
+  }
+  if (inet_pton(AF_INET, addr.c_str(), &ifAddr_) != 1) return off("no IPv4 interface address");
+  in_addr b{};
+  if (inet_pton(AF_INET, kGroups.get().c_str(), &b) != 1 || (ntohl(b.s_addr) >> 28) != 0xE)
+    return off("CCMPI_MCAST_ADDR=" + kGroups.get() + " is not an IPv4 multicast address");
+  base_ = ntohl(b.s_addr);
+  poolSize_ = static_cast<uint32_t>(std::clamp<uint64_t>(kPoolSize.get(), 1, 4096));
+  if (kPort.get() == 0 || kPort.get() > 65535) return off("CCMPI_MCAST_PORT out of range");
+  port_ = static_cast<uint16_t>(kPort.get());
+  mtu_ = static_cast<uint32_t>(std::clamp<uint64_t>(kMtu.get(), 576, 65507));
+  rate_ = kMbits.get() * 1e6 / 8;
+  if (rate_ <= 0) return off("CCMPI_MCAST_MBITS must be positive");
+  burst_ = std::max<uint64_t>(kBurst.get(), mtu_);
+  testDrop_ = std::clamp(kTestDrop.get(), 0.0, 1.0);
+  dropState_ = 0x9E3779B97F4A7C15ull ^ (static_cast<uint64_t>(myRank) << 17);
+
+  fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) return off(std::string("socket: ") + strerror(errno));
+  const int one = 1, zero = 0;
+  setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  setsockopt(fd_, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+  const int rcv = static_cast<int>(std::min<uint64_t>(kRcvBuf.get(), 1u << 30));
+  if (setsockopt(fd_, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof rcv) != 0)
+    setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(port_);
+  sa.sin_addr.s_addr = htonl(INADDR_ANY);
+  if (::bind(fd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
+    return off(std::string("bind to port ") + std::to_string(port_) + ": " + strerror(errno));
+  // Only the groups this socket joined (not every group some socket of the host joined).
+  setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_ALL, &zero, sizeof zero);
+  if (setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_IF, &ifAddr_, sizeof ifAddr_) != 0)
+    return off(std::string("IP_MULTICAST_IF ") + addr + ": " + strerror(errno));
+  const int ttl = static_cast<int>(std::clamp<uint64_t>(kTtl.get(), 1, 255));
+  setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_TTL, &ttl, sizeof ttl);
+  // Ranks on the same host receive through the loopback copy.
+  setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_LOOP, &one, sizeof one);
+  if (progress::engine().add(fd_, EPOLLIN, this) != 0) return off("cannot watch the socket");
+  pkt_.resize(mtu_);
+}
+
+void McastTransport::shutdown() {
+  if (kStats.get() && (fd_ >= 0 || !why_.empty())) {
+    const McastStats& x = stats_;
+    std::fprintf(
+        stderr,
+        "ccmpi-mcast: rank=%d available=%d sent_packets=%llu sent_bytes=%llu "
+        "recv_packets=%llu naks_sent=%llu naks_received=%llu repair_bytes_sent=%llu "
+        "repair_bytes_received=%llu drop_foreign=%llu drop_auth=%llu "
+        "drop_malformed=%llu drop_stale=%llu drop_duplicate=%llu drop_ahead=%llu "
+        "drop_injected=%llu\n",
+        myRank_, fd_ >= 0 ? 1 : 0, static_cast<unsigned long long>(x.sentPackets),
+        static_cast<unsigned long long>(x.sentBytes),
+        static_cast<unsigned long long>(x.recvPackets), static_cast<unsigned long long>(x.naksSent),
+        static_cast<unsigned long long>(x.naksReceived),
+        static_cast<unsigned long long>(x.repairBytesSent),
+        static_cast<unsigned long long>(x.repairBytesReceived),
+        static_cast<unsigned long long>(x.dropForeign), static_cast<unsigned long long>(x.dropAuth),
+        static_cast<unsigned long long>(x.dropMalformed),
+        static_cast<unsigned long long>(x.dropStale),
+        static_cast<unsigned long long>(x.dropDuplicate),
+        static_cast<unsigned long long>(x.dropAhead),
+        static_cast<unsigned long long>(x.dropInjected));
+  }
+  if (fd_ >= 0) {
+    progress::engine().remove(fd_);
+    ::close(fd_);
+    fd_ = -1;
+  }
+  joined_.clear();
+  rx_.clear();
+  tx_.clear();
+  ctx_.clear();
+}
+
+in_addr_t McastTransport::groupFor(uint32_t context) const {
+  const uint32_t slot = static_cast<uint32_t>((jobId_ + context / 2) % poolSize_);
+  return htonl(base_ + slot);
+}
+
+bool McastTransport::join(in_addr_t group) {
+  if (fd_ < 0) return false;
+  int& refs = joined_[group];
+  if (refs > 0) {
+    ++refs;
+    return true;
+  }
+  ip_mreq m{};
+  m.imr_multiaddr.s_addr = group;
+  m.imr_interface = ifAddr_;
+  if (setsockopt(fd_, IPPROTO_IP, IP_ADD_MEMBERSHIP, &m, sizeof m) != 0) {
+    char a[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, &m.imr_multiaddr, a, sizeof a);
+    why_ = std::string("joining ") + a + ": " + strerror(errno);
+    joined_.erase(group);
+    return false;
+  }
+  refs = 1;
+  return true;
+}
+
+void McastTransport::leave(in_addr_t group) {
+  auto it = joined_.find(group);
+  if (it == joined_.end() || --it->second > 0) return;
+  joined_.erase(it);
+  if (fd_ < 0) return;
+  ip_mreq m{};
+  m.imr_multiaddr.s_addr = group;
+  m.imr_interface = ifAddr_;
+  setsockopt(fd_, IPPROTO_IP, IP_DROP_MEMBERSHIP, &m, sizeof m);
+}
+
+int McastTransport::send(in_addr_t group, const McastKey& key, const void* data, uint64_t len) {
+  if (fd_ < 0) return setErrorCause(MPI_ERR_OTHER, "multicast is not available: %s", why_.c_str());
+  if (len > kMaxMessage)
+    return setErrorCause(MPI_ERR_COUNT, "multicast message of %llu bytes is too large",
+                         static_cast<unsigned long long>(len));
+  tx_[key] = Tx{static_cast<const unsigned char*>(data), len};
+  const uint32_t frag = mtu_ - 28 - kHdr - kMac;
+  sockaddr_in dst{};
+  dst.sin_family = AF_INET;
+  dst.sin_port = htons(port_);
+  dst.sin_addr.s_addr = group;
+  unsigned char* p = pkt_.data();
+  double allowance = static_cast<double>(burst_);
+  int64_t last = progress::Engine::nowNs();
+  for (uint64_t off = 0; off < len; off += frag) {
+    const uint16_t n = static_cast<uint16_t>(std::min<uint64_t>(frag, len - off));
+    put<uint32_t>(p, kMagic);
+    p[4] = kVersion;
+    p[5] = 1;
+    put<uint16_t>(p + 6, kHdr);
+    put<uint64_t>(p + 8, jobId_);
+    put<uint32_t>(p + 16, key.context);
+    put<int32_t>(p + 20, key.root);
+    put<uint64_t>(p + 24, key.seq);
+    put<uint16_t>(p + 32, key.sub);
+    put<uint16_t>(p + 34, n);
+    put<uint32_t>(p + 36, frag);
+    put<uint64_t>(p + 40, len);
+    put<uint64_t>(p + 48, off);
+    put<uint64_t>(p + 56, 0);
+    memcpy(p + kHdr, static_cast<const unsigned char*>(data) + off, n);
+    put<uint64_t>(p + kHdr + n, siphash24(key_, p, kHdr + n));
+    const size_t size = kHdr + n + kMac;
+    // Pacing: a token bucket of burst_ bytes filled at rate_ (IP/UDP/Ethernet included).
+    const double wire = static_cast<double>(size + 28 + 38);
+    for (;;) {
+      const int64_t now = progress::Engine::nowNs();
+      allowance = std::min(static_cast<double>(burst_),
+                           allowance + static_cast<double>(now - last) * 1e-9 * rate_);
+      last = now;
+      if (allowance >= wire) break;
+      waitUntilNs(now + static_cast<int64_t>((wire - allowance) / rate_ * 1e9) + 1,
+                  [] { return false; });
+    }
+    for (int attempt = 0;; ++attempt) {
+      const ssize_t w =
+          ::sendto(fd_, p, size, 0, reinterpret_cast<const sockaddr*>(&dst), sizeof dst);
+      if (w == static_cast<ssize_t>(size)) break;
+      if (w < 0 &&
+          (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS || errno == EINTR) &&
+          attempt < 10000) {
+        waitUntilNs(progress::Engine::nowNs() + 50'000, [] { return false; });
+        continue;
+      }
+      // The datagram is lost; receivers will ask for it.
+      break;
+    }
+    allowance -= wire;
+    ++stats_.sentPackets;
+    stats_.sentBytes += size;
+  }
+  return MPI_SUCCESS;
+}
+
+void McastTransport::retire(const McastKey& key) {
+  tx_.erase(key);
+}
+
+void McastTransport::retireUpTo(uint32_t context, uint64_t seq) {
+  Ctx& c = ctx_[context];
+  if (!c.anyRetired || seq > c.retired) c.retired = seq;
+  c.anyRetired = true;
+  for (auto it = rx_.begin(); it != rx_.end();) {
+    if (it->first.context == context && it->first.seq <= seq && !it->second.waiting)
+      it = rx_.erase(it);
+    else
+      ++it;
+  }
+}
+
+uint64_t McastTransport::buffered() const {
+  uint64_t b = 0;
+  for (const auto& [k, r] : rx_)
+    if (!r.waiting) b += r.len;
+  return b;
+}
+
+McastTransport::Rx* McastTransport::rxFor(const McastKey& key, uint64_t len, uint32_t frag,
+                                          bool create) {
+  auto it = rx_.find(key);
+  if (it == rx_.end()) {
+    if (!create) return nullptr;
+    if (buffered() + len > kMaxBuffered) {
+      ++stats_.dropAhead;
+      return nullptr;
+    }
+    it = rx_.emplace(key, Rx{}).first;
+    it->second.len = len;
+    it->second.data.resize(len);
+  }
+  Rx& r = it->second;
+  if (r.len != len) return nullptr;
+  if (r.frag == 0 && frag > 0) {
+    r.frag = frag;
+    r.have.assign((len + frag - 1) / frag, 0);
+  }
+  return &r;
+}
+
+void McastTransport::markRange(Rx& r, uint64_t offset, uint64_t n) {
+  if (r.frag == 0) return;
+  const uint64_t end = offset + n;
+  for (uint64_t f = offset / r.frag; f < r.have.size(); ++f) {
+    const uint64_t fs = f * r.frag, fe = std::min<uint64_t>(fs + r.frag, r.len);
+    if (fs < offset) continue;
+    if (fe > end) break;
+    if (!r.have[f]) {
+      r.have[f] = 1;
+      ++r.fragsHave;
+    }
+  }
+}
+
+void McastTransport::onEvent(uint32_t) {
+  readPackets();
+}
+
+void McastTransport::readPackets() {
+  unsigned char buf[65536];
+  for (int i = 0; i < 256 && fd_ >= 0; ++i) {
+    const ssize_t n = ::recv(fd_, buf, sizeof buf, MSG_DONTWAIT);
+    if (n < 0) return;
+    handlePacket(buf, static_cast<size_t>(n));
+  }
+}
+
+void McastTransport::handlePacket(const unsigned char* p, size_t n) {
+  ++stats_.recvPackets;
+  stats_.recvBytes += n;
+  if (n < kHdr + kMac || get<uint32_t>(p) != kMagic || p[4] != kVersion) {
+    ++stats_.dropForeign;
+    return;
+  }
+  if (get<uint64_t>(p + 8) != jobId_) {
+    ++stats_.dropForeign;
+    return;
+  }
+  const uint16_t payload = get<uint16_t>(p + 34);
+  if (p[5] != 1 || get<uint16_t>(p + 6) != kHdr || n != kHdr + payload + kMac) {
+    ++stats_.dropMalformed;
+    return;
+  }
+  if (get<uint64_t>(p + kHdr + payload) != siphash24(key_, p, kHdr + payload)) {
+    ++stats_.dropAuth;
+    return;
+  }
+  McastKey key;
+  key.context = get<uint32_t>(p + 16);
+  key.root = get<int32_t>(p + 20);
+  key.seq = get<uint64_t>(p + 24);
+  key.sub = get<uint16_t>(p + 32);
+  const uint32_t frag = get<uint32_t>(p + 36);
+  const uint64_t len = get<uint64_t>(p + 40);
+  const uint64_t off = get<uint64_t>(p + 48);
+  if (key.root == myRank_) return;  // our own datagram, looped back
+  if (key.root < 0 || key.root >= worldSize_ || frag == 0 || len > kMaxMessage || off >= len ||
+      off % frag != 0 || payload != std::min<uint64_t>(frag, len - off) ||
+      get<uint64_t>(p + 56) != 0) {
+    ++stats_.dropMalformed;
+    return;
+  }
+  const Ctx& c = ctx_[key.context];
+  if (c.anyRetired && key.seq <= c.retired) {
+    ++stats_.dropStale;
+    return;
+  }
+  if (c.anyRetired && key.seq > c.retired + kMaxAhead) {
+    ++stats_.dropAhead;
+    return;
+  }
+  if (testDrop_ > 0) {
+    dropState_ = dropState_ * 6364136223846793005ull + 1442695040888963407ull;
+    if (static_cast<double>(dropState_ >> 11) * 0x1.0p-53 < testDrop_) {
+      ++stats_.dropInjected;
+      return;
+    }
+  }
+  Rx* r = rxFor(key, len, frag, true);
+  if (!r || r->frag != frag) {
+    if (r) ++stats_.dropMalformed;
+    return;
+  }
+  const uint64_t f = off / frag;
+  if (r->have[f]) {
+    ++stats_.dropDuplicate;
+    return;
+  }
+  memcpy(r->data.data() + off, p + kHdr, payload);
+  r->have[f] = 1;
+  ++r->fragsHave;
+  r->maxFragSeen = std::max(r->maxFragSeen, f);
+  r->any = true;
+  r->viaMcast = true;
+  r->lastNs = progress::Engine::nowNs();
+}
+
+void McastTransport::sendNak(const McastKey& key, Rx& r) {
+  std::vector<unsigned char> ranges;
+  auto add = [&](uint64_t off, uint64_t n) {
+    const size_t at = ranges.size();
+    ranges.resize(at + 16);
+    put<uint64_t>(ranges.data() + at, off);
+    put<uint64_t>(ranges.data() + at + 8, n);
+  };
+  if (r.frag == 0) {
+    add(0, r.len);
+  } else {
+    for (uint64_t f = 0; f < r.have.size() && ranges.size() / 16 < kMaxNakRanges; ++f) {
+      if (r.have[f]) continue;
+      uint64_t g = f;
+      while (g < r.have.size() && !r.have[g]) ++g;
+      const uint64_t s = f * r.frag, e = std::min<uint64_t>(g * r.frag, r.len);
+      add(s, e - s);
+      f = g;
+    }
+  }
+  FrameHeader h;
+  h.type = FrameType::kMcastNak;
+  h.src = myRank_;
+  h.context = key.context;
+  h.a = key.seq;
+  h.b = key.sub;
+  h.msgSize = r.len;
+  h.payloadLen = ranges.size();
+  ++stats_.naksSent;
+  tcp_->send(key.root, new OwnedFrame(h, std::move(ranges)));
+}
+
+int McastTransport::receive(const McastKey& key, void* dest, uint64_t len, bool* viaMcast,
+                            int64_t nakDelayUs) {
+  if (len == 0) {
+    if (viaMcast) *viaMcast = true;
+    return MPI_SUCCESS;
+  }
+  if (len > kMaxMessage)
+    return setErrorCause(MPI_ERR_COUNT, "multicast message of %llu bytes is too large",
+                         static_cast<unsigned long long>(len));
+  auto it = rx_.find(key);
+  if (it != rx_.end() && it->second.len != len)
+    return setErrorCause(MPI_ERR_TRUNCATE,
+                         "multicast message from rank %d has %llu bytes, the receive expects %llu",
+                         key.root, static_cast<unsigned long long>(it->second.len),
+                         static_cast<unsigned long long>(len));
+  if (it == rx_.end()) {
+    it = rx_.emplace(key, Rx{}).first;
+    it->second.len = len;
+    it->second.data.resize(len);
+  }
+  Rx& r = it->second;
+  r.waiting = true;
+  const int64_t delay = (nakDelayUs > 0 ? nakDelayUs : static_cast<int64_t>(kNakUs.get())) * 1000;
+  const int64_t start = progress::Engine::nowNs();
+  int64_t nextNak = start + delay;
+  int64_t backoff = std::max<int64_t>(delay, 20'000'000);
+  auto whole = [&r] { return r.frag != 0 && r.fragsHave == r.have.size() && r.inflight == 0; };
+  while (!whole()) {
+    const int64_t now = progress::Engine::nowNs();
+    // The deadline follows the traffic: silence, or a shorter wait once the last
+    // fragment has arrived and only holes remain.
+    int64_t due = nextNak;
+    if (r.any) {
+      const bool lastSeen = r.frag != 0 && r.maxFragSeen + 1 == r.have.size();
+      due = std::max(nextNak, r.lastNs + (lastSeen ? delay / 5 : delay));
+    }
+    if (now >= due) {
+      sendNak(key, r);
+      // Time for the repair to arrive before asking again: the missing bytes at the
+      // pacing rate, twice, and at least the back-off.
+      const uint64_t missing =
+          r.frag ? (r.have.size() - r.fragsHave) * static_cast<uint64_t>(r.frag) : r.len;
+      nextNak =
+          now + std::max<int64_t>(backoff,
+                                  static_cast<int64_t>(2e9 * static_cast<double>(missing) / rate_));
+      backoff = std::min<int64_t>(backoff * 2, 1'000'000'000);
+      r.lastNs = now;
+      continue;
+    }
+    waitUntilNs(due, whole);
+  }
+  memcpy(dest, r.data.data(), len);
+  if (viaMcast) *viaMcast = r.viaMcast;
+  rx_.erase(it);
+  return MPI_SUCCESS;
+}
+
+int McastTransport::onTcpFrame(int peer, const FrameHeader& h, PayloadTarget* t) {
+  t->keep = 0;
+  if (h.type == FrameType::kMcastNak) {
+    ++stats_.naksReceived;
+    if (nakBuf_.size() != static_cast<size_t>(worldSize_)) nakBuf_.resize(worldSize_);
+    auto& b = nakBuf_[static_cast<size_t>(peer)];
+    b.resize(h.payloadLen);
+    t->dest = b.data();
+    t->keep = h.payloadLen;
+    return 0;
+  }
+  // Repair bytes for a message we are waiting for (anything else is dropped).
+  McastKey key{h.context, h.a, peer, static_cast<uint16_t>(h.b)};
+  auto it = rx_.find(key);
+  if (it == rx_.end() || it->second.len != h.msgSize || h.tag <= 0) return 0;
+  Rx* r = rxFor(key, h.msgSize, static_cast<uint32_t>(h.tag), false);
+  if (!r || r->frag != static_cast<uint32_t>(h.tag)) return 0;
+  t->dest = r->data.data() + h.offset;
+  t->keep = h.payloadLen;
+  t->cookie = r;
+  ++r->inflight;
+  return 0;
+}
+
+void McastTransport::onTcpPayload(int peer, const FrameHeader& h, const PayloadTarget& t) {
+  (void)peer;
+  if (h.type == FrameType::kMcastNak) {
+    McastKey key{h.context, h.a, myRank_, static_cast<uint16_t>(h.b)};
+    auto it = tx_.find(key);
+    if (it == tx_.end() || it->second.len != h.msgSize) return;  // not ours (yet): re-asked
+    const Tx& tx = it->second;
+    const uint32_t frag = mtu_ - 28 - kHdr - kMac;
+    // Whole fragments per repair frame: the receiver marks fragments fully covered.
+    const uint64_t step = std::max<uint64_t>(1, kRepairFrame / frag) * frag;
+    for (size_t i = 0; i + 16 <= t.keep; i += 16) {
+      const uint64_t off = get<uint64_t>(t.dest + i);
+      const uint64_t n = get<uint64_t>(t.dest + i + 8);
+      if (off >= tx.len || n > tx.len - off) continue;
+      for (uint64_t o = off; o < off + n; o += step) {
+        const uint64_t len = std::min<uint64_t>(step, off + n - o);
+        FrameHeader r;
+        r.type = FrameType::kMcastRepair;
+        r.src = myRank_;
+        r.context = h.context;
+        r.tag = static_cast<int32_t>(frag);
+        r.a = h.a;
+        r.b = h.b;
+        r.offset = o;
+        r.msgSize = tx.len;
+        r.payloadLen = len;
+        stats_.repairBytesSent += len;
+        tcp_->send(peer,
+                   new OwnedFrame(r, std::vector<unsigned char>(tx.data + o, tx.data + o + len)));
+      }
+    }
+    return;
+  }
+  if (t.keep == 0) return;
+  // The Rx stays while a payload is inflight (receive() waits for it).
+  auto* r = static_cast<Rx*>(t.cookie);
+  --r->inflight;
+  stats_.repairBytesReceived += t.keep;
+  markRange(*r, h.offset, t.keep);
+  r->lastNs = progress::Engine::nowNs();
+}
+
+McastTransport& mcast() {
+  static McastTransport m;
+  return m;
+}
+
+}  // namespace ccmpi::transport

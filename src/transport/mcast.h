@@ -1,0 +1,168 @@
+#pragma once
+// Reliable IP multicast (CC-MPI, seed paper 003 §4.1), for one-to-all and one-to-many
+// collectives.
+//
+// Data path: UDP datagrams to a group address, paced at CCMPI_MCAST_MBITS with bursts of
+// at most CCMPI_MCAST_BURST bytes, fragmented to the path MTU. Every datagram carries
+// the job id, the message's identity (context id, collective sequence number, root, sub
+// id), its length, the fragment's offset, and a SipHash-2-4 MAC keyed with the job
+// secret over all of it; receivers drop (and count) foreign, unauthenticated, malformed,
+// stale, duplicate and too-far-ahead datagrams, so nothing a non-member sends reaches a
+// receive buffer.
+//
+// Repair: a receiver that misses fragments (a gap after the last fragment arrived, or
+// silence for CCMPI_MCAST_NAK_US) sends a NAK listing the missing fragment ranges to the
+// root over the job's authenticated TCP connection, and the root answers with the bytes
+// over the same connection. NAKs are repeated with back-off until the message is whole.
+// Completion (the root's buffer may be reused) is the caller's business: the collective
+// algorithms aggregate acknowledgements up a tree of TCP messages, so the root hears
+// from 2 ranks, not from everyone.
+//
+// Groups: a pool of at most CCMPI_MCAST_GROUPS addresses per job (NICs filter only a
+// limited number of groups), each joined with a reference count; a communicator's group
+// is the pool entry of its context id, so past the pool size communicators share
+// addresses and receivers drop the other communicators' datagrams by context id.
+//
+// Availability: if the socket cannot be set up, or a join fails, the caller is told and
+// the multicast algorithms decline (coll/mcast.h agrees on that across a communicator
+// and also checks that a probe datagram actually arrives).
+#include <netinet/in.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "base/siphash.h"
+#include "progress/engine.h"
+#include "transport/frame.h"
+#include "transport/transport.h"
+
+namespace ccmpi::transport {
+
+class TcpTransport;
+
+struct McastStats {
+  uint64_t sentPackets = 0, sentBytes = 0, recvPackets = 0, recvBytes = 0;
+  uint64_t naksSent = 0, naksReceived = 0, repairBytesSent = 0, repairBytesReceived = 0;
+  uint64_t dropForeign = 0;    // another job's (job id), or not our protocol
+  uint64_t dropAuth = 0;       // MAC does not verify
+  uint64_t dropMalformed = 0;  // bad field
+  uint64_t dropStale = 0;      // a message already delivered
+  uint64_t dropDuplicate = 0;  // a fragment already held
+  uint64_t dropAhead = 0;      // too far ahead / too much buffered
+  uint64_t dropInjected = 0;   // CCMPI_MCAST_TEST_DROP
+};
+
+// Identity of one multicast message.
+struct McastKey {
+  uint32_t context = 0;
+  uint64_t seq = 0;
+  int32_t root = 0;  // world rank of the sender
+  uint16_t sub = 0;  // several messages of one collective (probe, sizes, data ...)
+  auto tie() const { return std::tie(context, seq, root, sub); }
+  bool operator<(const McastKey& o) const { return tie() < o.tie(); }
+};
+
+class McastTransport final : public progress::EventHandler {
+ public:
+  McastTransport();
+  ~McastTransport() override;
+  // Sets up the socket on the interface with IPv4 address `ifaceAddr`. Never fails the
+  // job: on any error available() is false and why() says what happened.
+  void init(int myRank, int worldSize, const SipKey& key, uint64_t jobId,
+            const std::string& ifaceAddr, TcpTransport* tcp);
+  void shutdown();
+  bool available() const { return fd_ >= 0; }
+  const std::string& why() const { return why_; }
+
+  // The pool address for a context id; join/leave count references. join returns false
+  // (and sets why()) when the kernel refuses.
+  in_addr_t groupFor(uint32_t context) const;
+  bool join(in_addr_t group);
+  void leave(in_addr_t group);
+
+  // Root: sends the message to the group, paced, serving repairs while it does; the
+  // message stays available for repairs until retire().
+  int send(in_addr_t group, const McastKey& key, const void* data, uint64_t len);
+  void retire(const McastKey& key);
+
+  // Receiver: blocks until the whole message is here (NAKing as needed) and copies it
+  // to dest (len bytes, which must be the message's length). *viaMcast (optional) tells
+  // whether any of it came by multicast. `nakDelayUs` overrides the silence before the
+  // first NAK (0 = CCMPI_MCAST_NAK_US).
+  int receive(const McastKey& key, void* dest, uint64_t len, bool* viaMcast = nullptr,
+              int64_t nakDelayUs = 0);
+  // The receiver finished every message of collective `seq` on `context`: datagrams of
+  // it and earlier ones are stale from now on.
+  void retireUpTo(uint32_t context, uint64_t seq);
+
+  // TCP frames of the repair protocol, routed here by the p2p sink.
+  int onTcpFrame(int peer, const FrameHeader& h, PayloadTarget* t);
+  void onTcpPayload(int peer, const FrameHeader& h, const PayloadTarget& t);
+
+  const McastStats& stats() const { return stats_; }
+  uint16_t port() const { return port_; }
+
+  void onEvent(uint32_t events) override;
+
+ private:
+  struct Rx {
+    uint64_t len = 0;
+    uint32_t frag = 0;  // fragment payload size (from the first datagram / repair)
+    std::vector<unsigned char> data;
+    std::vector<uint8_t> have;  // per fragment
+    uint64_t fragsHave = 0;
+    uint64_t maxFragSeen = 0;
+    bool any = false;
+    bool viaMcast = false;
+    int64_t lastNs = 0;
+    bool waiting = false;  // a receive() is on it
+    int inflight = 0;      // repair payloads being read into data
+  };
+  struct Tx {
+    const unsigned char* data = nullptr;
+    uint64_t len = 0;
+  };
+  struct Ctx {
+    uint64_t retired = 0;  // messages with seq <= this are stale
+    bool anyRetired = false;
+  };
+
+  void readPackets();
+  void handlePacket(const unsigned char* p, size_t n);
+  Rx* rxFor(const McastKey& key, uint64_t len, uint32_t frag, bool create);
+  void markRange(Rx& rx, uint64_t offset, uint64_t n);
+  void sendNak(const McastKey& key, Rx& rx);
+  uint64_t buffered() const;
+
+  int fd_ = -1;
+  int myRank_ = 0;
+  int worldSize_ = 1;
+  SipKey key_;
+  uint64_t jobId_ = 0;
+  TcpTransport* tcp_ = nullptr;
+  std::string why_;
+  in_addr ifAddr_{};
+  uint16_t port_ = 0;
+  in_addr_t base_ = 0;
+  uint32_t poolSize_ = 1;
+  uint32_t mtu_ = 1500;
+  double rate_ = 0;  // bytes per second on the wire
+  uint64_t burst_ = 0;
+  double testDrop_ = 0;
+  uint64_t dropState_ = 0;
+  std::map<in_addr_t, int> joined_;
+  std::map<McastKey, Rx> rx_;
+  std::map<McastKey, Tx> tx_;
+  std::map<uint32_t, Ctx> ctx_;
+  McastStats stats_;
+  std::vector<unsigned char> pkt_;
+  std::vector<std::vector<unsigned char>> nakBuf_;  // per peer: a NAK's ranges arriving
+};
+
+McastTransport& mcast();
+
+}  // namespace ccmpi::transport
