@@ -19,6 +19,7 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "base/link.h"
 #include "base/log.h"
 #include "base/tunables.h"
 #include "transport/tcp.h"
@@ -37,9 +38,10 @@ Tunable<std::string> kIface("CCMPI_MCAST_IFACE", "",
                             "interface for multicast (default: the one TCP uses)");
 Tunable<uint64_t> kMtu("CCMPI_MCAST_MTU", 1500,
                        "path MTU: datagrams are at most this many bytes of IP packet");
-Tunable<double> kMbits("CCMPI_MCAST_MBITS", 95,
-                       "pacing rate of multicast data (Mbit/s on the wire); set it a little "
-                       "below the link rate");
+Tunable<double> kMbits("CCMPI_MCAST_MBITS", 0,
+                       "pacing rate of multicast data (Mbit/s on the wire; 0 = 90% of "
+                       "CCMPI_LINK_MBITS); a sender slows down by 10% per repair request, "
+                       "down to half of it, and speeds up again by 2% per clean message");
 Tunable<uint64_t> kBurst("CCMPI_MCAST_BURST", 32 * 1024,
                          "bytes a multicast sender may send back to back above the pacing rate");
 Tunable<uint64_t> kNakUs("CCMPI_MCAST_NAK_US", 5000,
@@ -142,8 +144,8 @@ void McastTransport::init(int myRank, int worldSize, const SipKey& key, uint64_t
   if (kPort.get() == 0 || kPort.get() > 65535) return off("CCMPI_MCAST_PORT out of range");
   port_ = static_cast<uint16_t>(kPort.get());
   mtu_ = static_cast<uint32_t>(std::clamp<uint64_t>(kMtu.get(), 576, 65507));
-  rate_ = kMbits.get() * 1e6 / 8;
-  if (rate_ <= 0) return off("CCMPI_MCAST_MBITS must be positive");
+  rate_ = (kMbits.get() > 0 ? kMbits.get() : 0.9 * linkMbits()) * 1e6 / 8;
+  scale_ = 1;
   burst_ = std::max<uint64_t>(kBurst.get(), mtu_);
   testDrop_ = std::clamp(kTestDrop.get(), 0.0, 1.0);
   dropState_ = 0x9E3779B97F4A7C15ull ^ (static_cast<uint64_t>(myRank) << 17);
@@ -250,7 +252,8 @@ int McastTransport::send(in_addr_t group, const McastKey& key, const void* data,
   if (len > kMaxMessage)
     return setErrorCause(MPI_ERR_COUNT, "multicast message of %llu bytes is too large",
                          static_cast<unsigned long long>(len));
-  tx_[key] = Tx{static_cast<const unsigned char*>(data), len};
+  Tx& tx = tx_[key];
+  tx = Tx{static_cast<const unsigned char*>(data), len};
   const uint32_t frag = mtu_ - 28 - kHdr - kMac;
   sockaddr_in dst{};
   dst.sin_family = AF_INET;
@@ -259,6 +262,7 @@ int McastTransport::send(in_addr_t group, const McastKey& key, const void* data,
   unsigned char* p = pkt_.data();
   double allowance = static_cast<double>(burst_);
   int64_t last = progress::Engine::nowNs();
+  const double rate = rate_ * scale_;
   for (uint64_t off = 0; off < len; off += frag) {
     const uint16_t n = static_cast<uint16_t>(std::min<uint64_t>(frag, len - off));
     put<uint32_t>(p, kMagic);
@@ -283,10 +287,10 @@ int McastTransport::send(in_addr_t group, const McastKey& key, const void* data,
     for (;;) {
       const int64_t now = progress::Engine::nowNs();
       allowance = std::min(static_cast<double>(burst_),
-                           allowance + static_cast<double>(now - last) * 1e-9 * rate_);
+                           allowance + static_cast<double>(now - last) * 1e-9 * rate);
       last = now;
       if (allowance >= wire) break;
-      waitUntilNs(now + static_cast<int64_t>((wire - allowance) / rate_ * 1e9) + 1,
+      waitUntilNs(now + static_cast<int64_t>((wire - allowance) / rate * 1e9) + 1,
                   [] { return false; });
     }
     for (int attempt = 0;; ++attempt) {
@@ -303,6 +307,7 @@ int McastTransport::send(in_addr_t group, const McastKey& key, const void* data,
       break;
     }
     allowance -= wire;
+    tx.sent = off + n;
     ++stats_.sentPackets;
     stats_.sentBytes += size;
   }
@@ -310,7 +315,11 @@ int McastTransport::send(in_addr_t group, const McastKey& key, const void* data,
 }
 
 void McastTransport::retire(const McastKey& key) {
-  tx_.erase(key);
+  auto it = tx_.find(key);
+  if (it == tx_.end()) return;
+  // Pacing feedback: a message nobody had to repair lets the rate recover.
+  if (!it->second.repaired) scale_ = std::min(1.0, scale_ * 1.02);
+  tx_.erase(it);
 }
 
 void McastTransport::retireUpTo(uint32_t context, uint64_t seq) {
@@ -451,7 +460,7 @@ void McastTransport::handlePacket(const unsigned char* p, size_t n) {
   r->lastNs = progress::Engine::nowNs();
 }
 
-void McastTransport::sendNak(const McastKey& key, Rx& r) {
+void McastTransport::sendNak(const McastKey& key, Rx& r, bool all) {
   std::vector<unsigned char> ranges;
   auto add = [&](uint64_t off, uint64_t n) {
     const size_t at = ranges.size();
@@ -462,10 +471,11 @@ void McastTransport::sendNak(const McastKey& key, Rx& r) {
   if (r.frag == 0) {
     add(0, r.len);
   } else {
-    for (uint64_t f = 0; f < r.have.size() && ranges.size() / 16 < kMaxNakRanges; ++f) {
+    const uint64_t end = all ? r.have.size() : r.maxFragSeen;
+    for (uint64_t f = 0; f < end && ranges.size() / 16 < kMaxNakRanges; ++f) {
       if (r.have[f]) continue;
       uint64_t g = f;
-      while (g < r.have.size() && !r.have[g]) ++g;
+      while (g < end && !r.have[g]) ++g;
       const uint64_t s = f * r.frag, e = std::min<uint64_t>(g * r.frag, r.len);
       add(s, e - s);
       f = g;
@@ -507,7 +517,8 @@ int McastTransport::receive(const McastKey& key, void* dest, uint64_t len, bool*
   r.waiting = true;
   const int64_t delay = (nakDelayUs > 0 ? nakDelayUs : static_cast<int64_t>(kNakUs.get())) * 1000;
   const int64_t start = progress::Engine::nowNs();
-  int64_t nextNak = start + delay;
+  // Before anything arrived the root may simply not have started: wait longer.
+  int64_t nextNak = start + 10 * delay;
   int64_t backoff = std::max<int64_t>(delay, 20'000'000);
   auto whole = [&r] { return r.frag != 0 && r.fragsHave == r.have.size() && r.inflight == 0; };
   while (!whole()) {
@@ -520,7 +531,7 @@ int McastTransport::receive(const McastKey& key, void* dest, uint64_t len, bool*
       due = std::max(nextNak, r.lastNs + (lastSeen ? delay / 5 : delay));
     }
     if (now >= due) {
-      sendNak(key, r);
+      sendNak(key, r, true);
       // Time for the repair to arrive before asking again: the missing bytes at the
       // pacing rate, twice, and at least the back-off.
       const uint64_t missing =
@@ -570,14 +581,19 @@ void McastTransport::onTcpPayload(int peer, const FrameHeader& h, const PayloadT
     McastKey key{h.context, h.a, myRank_, static_cast<uint16_t>(h.b)};
     auto it = tx_.find(key);
     if (it == tx_.end() || it->second.len != h.msgSize) return;  // not ours (yet): re-asked
-    const Tx& tx = it->second;
+    Tx& tx = it->second;
+    if (!tx.repaired) scale_ = std::max(0.5, scale_ * 0.9);  // loss: slow down
+    tx.repaired = true;
     const uint32_t frag = mtu_ - 28 - kHdr - kMac;
     // Whole fragments per repair frame: the receiver marks fragments fully covered.
     const uint64_t step = std::max<uint64_t>(1, kRepairFrame / frag) * frag;
     for (size_t i = 0; i + 16 <= t.keep; i += 16) {
       const uint64_t off = get<uint64_t>(t.dest + i);
-      const uint64_t n = get<uint64_t>(t.dest + i + 8);
+      uint64_t n = get<uint64_t>(t.dest + i + 8);
       if (off >= tx.len || n > tx.len - off) continue;
+      // Bytes not multicast yet are on their way: asked too early.
+      if (off >= tx.sent) continue;
+      n = std::min(n, tx.sent - off);
       for (uint64_t o = off; o < off + n; o += step) {
         const uint64_t len = std::min<uint64_t>(step, off + n - o);
         FrameHeader r;

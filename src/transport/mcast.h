@@ -125,6 +125,8 @@ class McastTransport final : public progress::EventHandler {
   struct Tx {
     const unsigned char* data = nullptr;
     uint64_t len = 0;
+    uint64_t sent = 0;  // bytes multicast so far: NAKs for later ones are premature
+    bool repaired = false;
   };
   struct Ctx {
     uint64_t retired = 0;  // messages with seq <= this are stale
@@ -135,7 +137,9 @@ class McastTransport final : public progress::EventHandler {
   void handlePacket(const unsigned char* p, size_t n);
   Rx* rxFor(const McastKey& key, uint64_t len, uint32_t frag, bool create);
   void markRange(Rx& rx, uint64_t offset, uint64_t n);
-  void sendNak(const McastKey& key, Rx& rx);
+  // Asks the root for the missing fragments: only the holes below the highest fragment
+  // seen (`all`: every missing fragment, after silence).
+  void sendNak(const McastKey& key, Rx& rx, bool all);
   uint64_t buffered() const;
 
   int fd_ = -1;
@@ -150,7 +154,8 @@ class McastTransport final : public progress::EventHandler {
   in_addr_t base_ = 0;
   uint32_t poolSize_ = 1;
   uint32_t mtu_ = 1500;
-  double rate_ = 0;  // bytes per second on the wire
+  double rate_ = 0;   // configured pacing, bytes per second on the wire
+  double scale_ = 1;  // share of rate_ in use (loss feedback, 0.5 .. 1)
   uint64_t burst_ = 0;
   double testDrop_ = 0;
   uint64_t dropState_ = 0;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/link.h"
 #include "coll/nb_algorithms.h"
 
 namespace ccmpi::coll {
@@ -61,7 +62,7 @@ sched::Phases schedulePattern(int n, const sched::Pattern& pattern, sched::Sched
   static const sched::CostModel model = [] {
     sched::CostModel m;
     // TCP payload of a line-rate Mbit/s: 1448-byte segments in 1538-byte frames.
-    m.bytesPerSecond = envDouble("CCMPI_LINK_MBITS", 100) * 1e6 / 8 * 1448 / 1538;
+    m.bytesPerSecond = linkMbits() * 1e6 / 8 * 1448 / 1538;
     m.syncSeconds = envDouble("CCMPI_PHASE_SYNC_US", 200) * 1e-6;
     return m;
   }();
