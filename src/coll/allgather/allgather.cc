@@ -30,6 +30,10 @@ const Algorithm<AllgatherFn> kAlgorithms[] = {
      viaSchedule<allgatherPhasedSchedule>, kAnySize},
     {"phased_barrier", "n-1 all-to-all phases r -> r+i with a barrier between phases",
      viaSchedule<allgatherPhasedBarrierSchedule>, kAnySize},
+    {"mcast",
+     "n multicasts, one per rank in rank order, then one barrier; declines where multicast "
+     "does not work",
+     allgatherMcast, kAnySize, "CCMPI_MCAST_MBITS"},
 };
 AlgorithmTable gTable("allgather", "CCMPI_ALLGATHER_ALGORITHM", kAlgorithms);
 

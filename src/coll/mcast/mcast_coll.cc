@@ -110,7 +110,7 @@ McastGroup* mcastGroup(comm::Comm& c) {
 int mcastMessage(McastGroup& g, comm::Comm& c, int root, const void* sendData, void* recvData,
                  uint64_t bytes, uint16_t sub) {
   auto& m = transport::mcast();
-  const transport::McastKey key{g.context, g.seq, c.worldRankOf(root), sub};
+  const transport::McastKey key = mcastKey(g, c, root, sub);
   int rc;
   if (c.rank == root) {
     rc = m.send(g.group, key, sendData, bytes);
@@ -121,6 +121,15 @@ int mcastMessage(McastGroup& g, comm::Comm& c, int root, const void* sendData, v
     if (rc == MPI_SUCCESS) rc = ackTree(c, root);
   }
   return rc;
+}
+
+transport::McastKey mcastKey(const McastGroup& g, comm::Comm& c, int root, uint16_t sub) {
+  return transport::McastKey{g.context, g.seq, c.worldRankOf(root), sub};
+}
+
+int mcastAllDone(comm::Comm& c) {
+  bool all = false;
+  return agreeAll(c, true, &all);
 }
 
 void mcastRetire(McastGroup& g) {

@@ -42,6 +42,12 @@ McastGroup* mcastGroup(comm::Comm& c);
 int mcastMessage(McastGroup& g, comm::Comm& c, int root, const void* sendData, void* recvData,
                  uint64_t bytes, uint16_t sub);
 
+// The parts of mcastMessage, for collectives that send several messages and acknowledge
+// once at the end (allgather): key of comm rank root's message `sub` of this operation.
+transport::McastKey mcastKey(const McastGroup& g, comm::Comm& c, int root, uint16_t sub);
+// Every rank has everything (dissemination barrier over TCP): the senders may retire.
+int mcastAllDone(comm::Comm& c);
+
 // Ends one multicast collective: its datagrams are stale from now on.
 void mcastRetire(McastGroup& g);
 

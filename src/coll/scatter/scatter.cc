@@ -21,6 +21,10 @@ const Algorithm<ScatterFn> kAlgorithms[] = {
     {"linear", "the root starts all sends at once; n-1 messages", scatterLinear, kAnySize},
     {"binomial", "binomial tree from the root, subtrees' blocks forwarded; ceil(log2 n) rounds",
      viaSchedule<scatterBinomialSchedule>, kAnySize},
+    {"mcast",
+     "the root multicasts the whole buffer once, each rank keeps its block; declines where "
+     "multicast does not work",
+     scatterMcast, kAnySize, "CCMPI_MCAST_MBITS"},
 };
 AlgorithmTable gTable("scatter", "CCMPI_SCATTER_ALGORITHM", kAlgorithms);
 

@@ -22,6 +22,10 @@ const Algorithm<ScattervFn> kAlgorithms[] = {
     {"linear", "the root starts all sends at once; n-1 messages at most", scattervLinear, kAnySize},
     {"binomial", "counts sent down a binomial tree, then the blocks, forwarded per subtree",
      viaSchedule<scattervBinomialSchedule>, kAnySize},
+    {"mcast",
+     "static group: the sizes, then the aggregate of all blocks, multicast to the whole "
+     "communicator; declines where multicast does not work",
+     scattervMcast, kAnySize, "CCMPI_MCAST_MBITS"},
 };
 AlgorithmTable gTable("scatterv", "CCMPI_SCATTERV_ALGORITHM", kAlgorithms);
 
