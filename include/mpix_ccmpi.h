@@ -100,10 +100,35 @@ typedef struct {
   unsigned long long sent_packets, sent_bytes, recv_packets, recv_bytes;
   unsigned long long naks_sent, naks_received, repair_bytes_sent, repair_bytes_received;
   unsigned long long drop_foreign, drop_auth, drop_malformed, drop_stale, drop_duplicate,
-      drop_ahead, drop_injected;
+      drop_ahead, drop_injected, drop_other;
 } MPIX_Mcast_stats;
 
 int MPIX_Mcast_get_stats(MPIX_Mcast_stats *stats);
+
+/* Compiler-assisted group management for one-to-many Scatterv (CC-MPI §4.1, Figure 1):
+ *
+ *   MPIX_Scatterv_open_group(counts, type, rcount, rtype, root, comm, &g);  // once
+ *   for (...) MPIX_Scatterv_data_movement(sbuf, counts, displs, type,
+ *                                         rbuf, rcount, rtype, g);         // root+members
+ *   MPIX_Scatterv_close_group(&g);
+ *
+ * open_group is collective over comm: the root's sendcounts (significant at the root)
+ * decide the members, the ranks with a non-empty block; they join a multicast group of
+ * their own. data_movement involves only the root and the members (other ranks may call
+ * it: it returns at once) and moves the data with one multicast; the counts and types
+ * must give the same block sizes as at open_group. close_group is local. Where multicast
+ * does not work on comm the same calls work over TCP. Errors go to comm's error
+ * handler. */
+typedef struct ccmpix_mcast_group *MPIX_Mcast_group;
+#define MPIX_MCAST_GROUP_NULL ((MPIX_Mcast_group)0)
+
+int MPIX_Scatterv_open_group(const int sendcounts[], MPI_Datatype sendtype, int recvcount,
+                             MPI_Datatype recvtype, int root, MPI_Comm comm,
+                             MPIX_Mcast_group *group);
+int MPIX_Scatterv_data_movement(const void *sendbuf, const int sendcounts[], const int displs[],
+                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                MPI_Datatype recvtype, MPIX_Mcast_group group);
+int MPIX_Scatterv_close_group(MPIX_Mcast_group *group);
 int MPIX_Comm_get_mcast_group(MPI_Comm comm, char *address, int *port);
 
 #ifdef __cplusplus

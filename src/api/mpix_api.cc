@@ -12,6 +12,8 @@
 #include "api/coll_checks.h"
 #include "coll/alltoallv/alltoallv_levels.h"
 #include "coll/mcast/mcast_coll.h"
+#include "coll/mcast/mcast_subgroup.h"
+#include "coll/util.h"
 #include "comm/comm.h"
 #include "datatype/datatype.h"
 #include "p2p/compress_channel.h"
@@ -23,6 +25,12 @@ using api::finish;
 
 struct ccmpix_schedule {
   coll::CompiledPtr plan;
+};
+
+struct ccmpix_mcast_group {
+  coll::McastSubgroup sub;
+  MPI_Comm comm = MPI_COMM_NULL;
+  comm::Comm* c = nullptr;
 };
 
 namespace {
@@ -177,6 +185,7 @@ extern "C" int MPIX_Mcast_get_stats(MPIX_Mcast_stats* stats) {
   stats->drop_duplicate = x.dropDuplicate;
   stats->drop_ahead = x.dropAhead;
   stats->drop_injected = x.dropInjected;
+  stats->drop_other = x.dropOther;
   return MPI_SUCCESS;
 }
 
@@ -193,5 +202,115 @@ extern "C" int MPIX_Comm_get_mcast_group(MPI_Comm comm, char* address, int* port
   a.s_addr = g->group;
   inet_ntop(AF_INET, &a, address, 16);
   *port = transport::mcast().port();
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPIX_Scatterv_open_group(const int sendcounts[], MPI_Datatype sendtype,
+                                        int recvcount, MPI_Datatype recvtype, int root,
+                                        MPI_Comm comm, MPIX_Mcast_group* group) {
+  CCMPI_API_BEGIN("MPIX_Scatterv_open_group");
+  comm::Comm* c = comm::lookup(comm);
+  CCMPI_CHECK(MPI_COMM_WORLD, c, MPI_ERR_COMM, "invalid communicator");
+  CCMPI_CHECK(comm, group, MPI_ERR_ARG, "group is NULL");
+  *group = MPIX_MCAST_GROUP_NULL;
+  CCMPI_CHECK(comm, root >= 0 && root < c->size, MPI_ERR_ROOT, "root %d is not a rank of the %d",
+              root, c->size);
+  std::vector<uint64_t> sizes;
+  if (c->rank == root) {
+    datatype::Datatype* st = datatype::lookup(sendtype);
+    CCMPI_CHECK(comm, st && st->committed(), MPI_ERR_TYPE, "invalid or uncommitted sendtype");
+    CCMPI_CHECK(comm, sendcounts, MPI_ERR_ARG, "sendcounts is NULL at the root");
+    sizes.resize(static_cast<size_t>(c->size));
+    for (int i = 0; i < c->size; ++i) {
+      CCMPI_CHECK(comm, sendcounts[i] >= 0, MPI_ERR_COUNT, "sendcounts[%d] = %d is negative", i,
+                  sendcounts[i]);
+      sizes[static_cast<size_t>(i)] = static_cast<uint64_t>(sendcounts[i]) * st->size();
+    }
+  } else {
+    datatype::Datatype* rt = datatype::lookup(recvtype);
+    CCMPI_CHECK(comm, rt && rt->committed(), MPI_ERR_TYPE, "invalid or uncommitted recvtype");
+    CCMPI_CHECK(comm, recvcount >= 0, MPI_ERR_COUNT, "recvcount %d is negative", recvcount);
+  }
+  auto g = std::make_unique<ccmpix_mcast_group>();
+  const int rc = coll::subgroupOpen(*c, root, sizes.data(), &g->sub);
+  if (rc) return api::raiseComm(comm, kFunc, rc);
+  if (c->rank != root) {
+    const uint64_t want = static_cast<uint64_t>(recvcount) * datatype::lookup(recvtype)->size();
+    const uint64_t got = g->sub.sizes[static_cast<size_t>(c->rank)];
+    if (got > want) {
+      coll::subgroupClose(g->sub);
+      return api::raiseCommf(
+          comm, kFunc, MPI_ERR_TRUNCATE, "the root sends %llu bytes, the receive holds %llu",
+          static_cast<unsigned long long>(got), static_cast<unsigned long long>(want));
+    }
+  }
+  g->comm = comm;
+  g->c = c;
+  ++c->refs;
+  *group = g.release();
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPIX_Scatterv_data_movement(const void* sendbuf, const int sendcounts[],
+                                           const int displs[], MPI_Datatype sendtype, void* recvbuf,
+                                           int recvcount, MPI_Datatype recvtype,
+                                           MPIX_Mcast_group group) {
+  CCMPI_API_BEGIN("MPIX_Scatterv_data_movement");
+  CCMPI_CHECK(MPI_COMM_WORLD, group, MPI_ERR_ARG, "group is MPIX_MCAST_GROUP_NULL");
+  coll::McastSubgroup& s = group->sub;
+  comm::Comm& c = *group->c;
+  const MPI_Comm comm = group->comm;
+  if (c.rank == s.root) {
+    datatype::Datatype* st = datatype::lookup(sendtype);
+    CCMPI_CHECK(comm, st && st->committed(), MPI_ERR_TYPE, "invalid or uncommitted sendtype");
+    CCMPI_CHECK(comm, sendcounts && displs, MPI_ERR_ARG, "sendcounts or displs is NULL");
+    uint64_t total = 0;
+    for (int i = 0; i < c.size; ++i) {
+      const uint64_t n = static_cast<uint64_t>(sendcounts[i] < 0 ? 0 : sendcounts[i]) * st->size();
+      CCMPI_CHECK(comm, sendcounts[i] >= 0 && n == s.sizes[static_cast<size_t>(i)], MPI_ERR_ARG,
+                  "sendcounts[%d] gives %llu bytes, the group was opened for %llu", i,
+                  static_cast<unsigned long long>(n),
+                  static_cast<unsigned long long>(s.sizes[static_cast<size_t>(i)]));
+      if (i != s.root) total += n;
+    }
+    std::vector<unsigned char> aggregate(total);
+    uint64_t at = 0;
+    for (int i : s.members) {
+      st->pack(coll::elemAt(sendbuf, displs[i], *st), sendcounts[i], 0, aggregate.data() + at,
+               s.sizes[static_cast<size_t>(i)]);
+      at += s.sizes[static_cast<size_t>(i)];
+    }
+    if (recvbuf != MPI_IN_PLACE && sendcounts[s.root] > 0) {
+      if (int rc = coll::copyLocal(coll::elemAt(sendbuf, displs[s.root], *st), sendcounts[s.root],
+                                   sendtype, recvbuf, recvcount, recvtype))
+        return api::raiseComm(comm, kFunc, rc);
+    }
+    const int rc = coll::subgroupScatter(s, aggregate.data(), nullptr);
+    return rc ? api::raiseComm(comm, kFunc, rc) : MPI_SUCCESS;
+  }
+  if (!s.member) return MPI_SUCCESS;
+  datatype::Datatype* rt = datatype::lookup(recvtype);
+  CCMPI_CHECK(comm, rt && rt->committed(), MPI_ERR_TYPE, "invalid or uncommitted recvtype");
+  const uint64_t got = s.sizes[static_cast<size_t>(c.rank)];
+  CCMPI_CHECK(comm, recvcount >= 0 && static_cast<uint64_t>(recvcount) * rt->size() >= got,
+              MPI_ERR_TRUNCATE, "the root sends %llu bytes, the receive holds %lld",
+              static_cast<unsigned long long>(got),
+              static_cast<long long>(recvcount) * static_cast<long long>(rt->size()));
+  std::vector<unsigned char> mine(got);
+  const int rc = coll::subgroupScatter(s, nullptr, mine.data());
+  if (rc) return api::raiseComm(comm, kFunc, rc);
+  rt->unpack(recvbuf, recvcount, 0, mine.data(), got);
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPIX_Scatterv_close_group(MPIX_Mcast_group* group) {
+  CCMPI_API_BEGIN("MPIX_Scatterv_close_group");
+  CCMPI_CHECK(MPI_COMM_WORLD, group && *group, MPI_ERR_ARG,
+              "group is NULL or MPIX_MCAST_GROUP_NULL");
+  coll::subgroupClose((*group)->sub);
+  --(*group)->c->refs;
+  delete *group;
+  *group = MPIX_MCAST_GROUP_NULL;
+  comm::sweepFreed();
   return MPI_SUCCESS;
 }

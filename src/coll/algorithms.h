@@ -71,6 +71,9 @@ int scatterMcast(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, 
 int scattervMcast(const void* sendbuf, const int* sendcounts, const int* displs,
                   MPI_Datatype sendtype, void* recvbuf, int64_t recvcount, MPI_Datatype recvtype,
                   int root, comm::Comm& c);
+int scattervMcastDynamic(const void* sendbuf, const int* sendcounts, const int* displs,
+                         MPI_Datatype sendtype, void* recvbuf, int64_t recvcount,
+                         MPI_Datatype recvtype, int root, comm::Comm& c);
 int allgatherMcast(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
                    int64_t recvcount, MPI_Datatype recvtype, comm::Comm& c);
 int scatterLinear(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,

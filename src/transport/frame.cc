@@ -101,12 +101,11 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
         return bad("data range");
       break;
     case FrameType::kMcastNak:
-      if (f.context >= lim.maxContext) return bad("context id");
+      // The context of a multicast message may name a dynamic group (any value).
       if (f.msgSize > lim.maxMessage || f.offset != 0) return bad("nak fields");
       if (f.payloadLen % 16 != 0 || f.payloadLen > 16 * 256) return bad("nak ranges");
       break;
     case FrameType::kMcastRepair:
-      if (f.context >= lim.maxContext) return bad("context id");
       if (f.tag <= 0 || f.payloadLen == 0 || f.msgSize > lim.maxMessage || f.offset > f.msgSize ||
           f.payloadLen > f.msgSize - f.offset)
         return bad("repair range");

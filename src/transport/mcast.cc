@@ -185,7 +185,7 @@ void McastTransport::shutdown() {
         "recv_packets=%llu naks_sent=%llu naks_received=%llu repair_bytes_sent=%llu "
         "repair_bytes_received=%llu drop_foreign=%llu drop_auth=%llu "
         "drop_malformed=%llu drop_stale=%llu drop_duplicate=%llu drop_ahead=%llu "
-        "drop_injected=%llu\n",
+        "drop_injected=%llu drop_other=%llu\n",
         myRank_, fd_ >= 0 ? 1 : 0, static_cast<unsigned long long>(x.sentPackets),
         static_cast<unsigned long long>(x.sentBytes),
         static_cast<unsigned long long>(x.recvPackets), static_cast<unsigned long long>(x.naksSent),
@@ -197,7 +197,8 @@ void McastTransport::shutdown() {
         static_cast<unsigned long long>(x.dropStale),
         static_cast<unsigned long long>(x.dropDuplicate),
         static_cast<unsigned long long>(x.dropAhead),
-        static_cast<unsigned long long>(x.dropInjected));
+        static_cast<unsigned long long>(x.dropInjected),
+        static_cast<unsigned long long>(x.dropOther));
   }
   if (fd_ >= 0) {
     progress::engine().remove(fd_);
@@ -205,6 +206,7 @@ void McastTransport::shutdown() {
     fd_ = -1;
   }
   joined_.clear();
+  subscribed_.clear();
   rx_.clear();
   tx_.clear();
   ctx_.clear();
@@ -213,6 +215,12 @@ void McastTransport::shutdown() {
 in_addr_t McastTransport::groupFor(uint32_t context) const {
   const uint32_t slot = static_cast<uint32_t>((jobId_ + context / 2) % poolSize_);
   return htonl(base_ + slot);
+}
+
+in_addr_t McastTransport::groupBeside(uint32_t context, uint64_t n) const {
+  const uint32_t slot = static_cast<uint32_t>((jobId_ + context / 2) % poolSize_);
+  if (poolSize_ < 2) return htonl(base_ + slot);
+  return htonl(base_ + static_cast<uint32_t>((slot + 1 + n % (poolSize_ - 1)) % poolSize_));
 }
 
 bool McastTransport::join(in_addr_t group) {
@@ -234,6 +242,19 @@ bool McastTransport::join(in_addr_t group) {
   }
   refs = 1;
   return true;
+}
+
+void McastTransport::unsubscribe(uint32_t context) {
+  auto it = subscribed_.find(context);
+  if (it == subscribed_.end() || --it->second > 0) return;
+  subscribed_.erase(it);
+  ctx_.erase(context);
+  for (auto r = rx_.begin(); r != rx_.end();) {
+    if (r->first.context == context && !r->second.waiting)
+      r = rx_.erase(r);
+    else
+      ++r;
+  }
 }
 
 void McastTransport::leave(in_addr_t group) {
@@ -263,11 +284,12 @@ int McastTransport::send(in_addr_t group, const McastKey& key, const void* data,
   double allowance = static_cast<double>(burst_);
   int64_t last = progress::Engine::nowNs();
   const double rate = rate_ * scale_;
-  for (uint64_t off = 0; off < len; off += frag) {
-    const uint16_t n = static_cast<uint16_t>(std::min<uint64_t>(frag, len - off));
+  // One datagram: data (type 1) or the end-of-message mark (type 2, no payload, offset =
+  // length) that lets receivers ask for what they miss at once instead of after silence.
+  auto emit = [&](uint8_t type, uint64_t off, uint16_t n) {
     put<uint32_t>(p, kMagic);
     p[4] = kVersion;
-    p[5] = 1;
+    p[5] = type;
     put<uint16_t>(p + 6, kHdr);
     put<uint64_t>(p + 8, jobId_);
     put<uint32_t>(p + 16, key.context);
@@ -279,7 +301,7 @@ int McastTransport::send(in_addr_t group, const McastKey& key, const void* data,
     put<uint64_t>(p + 40, len);
     put<uint64_t>(p + 48, off);
     put<uint64_t>(p + 56, 0);
-    memcpy(p + kHdr, static_cast<const unsigned char*>(data) + off, n);
+    if (n) memcpy(p + kHdr, static_cast<const unsigned char*>(data) + off, n);
     put<uint64_t>(p + kHdr + n, siphash24(key_, p, kHdr + n));
     const size_t size = kHdr + n + kMac;
     // Pacing: a token bucket of burst_ bytes filled at rate_ (IP/UDP/Ethernet included).
@@ -307,10 +329,15 @@ int McastTransport::send(in_addr_t group, const McastKey& key, const void* data,
       break;
     }
     allowance -= wire;
-    tx.sent = off + n;
     ++stats_.sentPackets;
     stats_.sentBytes += size;
+  };
+  for (uint64_t off = 0; off < len; off += frag) {
+    const uint16_t n = static_cast<uint16_t>(std::min<uint64_t>(frag, len - off));
+    emit(1, off, n);
+    tx.sent = off + n;
   }
+  if (len > 0) emit(2, len, 0);
   return MPI_SUCCESS;
 }
 
@@ -402,7 +429,7 @@ void McastTransport::handlePacket(const unsigned char* p, size_t n) {
     return;
   }
   const uint16_t payload = get<uint16_t>(p + 34);
-  if (p[5] != 1 || get<uint16_t>(p + 6) != kHdr || n != kHdr + payload + kMac) {
+  if ((p[5] != 1 && p[5] != 2) || get<uint16_t>(p + 6) != kHdr || n != kHdr + payload + kMac) {
     ++stats_.dropMalformed;
     return;
   }
@@ -419,10 +446,16 @@ void McastTransport::handlePacket(const unsigned char* p, size_t n) {
   const uint64_t len = get<uint64_t>(p + 40);
   const uint64_t off = get<uint64_t>(p + 48);
   if (key.root == myRank_) return;  // our own datagram, looped back
-  if (key.root < 0 || key.root >= worldSize_ || frag == 0 || len > kMaxMessage || off >= len ||
-      off % frag != 0 || payload != std::min<uint64_t>(frag, len - off) ||
+  const bool fin = p[5] == 2;
+  if (key.root < 0 || key.root >= worldSize_ || frag == 0 || len > kMaxMessage ||
+      (fin ? (off != len || payload != 0 || len == 0)
+           : (off >= len || off % frag != 0 || payload != std::min<uint64_t>(frag, len - off))) ||
       get<uint64_t>(p + 56) != 0) {
     ++stats_.dropMalformed;
+    return;
+  }
+  if (subscribed_.find(key.context) == subscribed_.end()) {
+    ++stats_.dropOther;
     return;
   }
   const Ctx& c = ctx_[key.context];
@@ -444,6 +477,12 @@ void McastTransport::handlePacket(const unsigned char* p, size_t n) {
   Rx* r = rxFor(key, len, frag, true);
   if (!r || r->frag != frag) {
     if (r) ++stats_.dropMalformed;
+    return;
+  }
+  if (fin) {
+    r->finSeen = true;
+    r->any = true;
+    r->lastNs = progress::Engine::nowNs();
     return;
   }
   const uint64_t f = off / frag;
@@ -518,17 +557,19 @@ int McastTransport::receive(const McastKey& key, void* dest, uint64_t len, bool*
   const int64_t delay = (nakDelayUs > 0 ? nakDelayUs : static_cast<int64_t>(kNakUs.get())) * 1000;
   const int64_t start = progress::Engine::nowNs();
   // Before anything arrived the root may simply not have started: wait longer.
-  int64_t nextNak = start + 10 * delay;
+  const int64_t quietDue = start + 4 * delay;
+  int64_t nextNak = 0;  // earliest repeat of a NAK already sent
   int64_t backoff = std::max<int64_t>(delay, 20'000'000);
   auto whole = [&r] { return r.frag != 0 && r.fragsHave == r.have.size() && r.inflight == 0; };
   while (!whole()) {
     const int64_t now = progress::Engine::nowNs();
     // The deadline follows the traffic: silence, or a shorter wait once the last
     // fragment has arrived and only holes remain.
-    int64_t due = nextNak;
+    int64_t due = std::max(nextNak, quietDue);
     if (r.any) {
+      // The end mark: the sender is done, only a little reordering can still come.
       const bool lastSeen = r.frag != 0 && r.maxFragSeen + 1 == r.have.size();
-      due = std::max(nextNak, r.lastNs + (lastSeen ? delay / 5 : delay));
+      due = std::max(nextNak, r.lastNs + (r.finSeen ? delay / 20 : lastSeen ? delay / 5 : delay));
     }
     if (now >= due) {
       sendNak(key, r, true);
@@ -543,7 +584,9 @@ int McastTransport::receive(const McastKey& key, void* dest, uint64_t len, bool*
       r.lastNs = now;
       continue;
     }
-    waitUntilNs(due, whole);
+    // Wake on completion, or on any arrival (the deadline moves with the traffic).
+    const int64_t seen = r.lastNs;
+    waitUntilNs(due, [&] { return whole() || r.lastNs != seen; });
   }
   memcpy(dest, r.data.data(), len);
   if (viaMcast) *viaMcast = r.viaMcast;

@@ -53,6 +53,7 @@ struct McastStats {
   uint64_t dropStale = 0;      // a message already delivered
   uint64_t dropDuplicate = 0;  // a fragment already held
   uint64_t dropAhead = 0;      // too far ahead / too much buffered
+  uint64_t dropOther = 0;      // for a communicator or group this rank is not in
   uint64_t dropInjected = 0;   // CCMPI_MCAST_TEST_DROP
 };
 
@@ -81,8 +82,15 @@ class McastTransport final : public progress::EventHandler {
   // The pool address for a context id; join/leave count references. join returns false
   // (and sets why()) when the kernel refuses.
   in_addr_t groupFor(uint32_t context) const;
+  // Another address of the pool than groupFor(context) when the pool has more than one
+  // (groups of a subset of a communicator: its other ranks do not see the traffic).
+  in_addr_t groupBeside(uint32_t context, uint64_t n) const;
   bool join(in_addr_t group);
   void leave(in_addr_t group);
+  // Datagrams are accepted only for subscribed contexts (a pool address may carry other
+  // communicators' traffic); counted, so several users may subscribe one context.
+  void subscribe(uint32_t context) { ++subscribed_[context]; }
+  void unsubscribe(uint32_t context);
 
   // Root: sends the message to the group, paced, serving repairs while it does; the
   // message stays available for repairs until retire().
@@ -118,6 +126,7 @@ class McastTransport final : public progress::EventHandler {
     uint64_t maxFragSeen = 0;
     bool any = false;
     bool viaMcast = false;
+    bool finSeen = false;  // the end-of-message mark arrived
     int64_t lastNs = 0;
     bool waiting = false;  // a receive() is on it
     int inflight = 0;      // repair payloads being read into data
@@ -160,6 +169,7 @@ class McastTransport final : public progress::EventHandler {
   double testDrop_ = 0;
   uint64_t dropState_ = 0;
   std::map<in_addr_t, int> joined_;
+  std::map<uint32_t, int> subscribed_;
   std::map<McastKey, Rx> rx_;
   std::map<McastKey, Tx> tx_;
   std::map<uint32_t, Ctx> ctx_;

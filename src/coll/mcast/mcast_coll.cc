@@ -49,7 +49,10 @@ int ackTree(comm::Comm& c, int root) {
 }  // namespace
 
 McastGroup::~McastGroup() {
-  if (works) transport::mcast().leave(group);
+  if (works) {
+    transport::mcast().leave(group);
+    transport::mcast().unsubscribe(context);
+  }
 }
 
 McastGroup* mcastGroup(comm::Comm& c) {
@@ -62,10 +65,14 @@ McastGroup* mcastGroup(comm::Comm& c) {
   auto& m = transport::mcast();
   g->group = m.groupFor(g->context);
   const bool joined = m.available() && m.join(g->group);
+  if (joined) m.subscribe(g->context);
   bool all = false;
   if (agreeAll(c, joined, &all) != MPI_SUCCESS) all = false;
   if (!all) {
-    if (joined) m.leave(g->group);
+    if (joined) {
+      m.leave(g->group);
+      m.unsubscribe(g->context);
+    }
     if (c.rank == 0 || !joined)
       log::info("multicast collectives off on a communicator of %d ranks: %s", c.size,
                 joined ? "another rank could not join the group" : m.why().c_str());
@@ -101,6 +108,7 @@ McastGroup* mcastGroup(comm::Comm& c) {
           c.size, a, static_cast<unsigned>(m.port()), via ? " at another rank" : "");
     }
     m.leave(g->group);
+    m.unsubscribe(g->context);
     g->works = false;
   }
   c.mcastState = g;

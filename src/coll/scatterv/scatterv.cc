@@ -26,6 +26,10 @@ const Algorithm<ScattervFn> kAlgorithms[] = {
      "static group: the sizes, then the aggregate of all blocks, multicast to the whole "
      "communicator; declines where multicast does not work",
      scattervMcast, kAnySize, "CCMPI_MCAST_MBITS"},
+    {"mcast_dynamic",
+     "dynamic group: the sizes to all (static group), then a group of only the receiving "
+     "ranks is made for the aggregate and destroyed; declines where multicast does not work",
+     scattervMcastDynamic, kAnySize, "CCMPI_MCAST_MBITS"},
 };
 AlgorithmTable gTable("scatterv", "CCMPI_SCATTERV_ALGORITHM", kAlgorithms);
 

@@ -1,0 +1,120 @@
+// Multicast to a group of only the receiving ranks (see mcast_subgroup.h).
+#include "coll/mcast/mcast_subgroup.h"
+
+#include <cstring>
+
+#include "coll/algorithms.h"
+#include "coll/mcast/mcast_coll.h"
+#include "coll/util.h"
+#include "p2p/p2p.h"
+#include "transport/mcast.h"
+
+namespace ccmpi::coll {
+namespace {
+
+constexpr int kTagSub = kTagScatterv;
+
+int zeroSend(comm::Comm& c, int to) {
+  return p2p::send(nullptr, 0, MPI_BYTE, to, kTagSub, c, kCtx);
+}
+int zeroRecv(comm::Comm& c, int from) {
+  return p2p::recv(nullptr, 0, MPI_BYTE, from, kTagSub, c, MPI_STATUS_IGNORE, kCtx);
+}
+
+}  // namespace
+
+int subgroupOpen(comm::Comm& c, int root, const uint64_t* sizesAtRoot, McastSubgroup* s) {
+  *s = McastSubgroup{};
+  s->comm = &c;
+  s->root = root;
+  s->sizes.assign(static_cast<size_t>(c.size), 0);
+  if (c.rank == root) s->sizes.assign(sizesAtRoot, sizesAtRoot + c.size);
+  McastGroup* g = mcastGroup(c);
+  const uint32_t staticContext = g ? g->context : 0;
+  int rc;
+  if (g) {
+    rc = mcastMessage(*g, c, root, s->sizes.data(), s->sizes.data(), s->sizes.size() * 8, 1);
+    // A fresh context id for the group's datagrams, the same on every rank.
+    s->context = 0x80000000u | (g->context << 8) | static_cast<uint32_t>(g->seq & 0xff);
+    mcastRetire(*g);
+  } else {
+    rc = bcastBinomial(s->sizes.data(), c.size, MPI_UINT64_T, root, c);
+  }
+  if (rc != MPI_SUCCESS) return rc;
+  for (int i = 0; i < c.size; ++i)
+    if (i != root && s->sizes[static_cast<size_t>(i)] > 0) s->members.push_back(i);
+  s->member = c.rank != root && s->sizes[static_cast<size_t>(c.rank)] > 0;
+  s->mcast = g != nullptr;
+  s->open = true;
+  if (!s->mcast || (c.rank != root && !s->member)) return MPI_SUCCESS;
+  auto& m = transport::mcast();
+  s->group = m.groupBeside(staticContext, s->context & 0xff);
+  if (s->member) {
+    // Join, then tell the root; a member that cannot join still says so and gets its
+    // data by repair (correct, only slower).
+    m.subscribe(s->context);
+    m.join(s->group);
+    return zeroSend(c, root);
+  }
+  for (int i : s->members)
+    if (int e = zeroRecv(c, i)) return e;
+  return MPI_SUCCESS;
+}
+
+int subgroupScatter(McastSubgroup& s, const void* aggregate, void* mine) {
+  comm::Comm& c = *s.comm;
+  const bool isRoot = c.rank == s.root;
+  if (!isRoot && !s.member) return MPI_SUCCESS;
+  int rc = MPI_SUCCESS;
+  if (!s.mcast) {
+    // TCP fallback: each member's block from the root.
+    if (!isRoot)
+      return p2p::recv(mine, static_cast<int64_t>(s.sizes[static_cast<size_t>(c.rank)]), MPI_BYTE,
+                       s.root, kTagSub, c, MPI_STATUS_IGNORE, kCtx);
+    uint64_t at = 0;
+    for (int i : s.members) {
+      const uint64_t n = s.sizes[static_cast<size_t>(i)];
+      if (int e = p2p::send(static_cast<const unsigned char*>(aggregate) + at,
+                            static_cast<int64_t>(n), MPI_BYTE, i, kTagSub, c, kCtx))
+        return e;
+      at += n;
+    }
+    return MPI_SUCCESS;
+  }
+  uint64_t total = 0, myOffset = 0;
+  for (int i : s.members) {
+    if (i == c.rank) myOffset = total;
+    total += s.sizes[static_cast<size_t>(i)];
+  }
+  auto& m = transport::mcast();
+  const transport::McastKey key{s.context, s.seq, c.worldRankOf(s.root), 2};
+  if (isRoot) {
+    rc = m.send(s.group, key, aggregate, total);
+    for (int i : s.members)
+      if (rc == MPI_SUCCESS) rc = zeroRecv(c, i);
+    m.retire(key);
+  } else {
+    std::vector<unsigned char> all(total);
+    rc = m.receive(key, all.data(), total);
+    if (rc == MPI_SUCCESS) {
+      std::memcpy(mine, all.data() + myOffset, s.sizes[static_cast<size_t>(c.rank)]);
+      rc = zeroSend(c, s.root);
+    }
+  }
+  m.retireUpTo(s.context, s.seq);
+  ++s.seq;
+  return rc;
+}
+
+void subgroupClose(McastSubgroup& s) {
+  if (!s.open) return;
+  s.open = false;
+  if (!s.mcast) return;
+  auto& m = transport::mcast();
+  if (s.member) {
+    m.leave(s.group);
+    m.unsubscribe(s.context);
+  }
+}
+
+}  // namespace ccmpi::coll
