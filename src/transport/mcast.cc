@@ -349,6 +349,10 @@ void McastTransport::retire(const McastKey& key) {
   tx_.erase(it);
 }
 
+void McastTransport::pause(int64_t ns) {
+  waitUntilNs(progress::Engine::nowNs() + ns, [] { return false; });
+}
+
 void McastTransport::retireUpTo(uint32_t context, uint64_t seq) {
   Ctx& c = ctx_[context];
   if (!c.anyRetired || seq > c.retired) c.retired = seq;

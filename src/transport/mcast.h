@@ -96,6 +96,8 @@ class McastTransport final : public progress::EventHandler {
   // message stays available for repairs until retire().
   int send(in_addr_t group, const McastKey& key, const void* data, uint64_t len);
   void retire(const McastKey& key);
+  // Drives progress for `ns` nanoseconds (sleeping, not spinning).
+  void pause(int64_t ns);
 
   // Receiver: blocks until the whole message is here (NAKing as needed) and copies it
   // to dest (len bytes, which must be the message's length). *viaMcast (optional) tells

@@ -6,6 +6,8 @@
 #   exec      exec runs in the right namespace with the right host name and exit status
 #   loss      --loss without netem drops about that share of the packets
 #   mpi       mpirun --launcher 'ccmpi-cluster exec' runs MPI programs across 4 hosts
+#   mcast     multicast Bcast and Scatterv on 4 hosts under loss, duplication and
+#             reordering deliver exactly (tests/mpi/mcast_*.c)
 #   check     `check` on 2 hosts at 20mbit reports every figure within 10%
 #   bench     a --quick ccmpi-bench p2p run writes results for ccmpi (and Open MPI when
 #             installed) and leaves no cluster behind
@@ -243,6 +245,33 @@ case "$CASE" in
     run timeout 60 "$MPIRUN" --launcher "$CLUSTER exec" --iface r0 -n 8 \
       -H "$n-h1:2,$n-h2:2,$n-h3:2,$n-h4:2" "$CLUSTER_HOSTS" 4 "$n-h"
     [ "$RC" -eq 0 ] && grep -q "^PASS cluster_hosts" "$WORK/out" || fail "8 ranks: rc $RC"
+    ;;
+
+  mcast)
+    # Reliable multicast across 4 hosts with 1% loss, 1% duplication and 1% reordering on
+    # every cable, then 5% loss: every Bcast and Scatterv (static, dynamic and the MPIX
+    # compiler-assisted calls) delivers exactly the root's bytes (the programs check), and
+    # repairs happened; bounded by timeouts, so a hang fails.
+    : "${MPIRUN:?}" "${MCAST_BCAST:?}" "${MCAST_SCATTERV:?}"
+    for spec in "1% 1% 1% 2000 200" "5% 0% 0% 500 50"; do
+      read -r loss dup reorder nb ns <<<"$spec"
+      new_name mc; n=$NAME
+      run "$CLUSTER" up --hosts 4 --rate 100mbit --loss "$loss" --dup "$dup" --reorder "$reorder" \
+        --name "$n" --owner $$
+      [ "$RC" -eq 0 ] || fail "up failed"
+      hostfile=$(cat "$WORK/out")
+      run timeout 240 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" --iface r0 -n 4 \
+        -x CCMPI_BCAST_ALGORITHM=mcast "$MCAST_BCAST" loss "$nb"
+      [ "$RC" -eq 0 ] && grep -q "^PASS mcast_bcast" "$WORK/out" ||
+        fail "mcast_bcast with $loss loss: rc $RC"
+      naks=$(sed -n 's/.*naks \([0-9]*\),.*/\1/p' "$WORK/out")
+      [ "${naks:-0}" -gt 0 ] || fail "no repair with $loss loss"
+      run timeout 240 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" --iface r0 -n 4 \
+        "$MCAST_SCATTERV" "$ns" lossy
+      [ "$RC" -eq 0 ] && grep -q "^PASS mcast_scatterv" "$WORK/out" ||
+        fail "mcast_scatterv with $loss loss: rc $RC"
+      "$CLUSTER" down --name "$n" >/dev/null 2>&1
+    done
     ;;
 
   check)

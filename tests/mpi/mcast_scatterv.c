@@ -3,7 +3,7 @@
  * compiler-assisted (MPIX_Scatterv_open_group / _data_movement / _close_group), each
  * checked bit for bit over many iterations. With the MPIX calls only the root and the
  * members take part: the other ranks must not even receive a datagram of the group.
- * argv[1] = iterations of each loop. */
+ * argv[1] = iterations of each loop; argv[2] = "lossy" on a network that loses packets. */
 #include <mpix_ccmpi.h>
 #include <string.h>
 
@@ -59,6 +59,9 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int iters = argc > 1 ? atoi(argv[1]) : 100;
+  /* On a lossy network a member's group join (IGMP) can be lost: it then gets its data
+   * by repair only, correctly but not by multicast. */
+  const int lossy = argc > 2 && strcmp(argv[2], "lossy") == 0;
   const int root = size > 2 ? 2 : 0;
 
   /* Static and dynamic schemes, through MPI_Scatterv. */
@@ -94,7 +97,7 @@ int main(int argc, char** argv) {
       CHECK(mid1.recv_packets == mid0.recv_packets,
             "a rank outside the group received %llu datagrams of it",
             mid1.recv_packets - mid0.recv_packets);
-    if (size > 1 && rank != root && counts[rank] > 0)
+    if (size > 1 && rank != root && counts[rank] > 0 && !lossy)
       CHECK(mid1.recv_packets > mid0.recv_packets, "a member received nothing by multicast");
     CHECK_MPI(MPIX_Scatterv_close_group(&g));
     CHECK(g == MPIX_MCAST_GROUP_NULL, "close did not reset the handle");

@@ -87,7 +87,12 @@ McastGroup* mcastGroup(comm::Comm& c) {
   transport::McastKey key{g->context, g->seq, c.worldRankOf(0), 0};
   int rc;
   if (c.rank == 0) {
+    // Three copies 10 ms apart: a lossy network should not switch multicast off.
     rc = m.send(g->group, key, kProbe, sizeof kProbe);
+    for (int i = 0; i < 2 && rc == MPI_SUCCESS; ++i) {
+      m.pause(10'000'000);
+      rc = m.send(g->group, key, kProbe, sizeof kProbe);
+    }
   } else {
     rc = m.receive(key, got, sizeof kProbe, &via, 200'000);
     if (rc == MPI_SUCCESS && std::memcmp(got, kProbe, sizeof kProbe) != 0) via = false;
