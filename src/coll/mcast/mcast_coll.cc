@@ -3,8 +3,10 @@
 
 #include <arpa/inet.h>
 
+#include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "base/log.h"
 #include "coll/util.h"
@@ -46,6 +48,21 @@ int ackTree(comm::Comm& c, int root) {
   return p2p::send(nullptr, 0, MPI_BYTE, parent, kTagBcast, c, kCtx);
 }
 
+// Multicast does not work on a communicator: said once per process on stderr whatever the
+// verbosity (later ones at CCMPI_VERBOSE=2), since it changes how collectives perform.
+void noteOff(const comm::Comm& c, const std::string& why) {
+  static bool said = false;
+  if (!said) {
+    said = true;
+    std::fprintf(stderr,
+                 "ccmpi: rank %d: multicast collectives off on a communicator of %d ranks (%s); "
+                 "unicast algorithms are used\n",
+                 c.worldRankOf(c.rank), c.size, why.c_str());
+  } else {
+    log::info("multicast collectives off on a communicator of %d ranks: %s", c.size, why.c_str());
+  }
+}
+
 }  // namespace
 
 McastGroup::~McastGroup() {
@@ -74,8 +91,7 @@ McastGroup* mcastGroup(comm::Comm& c) {
       m.unsubscribe(g->context);
     }
     if (c.rank == 0 || !joined)
-      log::info("multicast collectives off on a communicator of %d ranks: %s", c.size,
-                joined ? "another rank could not join the group" : m.why().c_str());
+      noteOff(c, joined ? "another rank could not join the group" : m.why());
     c.mcastState = g;
     return nullptr;
   }
@@ -94,7 +110,7 @@ McastGroup* mcastGroup(comm::Comm& c) {
       rc = m.send(g->group, key, kProbe, sizeof kProbe);
     }
   } else {
-    rc = m.receive(key, got, sizeof kProbe, &via, 200'000);
+    rc = m.receive(key, got, sizeof kProbe, &via, 100'000);
     if (rc == MPI_SUCCESS && std::memcmp(got, kProbe, sizeof kProbe) != 0) via = false;
   }
   if (rc == MPI_SUCCESS) rc = ackTree(c, 0);
@@ -107,10 +123,8 @@ McastGroup* mcastGroup(comm::Comm& c) {
       in_addr ia{};
       ia.s_addr = g->group;
       inet_ntop(AF_INET, &ia, a, sizeof a);
-      log::info(
-          "multicast collectives off on a communicator of %d ranks: a probe to %s:%u "
-          "did not arrive by multicast%s",
-          c.size, a, static_cast<unsigned>(m.port()), via ? " at another rank" : "");
+      noteOff(c, std::string("a probe to ") + a + ":" + std::to_string(m.port()) +
+                     " did not arrive by multicast" + (via ? " at another rank" : ""));
     }
     m.leave(g->group);
     m.unsubscribe(g->context);
