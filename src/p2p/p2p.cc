@@ -367,6 +367,16 @@ Request* matchPosted(uint32_t context, int srcWorld, int tag) {
   return nullptr;
 }
 
+// An unexpected-queue entry for the message whose frame header is h.
+Unexpected* unexpectedOf(int peer, const transport::FrameHeader& h) {
+  auto* u = new Unexpected;
+  u->srcWorld = peer;
+  u->tag = h.tag;
+  u->context = h.context;
+  u->size = h.msgSize;
+  return u;
+}
+
 void addUnexpected(Unexpected* u) {
   ++g.counters.unexpected;
   g.queues[u->context].unexpected.push_back(u);
@@ -385,11 +395,7 @@ class Sink final : public transport::Sink {
           if (r) {
             finishRecv(r, peer, h.tag, 0, 0);
           } else {
-            auto* u = new Unexpected;
-            u->srcWorld = peer;
-            u->tag = h.tag;
-            u->context = h.context;
-            addUnexpected(u);
+            addUnexpected(unexpectedOf(peer, h));
           }
           return 0;
         }
@@ -413,11 +419,7 @@ class Sink final : public transport::Sink {
           return 0;
         }
         // Unmatched (or a non-contiguous receive): stage the payload, then deliver.
-        auto* u = new Unexpected;
-        u->srcWorld = peer;
-        u->tag = h.tag;
-        u->context = h.context;
-        u->size = h.msgSize;
+        auto* u = unexpectedOf(peer, h);
         u->data.resize(h.payloadLen);
         // The staging state travels with the payload target: payloads of several
         // connections may be arriving at the same time.
@@ -433,11 +435,7 @@ class Sink final : public transport::Sink {
         if (r) {
           acceptRts(r, peer, h.tag, h.msgSize, h.a);
         } else {
-          auto* u = new Unexpected;
-          u->srcWorld = peer;
-          u->tag = h.tag;
-          u->context = h.context;
-          u->size = h.msgSize;
+          auto* u = unexpectedOf(peer, h);
           u->rts = true;
           u->sreq = h.a;
           addUnexpected(u);
@@ -551,11 +549,7 @@ class Sink final : public transport::Sink {
       finishRecv(r, peer, h.tag, h.msgSize, rc == MPI_SUCCESS ? got : 0);
       return;
     }
-    auto* u = new Unexpected;
-    u->srcWorld = peer;
-    u->tag = h.tag;
-    u->context = h.context;
-    u->size = h.msgSize;
+    auto* u = unexpectedOf(peer, h);
     u->data.resize(h.msgSize);
     int rc = compress_channel::decode(peer, t.dest, t.keep, u->data.data(), h.msgSize, &got);
     if (rc == MPI_SUCCESS && got != h.msgSize) rc = lengthMismatch(peer, h.msgSize, got);
