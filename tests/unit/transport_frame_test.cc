@@ -137,3 +137,56 @@ TEST(Frame, RejectsBadMagicAndReservedBits) {
   buf[21] = 1;  // padding after the tag
   EXPECT_EQ(decodeHeader(buf, sizeof buf, limits(), &out, &why), DecodeStatus::kBad);
 }
+
+TEST(Frame, CompressedEagerBounds) {
+  FrameHeader out;
+  // A coded payload may be shorter than the message, or longer by the codec's header.
+  FrameHeader h = eager(4096);
+  h.flags = kFlagCompressed;
+  h.payloadLen = 1000;
+  EXPECT_EQ(roundTrip(h, &out), DecodeStatus::kOk);
+  h.payloadLen = 4096 + kCodedOverhead;
+  EXPECT_EQ(roundTrip(h, &out), DecodeStatus::kOk);
+  h.payloadLen = 4096 + kCodedOverhead + 1;
+  EXPECT_EQ(roundTrip(h, &out), DecodeStatus::kBad);
+  // The message itself must still be an eager one.
+  h = eager(4097);
+  h.flags = kFlagCompressed;
+  h.payloadLen = 100;
+  EXPECT_EQ(roundTrip(h, &out), DecodeStatus::kBad);
+  // Without the flag the lengths must agree.
+  h = eager(100);
+  h.payloadLen = 99;
+  EXPECT_EQ(roundTrip(h, &out), DecodeStatus::kBad);
+}
+
+TEST(Frame, MulticastRepairFrames) {
+  FrameHeader out;
+  FrameHeader nak;
+  nak.type = FrameType::kMcastNak;
+  nak.src = 1;
+  nak.context = 0x80001234u;  // a dynamic group's context: any value
+  nak.a = 7;
+  nak.msgSize = 100000;
+  nak.payloadLen = 32;  // two (offset, length) pairs
+  EXPECT_EQ(roundTrip(nak, &out), DecodeStatus::kOk);
+  EXPECT_EQ(out.context, 0x80001234u);
+  nak.payloadLen = 24;  // not whole pairs
+  EXPECT_EQ(roundTrip(nak, &out), DecodeStatus::kBad);
+  nak.payloadLen = 16 * 257;  // too many ranges
+  EXPECT_EQ(roundTrip(nak, &out), DecodeStatus::kBad);
+
+  FrameHeader rep;
+  rep.type = FrameType::kMcastRepair;
+  rep.src = 0;
+  rep.tag = 1400;  // fragment size
+  rep.msgSize = 5000;
+  rep.offset = 2800;
+  rep.payloadLen = 2200;
+  EXPECT_EQ(roundTrip(rep, &out), DecodeStatus::kOk);
+  rep.payloadLen = 2201;  // past the message
+  EXPECT_EQ(roundTrip(rep, &out), DecodeStatus::kBad);
+  rep.payloadLen = 10;
+  rep.tag = 0;  // no fragment size
+  EXPECT_EQ(roundTrip(rep, &out), DecodeStatus::kBad);
+}
