@@ -2,6 +2,8 @@
 // compress_channel.h).
 #include "p2p/compress_channel.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -58,7 +60,8 @@ struct Tx {
   uint32_t skipped = 0;  // eligible messages sent plain since the last probe
   uint32_t probeEvery = 1;
   uint32_t streams = 0;  // large transfers since the last plain one (link probe)
-  Ewma ratio;            // original / coded
+  Ewma in, out;          // original and coded bytes per coded frame
+  Ewma ratio;            // in / out
   Ewma speed;            // original bytes per second of coding
 };
 
@@ -80,6 +83,14 @@ struct State {
 };
 
 State g;
+
+// CPU time of this thread: coding speed must not depend on how many processes share the
+// cores (with 16 ranks on 2 cores, wall time would make every codec look slow).
+int64_t cpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
 
 double linkRate(int peer) {
   if (g.linkBytes > 0) return g.linkBytes;
@@ -206,9 +217,9 @@ size_t encode(int peer, const void* in, size_t n, compress::DataType type,
   const size_t cap = compress::Codec::maxCompressedSize(n);
   if (out->size() < cap) out->resize(cap);
   size_t len = 0;
-  const int64_t t0 = progress::Engine::nowNs();
+  const int64_t t0 = cpuNs();
   const int rc = g.codec->compress(*t.st, in, n, out->data(), cap, &len, type);
-  const int64_t ns = std::max<int64_t>(progress::Engine::nowNs() - t0, 1);
+  const int64_t ns = std::max<int64_t>(cpuNs() - t0, 1);
   // compress() cannot fail with a state we own and an output of maxCompressedSize bytes.
   if (rc != compress::kOk) {
     log::fatal("compressing a message for rank %d failed: %s (%s)", peer, compress::statusName(rc),
@@ -219,7 +230,11 @@ size_t encode(int peer, const void* in, size_t n, compress::DataType type,
   g.stats.sentWire += len;
   g.stats.encodeNs += ns;
   if (g.mode == Mode::kAuto && n > 0 && len > 0) {
-    t.ratio.add(static_cast<double>(n) / static_cast<double>(len));
+    // The ratio of sums over recent frames (bytes weigh, not frames), slowly moving so
+    // that one odd chunk does not flip the decision.
+    t.in.add(static_cast<double>(n), 0.1);
+    t.out.add(static_cast<double>(len), 0.1);
+    t.ratio.v = t.in.v / t.out.v;
     t.speed.add(static_cast<double>(n) * 1e9 / static_cast<double>(ns));
     const bool was = t.on;
     t.on = pays(peer, t);
@@ -252,9 +267,9 @@ int decode(int peer, const void* in, size_t len, void* out, size_t cap, size_t* 
                            "compressed message from rank %d switched codec on its channel", peer);
     r.st = c->newState();
   }
-  const int64_t t0 = progress::Engine::nowNs();
+  const int64_t t0 = cpuNs();
   const int rc = r.st->codec().decompress(*r.st, in, len, out, cap, outBytes);
-  const int64_t ns = std::max<int64_t>(progress::Engine::nowNs() - t0, 1);
+  const int64_t ns = std::max<int64_t>(cpuNs() - t0, 1);
   if (rc != compress::kOk)
     return setErrorCause(MPI_ERR_OTHER, "decompressing a message from rank %d failed: %s (%s)",
                          peer, compress::statusName(rc), r.st->lastError());
