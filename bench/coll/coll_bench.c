@@ -16,6 +16,13 @@
  *   scatter           MPI_Scatter of s bytes per rank                    (Figure 9)
  *   scatterv5         MPI_Scatterv: s bytes to 5 ranks spread over the communicator,
  *                     0 to the others (the root sends to itself nothing) (Figure 10)
+ *   scatterv5-mpix    the same Scatterv with ccmpi's compiler-assisted group management
+ *                     (mpix_ccmpi.h): MPIX_Scatterv_open_group once per size before the
+ *                     warm-up (not timed), MPIX_Scatterv_data_movement as the operation
+ *                     (called by the root and the 5 receivers only; the other ranks'
+ *                     iteration is the barrier alone), MPIX_Scatterv_close_group after the
+ *                     last iteration. Built only where mpix_ccmpi.h exists (ccmpi); other
+ *                     MPIs print that it is unsupported and exit with status 4
  *   uniform           MPI_Alltoallv with the CM-5 paper's test set 1: every rank sends
  *                     to --degree d others and receives from d others (a union of d
  *                     random derangements, --seed), each message s bytes ("size" = the
@@ -40,9 +47,16 @@
  * MEDIAN/MEAN/MIN are over the iterations' maximum-over-ranks times. BOUND_BYTES is what
  * the busiest cable must carry (link bound = BOUND_BYTES / payload rate): allgather,
  * alltoall(v) (N-1)s into every host; bcast s into every receiver; scatter (N-1)s out of
- * the root; scatterv5 5s out of the root; matrix patterns the largest sum of bytes out of
+ * the root; scatterv5(-mpix) 5s out of the root; matrix patterns the largest sum of bytes out of
  * or into one host. */
 #include <mpi.h>
+/* ccmpi's extensions, for scatterv5-mpix (CCMPI is defined by ccmpi's mpi.h). */
+#if defined(CCMPI) && defined(__has_include)
+#if __has_include(<mpix_ccmpi.h>)
+#include <mpix_ccmpi.h>
+#define COLL_BENCH_MPIX 1
+#endif
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,11 +166,15 @@ static void make_matrix(const Config* c, size_t s, long long* m) {
 }
 
 typedef struct {
-  int kind; /* 0 allgather 1 alltoall 2 alltoallv(matrix) 3 bcast 4 scatter 5 scatterv */
+  int kind; /* 0 allgather 1 alltoall 2 alltoallv(matrix) 3 bcast 4 scatter 5 scatterv
+               6 scatterv with MPIX_Scatterv_data_movement */
   size_t size;
   unsigned char *sbuf, *rbuf;
   int *scounts, *sdispls, *rcounts, *rdispls;
   long long bound;
+#ifdef COLL_BENCH_MPIX
+  MPIX_Mcast_group group; /* kind 6: opened in bench_size */
+#endif
 } Op;
 
 static int is_receiver5(int r, int n) { /* the 5 (or n-1) ranks scatterv5 sends to */
@@ -179,8 +197,8 @@ static int setup(const Config* c, size_t s, Op* op) {
     op->kind = 3, sb = rb = s, op->bound = (long long)s;
   } else if (!strcmp(c->test, "scatter")) {
     op->kind = 4, sb = r == 0 ? s * n : 0, rb = s, op->bound = (long long)(n - 1) * (long long)s;
-  } else if (!strcmp(c->test, "scatterv5")) {
-    op->kind = 5;
+  } else if (!strcmp(c->test, "scatterv5") || !strcmp(c->test, "scatterv5-mpix")) {
+    op->kind = strcmp(c->test, "scatterv5") ? 6 : 5;
     op->scounts = calloc((size_t)n, sizeof(int));
     op->sdispls = calloc((size_t)n, sizeof(int));
     int receivers = 0;
@@ -231,6 +249,7 @@ static int setup(const Config* c, size_t s, Op* op) {
         for (int j = 0; j < n; ++j) fill(op->sbuf + (size_t)j * s, s, 0, j);
       break;
     case 5:
+    case 6:
       if (r == 0)
         for (int j = 0; j < n; ++j)
           if (op->scounts[j]) fill(op->sbuf + op->sdispls[j], s, 0, j);
@@ -254,7 +273,8 @@ static void clear_recv(const Config* c, Op* op) {
     case 1: rb = op->size * c->n; break;
     case 3: rb = c->rank == 0 ? 0 : op->size; break;
     case 4: rb = op->size; break;
-    case 5: rb = is_receiver5(c->rank, c->n) ? op->size : 0; break;
+    case 5:
+    case 6: rb = is_receiver5(c->rank, c->n) ? op->size : 0; break;
     case 2:
       for (int j = 0; j < c->n; ++j) rb += (size_t)op->rcounts[j];
       break;
@@ -286,6 +306,17 @@ static void run(const Op* op) {
                    is_receiver5(rank, n) ? s : 0, MPI_BYTE, 0, MPI_COMM_WORLD);
       break;
     }
+#ifdef COLL_BENCH_MPIX
+    case 6: {
+      int rank, n;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      MPI_Comm_size(MPI_COMM_WORLD, &n);
+      if (rank == 0 || is_receiver5(rank, n))
+        MPIX_Scatterv_data_movement(op->sbuf, op->scounts, op->sdispls, MPI_BYTE, op->rbuf,
+                                    is_receiver5(rank, n) ? s : 0, MPI_BYTE, op->group);
+      break;
+    }
+#endif
   }
 }
 
@@ -308,6 +339,7 @@ static void validate(const Config* c, const Op* op) {
       break;
     case 4: check(op->rbuf, s, 0, r, c, s); break;
     case 5:
+    case 6:
       if (is_receiver5(r, n)) check(op->rbuf, s, 0, r, c, s);
       break;
   }
@@ -324,6 +356,16 @@ static void bench_size(const Config* c, size_t s) {
     if (c->rank == 0) fprintf(stderr, "coll_bench: cannot set up %s of %zu bytes\n", c->test, s);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
+#ifdef COLL_BENCH_MPIX
+  /* The compiler-assisted group: made once per size, outside the timing (what CC-MPI's
+   * compiler hoists out of the loop); closed after the last iteration. */
+  if (op.kind == 6 &&
+      MPIX_Scatterv_open_group(op.scounts, MPI_BYTE, is_receiver5(c->rank, c->n) ? (int)s : 0,
+                               MPI_BYTE, 0, MPI_COMM_WORLD, &op.group) != MPI_SUCCESS) {
+    fprintf(stderr, "coll_bench: rank %d: MPIX_Scatterv_open_group failed\n", c->rank);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+#endif
   double last = 0, t;
   for (int w = 0; w < c->warmup; ++w) {
     if (w == 0) clear_recv(c, &op);
@@ -348,6 +390,9 @@ static void bench_size(const Config* c, size_t s) {
     times[i] = MPI_Wtime() - t;
   }
   validate(c, &op);
+#ifdef COLL_BENCH_MPIX
+  if (op.kind == 6) MPIX_Scatterv_close_group(&op.group);
+#endif
   MPI_Reduce(times, maxt, iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (c->rank == 0) {
     double sum = 0;
@@ -392,6 +437,16 @@ int main(int argc, char** argv) {
     }
   }
   if (c.max_iters < c.min_iters) c.max_iters = c.min_iters;
+#ifndef COLL_BENCH_MPIX
+  if (!strcmp(c.test, "scatterv5-mpix")) {
+    if (c.rank == 0)
+      fprintf(stderr,
+              "coll_bench: scatterv5-mpix is unsupported by this MPI: it needs ccmpi's "
+              "mpix_ccmpi.h (MPIX_Scatterv_open_group / _data_movement / _close_group)\n");
+    MPI_Finalize();
+    return 4;
+  }
+#endif
   Op probe;
   if (setup(&c, 1, &probe) != 0) {
     if (c.rank == 0) fprintf(stderr, "coll_bench: unknown test %s\n", c.test);

@@ -13,8 +13,9 @@
 #             installed) and leaves no cluster behind
 #   bench_coll  a --quick ccmpi-bench scatter run (MPI_Scatter and MPI_Scatterv on 4
 #             hosts): a CSV row with positive times and link bounds for every
-#             implementation, test and size, the Open MPI sweep stored and used, no
-#             cluster left
+#             implementation, test and size, the compiler-assisted Scatterv
+#             (scatterv5-mpix) for ccmpi alone, the README's Figure 10 table, the Open
+#             MPI sweep stored and used, no cluster left
 # Environment: CLUSTER (ccmpi-cluster of the build tree), MPIRUN, P2P_ORDER and
 # CLUSTER_HOSTS (MPI programs) for the mpi case, BENCH (ccmpi-bench) for the bench case. Needs root: exits 77 (skipped) otherwise.
 # Every cluster is named uniquely, owned by this script (--owner $$) and taken down by a
@@ -357,6 +358,17 @@ case "$CASE" in
       done
     done
     grep -q "^| scatter | 4 | 4 KiB | 1.04 |" "$WORK/results/README.md" || fail "README table"
+    # scatterv5-mpix (MPIX_Scatterv_data_movement): ccmpi only, bound as scatterv5.
+    for size in 50 4096; do
+      awk -F, -v s="$size" '
+        $1 == "ccmpi" && $2 == "scatterv5-mpix" && $3 == 4 && $4 == s && $5 > 0 &&
+        $9 > 0.9 * 3 * s / 11.769 && $9 < 1.1 * 3 * s / 11.769 { f = 1 } END { exit !f }' "$csv" ||
+        fail "no valid ccmpi scatterv5-mpix $size row"
+    done
+    awk -F, '$2 == "scatterv5-mpix" && $1 != "ccmpi" { exit 1 }' "$csv" ||
+      fail "scatterv5-mpix ran for another implementation or variant"
+    grep -q "^| 4 | 4 KiB | 1.04 | [0-9.]*, [0-9]*% |" "$WORK/results/README.md" ||
+      fail "README: no Figure 10 row with the compiler-assisted figure"
     [ -s "$WORK/results/scatter.svg" ] || fail "no plot"
     ip netns list | grep -q "^ccmpi-$bname-" && fail "ccmpi-bench left its cluster $bname"
     ;;
