@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "base/link.h"
 #include "base/log.h"
 #include "base/tunables.h"
 #include "compress/frame.h"
@@ -33,15 +34,14 @@ Tunable<uint64_t> kChunk("CCMPI_COMPRESS_CHUNK", 16 * 1024,
                          "(the receiver decodes a chunk while the next ones arrive)");
 Tunable<double> kLinkMbits("CCMPI_COMPRESS_LINK_MBITS", 0,
                            "link throughput (Mbit/s) the auto mode assumes; 0 = use the "
-                           "throughput measured to each peer (1000 until measured)");
+                           "throughput measured to each peer (CCMPI_LINK_MBITS until measured)");
 Tunable<bool> kStats("CCMPI_COMPRESS_STATS", false,
                      "print each rank's compression counters to stderr at MPI_Finalize");
 
 static_assert(transport::kCodedOverhead == compress::kMaxOverhead,
               "the frame check must allow the codec's growth");
 
-constexpr double kMargin = 0.05;        // auto: compression must save at least this fraction
-constexpr double kAssumedLink = 125e6;  // bytes/s (1 Gbit/s) before anything is measured
+constexpr double kMargin = 0.02;  // auto: compression must save at least this fraction
 constexpr uint32_t kProbeFirst = 8;
 constexpr uint32_t kProbeMax = 1024;
 constexpr uint64_t kLinkProbeMin = 1 << 20;  // a plain transfer this large measures the link
@@ -61,7 +61,6 @@ struct Tx {
   uint32_t probeEvery = 1;
   uint32_t streams = 0;  // large transfers since the last plain one (link probe)
   Ewma in, out;          // original and coded bytes per coded frame
-  Ewma ratio;            // in / out
   Ewma speed;            // original bytes per second of coding
 };
 
@@ -95,12 +94,12 @@ int64_t cpuNs() {
 double linkRate(int peer) {
   if (g.linkBytes > 0) return g.linkBytes;
   const double measured = g.tcp ? g.tcp->drainRate(peer) : 0;
-  return measured > 0 ? measured : kAssumedLink;
+  // Before anything is measured: the cluster's declared link rate.
+  return measured > 0 ? measured : linkMbits() * 1e6 / 8;
 }
 
-// Whether coding pays for the channel by the estimate in the header comment.
-bool pays(int peer, const Tx& t) {
-  const double r = t.ratio.v;
+// Whether coding at ratio r pays for the channel by the estimate in the header comment.
+bool pays(int peer, const Tx& t, double r) {
   if (r <= 1.0) return false;
   const double link = linkRate(peer);
   const double cc = t.speed.v > 0 ? t.speed.v : 1e9;
@@ -230,20 +229,29 @@ size_t encode(int peer, const void* in, size_t n, compress::DataType type,
   g.stats.sentWire += len;
   g.stats.encodeNs += ns;
   if (g.mode == Mode::kAuto && n > 0 && len > 0) {
-    // The ratio of sums over recent frames (bytes weigh, not frames), slowly moving so
-    // that one odd chunk does not flip the decision.
-    t.in.add(static_cast<double>(n), 0.1);
-    t.out.add(static_cast<double>(len), 0.1);
-    t.ratio.v = t.in.v / t.out.v;
     t.speed.add(static_cast<double>(n) * 1e9 / static_cast<double>(ns));
-    const bool was = t.on;
-    t.on = pays(peer, t);
-    if (t.on) {
-      t.probeEvery = kProbeFirst;
-    } else if (!was) {
-      t.probeEvery = std::min(kProbeMax, std::max(kProbeFirst, t.probeEvery * 2));
+    const double r = static_cast<double>(n) / static_cast<double>(len);
+    if (!t.on) {
+      // A probe: judged on its own. If this chunk pays, coding resumes with the recent
+      // ratio restarted from it; if not, probes thin out (data that does not compress).
+      if (pays(peer, t, r)) {
+        t.on = true;
+        t.in.v = static_cast<double>(n);
+        t.out.v = static_cast<double>(len);
+        t.probeEvery = kProbeFirst;
+      } else {
+        t.probeEvery = std::min(kProbeMax, std::max(kProbeFirst, t.probeEvery * 2));
+      }
     } else {
-      t.probeEvery = kProbeFirst;
+      // While on: the ratio of byte sums over recent frames, slowly moving, so that a
+      // stretch of poorly compressing data must last before coding stops (real
+      // messages mix constant runs and noisy fields).
+      t.in.add(static_cast<double>(n), 0.05);
+      t.out.add(static_cast<double>(len), 0.05);
+      if (!pays(peer, t, t.in.v / t.out.v)) {
+        t.on = false;
+        t.probeEvery = kProbeFirst;
+      }
     }
     t.skipped = 0;
   }
