@@ -21,6 +21,11 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "compress/bit_io.h"
 #include "compress/codec_list.h"
@@ -153,42 +158,260 @@ size_t encodeWords(SpxFastState& st, const uint8_t* in, size_t n, uint8_t* out, 
   return fits ? off : 0;
 }
 
-// Decodes the T codes of a CODED block (codes at c, residual bytes at r..end) into
-// out[i..b1). Returns the end of the residual bytes, or null if the block is malformed.
-template <typename W, typename Predict>
-const uint8_t* decodeTokens(const uint8_t* c, size_t t, const uint8_t* r, const uint8_t* end,
-                            uint8_t* out, size_t i, size_t b1, Predict predict) {
-  constexpr unsigned kMaxBytes = sizeof(W);
-  for (size_t q = 0; q < t; ++q) {
-    const unsigned code = (c[q >> 1] >> ((q & 1) * 4)) & 15;
-    if (code <= kMaxBytes) [[likely]] {
-      if (i >= b1) return nullptr;
-      uint64_t v;
-      if (end - r >= 8) [[likely]] {
-        v = load64le(r);
-      } else {
-        if (static_cast<size_t>(end - r) < code) return nullptr;
-        v = 0;
-        for (unsigned b = 0; b < code; ++b) v |= uint64_t{r[b]} << (8 * b);
-      }
-      r += code;
-      const uint64_t mask = code == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * code)) - 1;
-      const W zz = static_cast<W>(v & mask);
-      Words<W>::store(out, i, static_cast<W>(predict(i) + Words<W>::unzigzag(zz)));
-      ++i;
-      continue;
-    }
-    if (code < kFirstRunCode) return nullptr;
-    const size_t run = size_t{kMinRun} << (code - kFirstRunCode);
-    if (run > b1 - i) return nullptr;
-    for (const size_t e = i + run; i < e; ++i) Words<W>::store(out, i, predict(i));
+// What one code byte (two codes) stands for, for the decoder's pre-scan: the values it
+// produces, the residual bytes it consumes, whether it holds a run code, and whether it
+// holds a code that is invalid for the word size.
+struct PairInfo {
+  uint16_t values = 0;
+  uint8_t bytes = 0;
+  uint8_t flags = 0;
+};
+enum : uint8_t { kPairRun = 1, kPairBad = 2 };
+
+constexpr PairInfo codeInfo(unsigned code, unsigned maxBytes) {
+  PairInfo p;
+  if (code <= maxBytes) {
+    p.values = 1;
+    p.bytes = static_cast<uint8_t>(code);
+  } else if (code >= kFirstRunCode) {
+    p.values = static_cast<uint16_t>(kMinRun << (code - kFirstRunCode));
+    p.flags = kPairRun;
+  } else {
+    p.flags = kPairBad;
   }
-  return i == b1 ? r : nullptr;
+  return p;
+}
+
+struct PairTable {
+  PairInfo e[256];
+  constexpr explicit PairTable(unsigned maxBytes) {
+    for (unsigned b = 0; b < 256; ++b) {
+      const PairInfo lo = codeInfo(b & 15, maxBytes), hi = codeInfo(b >> 4, maxBytes);
+      e[b].values = static_cast<uint16_t>(lo.values + hi.values);
+      e[b].bytes = static_cast<uint8_t>(lo.bytes + hi.bytes);
+      e[b].flags = static_cast<uint8_t>(lo.flags | hi.flags);
+    }
+  }
+};
+constexpr PairTable kPairs64(8), kPairs32(4);
+
+constexpr uint64_t kByteMask[9] = {0,
+                                   0xFF,
+                                   0xFFFF,
+                                   0xFFFFFF,
+                                   0xFFFFFFFF,
+                                   0xFFFFFFFFFFull,
+                                   0xFFFFFFFFFFFFull,
+                                   0xFFFFFFFFFFFFFFull,
+                                   ~uint64_t{0}};
+
+// Residual of `code` bytes at r (the caller guarantees 8 readable bytes).
+template <typename W>
+inline W residualAt(const uint8_t* r, unsigned code) {
+  return Words<W>::unzigzag(static_cast<W>(load64le(r) & kByteMask[code]));
+}
+
+// Residual of `code` bytes at r when fewer than 8 bytes may be readable.
+template <typename W>
+inline W residualTail(const uint8_t* r, unsigned code) {
+  uint64_t v = 0;
+  for (unsigned b = 0; b < code; ++b) v |= uint64_t{r[b]} << (8 * b);
+  return Words<W>::unzigzag(static_cast<W>(v));
+}
+
+#if defined(__x86_64__)
+// pshufb masks that spread the residual bytes of a code byte (two byte counts lo, hi)
+// over two 64-bit lanes, zero-filled.
+struct PairShuffles {
+  alignas(16) uint8_t m[256][16];
+  constexpr PairShuffles() : m{} {
+    for (unsigned b = 0; b < 256; ++b) {
+      const unsigned lo = b & 15, hi = b >> 4;
+      for (unsigned j = 0; j < 8; ++j) {
+        m[b][j] = static_cast<uint8_t>(j < lo && lo <= 8 ? j : 0x80);
+        m[b][8 + j] = static_cast<uint8_t>(j < hi && lo <= 8 && hi <= 8 ? lo + j : 0x80);
+      }
+    }
+  }
+};
+constexpr PairShuffles kShuffles;
+
+// Pass 1 for 64-bit words with SSSE3, from code byte q: one 16-byte load and one shuffle
+// give both residuals of a byte. Stops at a byte with a run code; returns the next byte
+// and advances r and i.
+__attribute__((target("ssse3"))) size_t pairsSsse3(const uint8_t* c, size_t q, size_t pairs,
+                                                   const uint8_t*& r, const uint8_t* inEnd,
+                                                   uint8_t* x, size_t& i) {
+  const __m128i one = _mm_set1_epi64x(1);
+  const __m128i zero = _mm_setzero_si128();
+  uint8_t* dst = x + i * 8;
+  const uint8_t* src = r;
+  const size_t q0 = q;
+  for (; q < pairs && inEnd - src >= 16; ++q) {
+    const unsigned b = c[q], lo = b & 15, hi = b >> 4;
+    if (lo >= kFirstRunCode || hi >= kFirstRunCode) break;
+    const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+    const __m128i z =
+        _mm_shuffle_epi8(raw, _mm_load_si128(reinterpret_cast<const __m128i*>(kShuffles.m[b])));
+    const __m128i v =
+        _mm_xor_si128(_mm_srli_epi64(z, 1), _mm_sub_epi64(zero, _mm_and_si128(z, one)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), v);
+    src += lo + hi;
+    dst += 16;
+  }
+  r = src;
+  i += 2 * (q - q0);
+  return q;
+}
+
+bool haveSsse3() {
+  static const bool have = __builtin_cpu_supports("ssse3");
+  return have;
+}
+#endif
+
+// Pass 1 of a CODED block: the residuals of its T codes (at c; residual bytes at r,
+// exactly `resBytes` of them, validated by the caller, who also checked that the codes
+// produce exactly b1 - b0 values) into x[b0..b1). inEnd bounds what may be read.
+template <typename W>
+void decodeResiduals(const uint8_t* c, size_t t, const uint8_t* r, const uint8_t* inEnd, uint8_t* x,
+                     size_t i) {
+  // One code (byte count or run) with bounds-safe loads.
+  auto one = [&](unsigned code) {
+    if (code < kFirstRunCode) {
+      Words<W>::store(x, i++, inEnd - r >= 8 ? residualAt<W>(r, code) : residualTail<W>(r, code));
+      r += code;
+    } else {
+      const size_t run = size_t{kMinRun} << (code - kFirstRunCode);
+      std::memset(x + i * sizeof(W), 0, run * sizeof(W));
+      i += run;
+    }
+  };
+  const size_t pairs = t / 2;
+  size_t q = 0;
+  while (q < pairs) {
+    // Code bytes holding two byte counts, while 16 bytes are readable for both loads;
+    // a byte with a run code (or the last bytes of the payload) takes the general way.
+#if defined(__x86_64__)
+    if (sizeof(W) == 8 && haveSsse3()) q = pairsSsse3(c, q, pairs, r, inEnd, x, i);
+#endif
+    for (; q < pairs && inEnd - r >= 16; ++q) {
+      const unsigned b = c[q], lo = b & 15, hi = b >> 4;
+      if (lo >= kFirstRunCode || hi >= kFirstRunCode) break;
+      Words<W>::store(x, i, residualAt<W>(r, lo));
+      Words<W>::store(x, i + 1, residualAt<W>(r + lo, hi));
+      r += lo + hi;
+      i += 2;
+    }
+    if (q < pairs) {
+      one(c[q] & 15u);
+      one(c[q] >> 4);
+      ++q;
+    }
+  }
+  if (t & 1) one(c[pairs] & 15u);
+}
+
+// 16-byte vectors of words (two 64-bit or four 32-bit lanes; SSE2 on x86-64).
+template <typename W>
+struct Vec16;
+template <>
+struct Vec16<uint64_t> {
+  typedef uint64_t type __attribute__((vector_size(16)));
+};
+template <>
+struct Vec16<uint32_t> {
+  typedef uint32_t type __attribute__((vector_size(16)));
+};
+template <typename W>
+using VecOf = typename Vec16<W>::type;
+
+template <typename W>
+inline VecOf<W> loadVec(const uint8_t* x, size_t i) {
+  VecOf<W> v;
+  std::memcpy(&v, x + i * sizeof(W), sizeof(v));
+  return v;
+}
+
+// extrapolate() for the lanes x[i..i+lanes), from x[i-s..], x[i-2s..], ...
+template <typename W, unsigned kOrder>
+inline VecOf<W> extrapolateVec(const uint8_t* x, size_t i, size_t s) {
+  const VecOf<W> a = loadVec<W>(x, i - s);
+  if constexpr (kOrder == 0) {
+    return a;
+  } else {
+    const VecOf<W> b = loadVec<W>(x, i - 2 * s);
+    if constexpr (kOrder == 1) {
+      return (a << 1) - b;
+    } else {
+      const VecOf<W> c = loadVec<W>(x, i - 3 * s);
+      if constexpr (kOrder == 2) {
+        return ((a - b) << 1) + (a - b) + c;  // 3a - 3b + c
+      } else {
+        const VecOf<W> d = loadVec<W>(x, i - 4 * s);
+        return ((a - b + c) << 2) - (b << 1) - d;  // 4a - 6b + 4c - d
+      }
+    }
+  }
+}
+
+// Pass 2: x[b0..b1) holds residuals; adds the predictions in place.
+template <typename W>
+void addPredictions(uint8_t* x, const uint64_t* hist, size_t b0, size_t b1, Pred p) {
+  size_t i = b0;
+  for (const size_t e = std::min<size_t>(b1, 4u * p.stride); i < e; ++i) {
+    Words<W>::store(x, i, static_cast<W>(Words<W>::load(x, i) + predictSlow<W>(x, hist, i, p)));
+  }
+  withOrder(p.order, [&](auto order) {
+    constexpr unsigned kOrder = decltype(order)::value;
+    const size_t s = p.stride;
+    if (s == 1) {  // a recurrence on the previous values: keep them in registers
+      if (i >= b1) return;
+      W a = Words<W>::load(x, i - 1);
+      W b = kOrder >= 1 ? Words<W>::load(x, i - 2) : W{0};
+      W c = kOrder >= 2 ? Words<W>::load(x, i - 3) : W{0};
+      W d = kOrder >= 3 ? Words<W>::load(x, i - 4) : W{0};
+      for (; i < b1; ++i) {
+        const W v = static_cast<W>(Words<W>::load(x, i) + extrapolate<W>(kOrder, a, b, c, d));
+        Words<W>::store(x, i, v);
+        d = c;
+        c = b;
+        b = a;
+        a = v;
+      }
+      return;
+    }
+    // Stride s >= lanes: the s values x[i0..i0+s) depend only on earlier groups of s, so
+    // they are computed as vectors. Every group is stored in the same split into vectors,
+    // so each vector load of x[i-s..] meets a store of exactly its address and size and is
+    // forwarded from the store buffer.
+    constexpr size_t kLanes = sizeof(VecOf<W>) / sizeof(W);
+    if (s >= kLanes) {
+      for (; i + s <= b1; i += s) {
+        size_t j = 0;
+        for (; j + kLanes <= s; j += kLanes) {
+          const size_t k = i + j;
+          const VecOf<W> v = loadVec<W>(x, k) + extrapolateVec<W, kOrder>(x, k, s);
+          std::memcpy(x + k * sizeof(W), &v, sizeof(v));
+        }
+        for (; j < s; ++j) {
+          Words<W>::store(
+              x, i + j,
+              static_cast<W>(Words<W>::load(x, i + j) + predictFast<W, kOrder>(x, i + j, s)));
+        }
+      }
+    }
+    for (; i < b1; ++i) {
+      Words<W>::store(x, i, static_cast<W>(Words<W>::load(x, i) + predictFast<W, kOrder>(x, i, s)));
+    }
+  });
 }
 
 template <typename W>
 int decodeWords(SpxFastState& st, const uint8_t* in, size_t len, uint8_t* out, size_t n,
                 const char** err) {
+  const PairInfo* const pairs = sizeof(W) == 8 ? kPairs64.e : kPairs32.e;
+  const uint8_t* const inEnd = in + len;
   size_t off = 0;
   for (size_t b0 = 0; b0 < n; b0 += kBlock) {
     const size_t b1 = std::min(n, b0 + kBlock);
@@ -221,26 +444,56 @@ int decodeWords(SpxFastState& st, const uint8_t* in, size_t len, uint8_t* out, s
     if (t == 0 || t > m || len - off < codeBytes) {
       return *err = "spx-fast: bad code count", kErrCorrupt;
     }
-    if ((t & 1) && (in[off + codeBytes - 1] >> 4) != 0) {
-      return *err = "spx-fast: bad code padding", kErrCorrupt;
-    }
     const uint8_t* codes = in + off;
-    const uint8_t* r = codes + codeBytes;
-    const uint8_t* const end = in + len;
-    // The first values of a message read the history; the rest use the fast predictor.
-    // A token never straddles the switch: runs are confined to the slow part if needed.
-    const uint8_t* rEnd;
-    if (b0 < 4u * p.stride) {
-      rEnd = decodeTokens<W>(codes, t, r, end, out, b0, b1, SlowPredictor<W>{out, st.hist_, p});
-    } else {
-      rEnd = nullptr;
-      withOrder(p.order, [&](auto order) {
-        rEnd = decodeTokens<W>(codes, t, r, end, out, b0, b1,
-                               FastPredictor<W, decltype(order)::value>{out, p.stride});
-      });
+    // Pre-scan: the codes must produce exactly m values from bytes that are there.
+    size_t values = 0, bytes = 0;
+    unsigned flags = 0;
+    size_t q = 0;
+#if defined(__SSE2__)
+    // 16 code bytes at a time while all are byte counts: the sum of the counts, and the
+    // largest count (a run or invalid code leaves the rest to the table).
+    {
+      const __m128i nib = _mm_set1_epi8(15);
+      __m128i sum = _mm_setzero_si128(), top = _mm_setzero_si128();
+      size_t q16 = 0;
+      for (; q16 + 16 <= t / 2; q16 += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + q16));
+        const __m128i lo = _mm_and_si128(v, nib), hi = _mm_and_si128(_mm_srli_epi16(v, 4), nib);
+        top = _mm_max_epu8(top, _mm_max_epu8(lo, hi));
+        sum = _mm_add_epi64(sum, _mm_sad_epu8(_mm_add_epi8(lo, hi), _mm_setzero_si128()));
+      }
+      alignas(16) uint8_t tops[16];
+      _mm_store_si128(reinterpret_cast<__m128i*>(tops), top);
+      unsigned largest = 0;
+      for (const uint8_t v : tops) largest = std::max<unsigned>(largest, v);
+      if (largest <= sizeof(W)) {
+        q = q16;
+        values = 2 * q16;
+        bytes = static_cast<size_t>(_mm_cvtsi128_si64(sum)) +
+                static_cast<size_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sum, sum)));
+      }
     }
-    if (rEnd == nullptr) return *err = "spx-fast: malformed block", kErrCorrupt;
-    off = static_cast<size_t>(rEnd - in);
+#endif
+    for (; q < t / 2; ++q) {
+      const PairInfo& e = pairs[codes[q]];
+      values += e.values;
+      bytes += e.bytes;
+      flags |= e.flags;
+    }
+    if (t & 1) {
+      const unsigned last = codes[codeBytes - 1];
+      if (last >> 4) return *err = "spx-fast: bad code padding", kErrCorrupt;
+      const PairInfo& e = pairs[last];  // the high nibble is 0: one code
+      values += e.values - 1;
+      bytes += e.bytes;
+      flags |= e.flags;
+    }
+    if ((flags & kPairBad) || values != m) return *err = "spx-fast: malformed block", kErrCorrupt;
+    off += codeBytes;
+    if (len - off < bytes) return *err = "spx-fast: truncated residuals", kErrCorrupt;
+    decodeResiduals<W>(codes, t, in + off, inEnd, out, b0);
+    off += bytes;
+    addPredictions<W>(out, st.hist_, b0, b1, p);
   }
   if (off != len) return *err = "spx-fast: payload longer than its blocks", kErrCorrupt;
   pushHistory<W>(st.hist_, out, n);

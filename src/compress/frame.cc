@@ -2,6 +2,9 @@
 #include "compress/frame.h"
 
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace ccmpi::compress {
 
@@ -52,31 +55,73 @@ constexpr uint64_t kP2 = 0xC2B2AE3D27D4EB4Full;
 inline uint64_t rotl(uint64_t v, int r) {
   return (v << r) | (v >> (64 - r));
 }
-// One lane step: multiply, rotate, multiply. Unlike a plain sum it cannot be cancelled by
-// repeating an error an even number of times (a sign bit flipped in two words).
+// Folds one 64-bit value into the final hash: multiply, rotate, multiply.
 inline uint64_t round(uint64_t acc, uint64_t w) {
   return rotl(acc + w * kP2, 31) * kP1;
 }
+
+// Eight lanes of (a, b): lane k takes the 32-bit words k, k + 8, k + 16, ... of the data.
+struct Lanes {
+#if defined(__SSE2__)
+  __m128i a[4] = {}, b[4] = {};
+  // One 32-byte block: the eight words zero-extended into the lanes' sums a, and the
+  // running sums into b.
+  void step(const uint8_t* p) {
+    const __m128i zero = _mm_setzero_si128();
+    for (int h = 0; h < 2; ++h) {
+      const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * h));
+      a[2 * h] = _mm_add_epi64(a[2 * h], _mm_unpacklo_epi32(w, zero));
+      a[2 * h + 1] = _mm_add_epi64(a[2 * h + 1], _mm_unpackhi_epi32(w, zero));
+      b[2 * h] = _mm_add_epi64(b[2 * h], a[2 * h]);
+      b[2 * h + 1] = _mm_add_epi64(b[2 * h + 1], a[2 * h + 1]);
+    }
+  }
+  void get(uint64_t* outA, uint64_t* outB) const {  // lane k = words k, k + 8, ...
+    for (int v = 0; v < 4; ++v) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(outA + 2 * v), a[v]);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(outB + 2 * v), b[v]);
+    }
+  }
+#else
+  uint64_t a[8] = {}, b[8] = {};
+  void step(const uint8_t* p) {
+    for (int k = 0; k < 8; ++k) {
+      uint32_t w;
+      std::memcpy(&w, p + 4 * k, 4);
+      a[k] += w;
+      b[k] += a[k];
+    }
+  }
+  void get(uint64_t* outA, uint64_t* outB) const {
+    std::memcpy(outA, a, sizeof(a));
+    std::memcpy(outB, b, sizeof(b));
+  }
+#endif
+};
 }  // namespace
 
+// A Fletcher sum over 32-bit words in eight lanes with 64-bit sums, then the 16 sums and
+// the length folded by multiply-rotate rounds. Vectorises with plain SSE2, so it costs a
+// small fraction of any codec. Guarantees within a lane (words 8 apart), for messages
+// below 2^35 bytes: any change to one word changes a; two words changed by opposite
+// amounts at different positions change b. Beyond that (and in the 32-bit output) it is a
+// hash, meant to catch a predictor that lost step with its peer, not an adversary.
 uint32_t checksum32(const void* data, size_t bytes) {
   const auto* p = static_cast<const uint8_t*>(data);
-  uint64_t a0 = kP1 + kP2, a1 = kP2, a2 = 0, a3 = 0 - kP1;
+  Lanes lanes;
   size_t i = 0;
-  for (; i + 32 <= bytes; i += 32) {
-    uint64_t w[4];
-    std::memcpy(w, p + i, 32);
-    a0 = round(a0, w[0]);
-    a1 = round(a1, w[1]);
-    a2 = round(a2, w[2]);
-    a3 = round(a3, w[3]);
+  for (; i + 32 <= bytes; i += 32) lanes.step(p + i);
+  if (i < bytes) {
+    uint8_t last[32] = {};
+    std::memcpy(last, p + i, bytes - i);
+    lanes.step(last);
   }
-  uint64_t h = rotl(a0, 1) + rotl(a1, 7) + rotl(a2, 12) + rotl(a3, 18) + bytes;
-  for (; i < bytes; i += 8) {
-    uint64_t t = 0;
-    const size_t m = bytes - i < 8 ? bytes - i : 8;
-    std::memcpy(&t, p + i, m);
-    h = round(h, t);
+  uint64_t a[8], b[8];
+  lanes.get(a, b);
+  uint64_t h = kP1 ^ bytes;
+  for (int k = 0; k < 8; ++k) {
+    h = round(h, a[k]);
+    h = round(h, b[k]);
   }
   h ^= h >> 33;
   h *= kP2;
