@@ -51,81 +51,155 @@ class SpxFastState final : public CodecState {
   uint64_t hist_[kHistory];
   Pred pred_;
   Chooser chooser_;
-  uint64_t z_[kBlock];             // scratch: zigzagged residuals (as W[])
-  uint8_t k_[kBlock];              // scratch: their bit lengths
   uint8_t tok_[kBlock];            // scratch: codes of the block
   uint8_t bytes_[kBlock * 8 + 8];  // scratch: residual bytes of the block
 };
 
+// Significant bytes of z (0 for z == 0).
+template <typename W>
+inline unsigned bytesOf(W z) {
+  if constexpr (sizeof(W) == 8) {
+    return ((71u - static_cast<unsigned>(__builtin_clzll(z | 1))) >> 3) - (z == 0);
+  } else {
+    return ((39u - static_cast<unsigned>(__builtin_clz(z | 1))) >> 3) - (z == 0);
+  }
+}
+
+struct FastCode {
+  size_t bytes = 0;  // residual bytes written
+  size_t zeros = 0;  // zero residuals (code 0) among the codes
+};
+
+// One pass over x[b0..b1) under p: each residual's byte count into tok (its code, if
+// zeros are not merged into runs) and its bytes at rb (room for 8 * (b1 - b0) + 8).
+template <typename W>
+FastCode codeFast(const uint8_t* x, const uint64_t* hist, size_t b0, size_t b1, Pred p,
+                  uint8_t* __restrict tok, uint8_t* rb) {
+  FastCode fc;
+  uint8_t* const rb0 = rb;
+  size_t zeros = 0;
+  auto one = [&](size_t i, W pred) {
+    const W z = Words<W>::zigzag(static_cast<W>(Words<W>::load(x, i) - pred));
+    const unsigned nb = bytesOf<W>(z);
+    tok[i - b0] = static_cast<uint8_t>(nb);
+    store64le(rb, uint64_t{z});
+    rb += nb;
+    zeros += z == 0;
+  };
+  size_t i = b0;
+  for (const size_t e = std::min<size_t>(b1, 4u * p.stride); i < e; ++i) {
+    one(i, predictSlow<W>(x, hist, i, p));
+  }
+  withOrder(p.order, [&](auto order) {
+    for (; i < b1; ++i) one(i, predictFast<W, decltype(order)::value>(x, i, p.stride));
+  });
+  fc.bytes = static_cast<size_t>(rb - rb0);
+  fc.zeros = zeros;
+  return fc;
+}
+
+// Merges the runs of 4 or more zero codes among tok[0..m) into run codes, in place (a
+// run's codes are fewer than its values). Returns the number of codes.
+inline size_t mergeZeroRuns(uint8_t* tok, size_t m) {
+  size_t t = 0;
+  for (size_t i = 0; i < m;) {
+    if (tok[i] != 0) {
+      tok[t++] = tok[i++];
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < m && tok[j] == 0) ++j;
+    size_t run = j - i;
+    for (unsigned c = 15; run >= kMinRun;) {
+      const size_t chunk = size_t{kMinRun} << (c - kFirstRunCode);
+      if (run >= chunk) {
+        tok[t++] = static_cast<uint8_t>(c);
+        run -= chunk;
+      } else {
+        --c;
+      }
+    }
+    for (; run > 0; --run) tok[t++] = 0;
+    i = j;
+  }
+  return t;
+}
+
+// Packs codes two to a byte (first in the low nibble); a last odd code gets a 0 nibble.
+inline uint8_t* packCodes(const uint8_t* tok, size_t t, uint8_t* out) {
+  size_t q = 0;
+#if defined(__SSE2__)
+  const __m128i low = _mm_set1_epi16(0xFF);
+  for (; q + 32 <= t; q += 32) {
+    __m128i v[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(tok + q + 16 * h));
+      v[h] = _mm_and_si128(_mm_or_si128(w, _mm_srli_epi16(w, 4)), low);
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_packus_epi16(v[0], v[1]));
+    out += 16;
+  }
+#endif
+  for (; q + 2 <= t; q += 2) *out++ = static_cast<uint8_t>(tok[q] | (tok[q + 1] << 4));
+  if (q < t) *out++ = tok[q];
+  return out;
+}
+
 template <typename W>
 size_t encodeWords(SpxFastState& st, const uint8_t* in, size_t n, uint8_t* out, size_t cap) {
-  W* const z = reinterpret_cast<W*>(st.z_);
-  uint8_t* const k = st.k_;
   uint8_t* const tok = st.tok_;
+  Chooser& ch = st.chooser_;
   size_t off = 0;
-  bool fits = true;
   for (size_t b0 = 0; b0 < n; b0 += kBlock) {
     const size_t b1 = std::min(n, b0 + kBlock);
     const size_t m = b1 - b0;
-    const Pred p = st.chooser_.choose<W>(in, st.hist_, b0, b1, st.pred_, z, k);
-    const bool newPred = !(p == st.pred_);
-    // Codes and residual bytes. Usually no residual is zero: then every value is one
-    // code, the layout is known in advance and the bytes go straight to their place.
-    const size_t hdr = 1 + (newPred ? 1 : 0);
     const size_t codeBytesMax = (m + 1) / 2;
-    uint8_t* direct = off + hdr + 2 + codeBytesMax + 8 * m + 8 <= cap
-                          ? out + off + hdr + 2 + codeBytesMax
-                          : nullptr;
-    size_t t = 0;
-    size_t resBytes = 0;
-    bool any = false;
-    if (direct) {
-      uint8_t* rb = direct;
-      size_t i = 0;
-      for (; i < m && k[i] != 0; ++i) {
-        const unsigned nb = (k[i] + 7u) >> 3;
-        tok[i] = static_cast<uint8_t>(nb);
-        store64le(rb, uint64_t{z[i]});
-        rb += nb;
-      }
-      if (i == m) {
-        t = m;
-        resBytes = static_cast<size_t>(rb - direct);
-        any = m > 0;
-      } else {
-        direct = nullptr;  // a zero residual: take the general path
+    // Residual bytes go straight to their place in the output when there is room for the
+    // largest block (header <= 2, count, codes, 8 bytes a value + 8 of slack).
+    const bool roomy = off + 4 + codeBytesMax + 8 * m + 8 <= cap;
+    auto place = [&](Pred q) {
+      const size_t hdr = 1 + (q == st.pred_ ? 0 : 1);
+      return roomy ? out + off + hdr + 2 + codeBytesMax : st.bytes_;
+    };
+    Pred p = st.pred_;
+    bool searched = false;
+    // Search when due, or when the current predictor does clearly worse on the search's
+    // sample windows than it did when chosen (cheaper than coding the block to find out).
+    bool search = !ch.searched || ch.blocksSinceSearch >= kResearchBlocks;
+    if (!search && m >= kWindows * kWindow) {
+      const uint64_t c = sampleCost<W>(in, st.hist_, b0, b1, p, kWindows);
+      search = c * 16 > ch.refSample * 17 + 16 * kWindows * kWindow;
+    }
+    uint64_t sample = 0;
+    if (search) {
+      p = searchPredictor<W>(in, st.hist_, b0, b1, &sample);
+      searched = true;
+    }
+    uint8_t* rb = place(p);
+    FastCode fc = codeFast<W>(in, st.hist_, b0, b1, p, tok, rb);
+    // The chooser's test: more than 1/16 worse (plus a bit a value) than when chosen.
+    if (!searched && fc.bytes * 8 * 16 > (ch.refCost * m / kRefScale) * 17 + 16 * m) {
+      const Pred q = searchPredictor<W>(in, st.hist_, b0, b1, &sample);
+      searched = true;
+      if (!(q == p)) {
+        p = q;
+        rb = place(p);
+        fc = codeFast<W>(in, st.hist_, b0, b1, p, tok, rb);
       }
     }
-    if (!direct) {
-      uint8_t* rb = st.bytes_;
-      for (size_t i = 0; i < m;) {
-        const unsigned kk = k[i];
-        if (kk == 0) {
-          size_t j = i + 1;
-          while (j < m && k[j] == 0) ++j;
-          size_t run = j - i;
-          for (unsigned c = 15; run >= kMinRun;) {
-            const size_t chunk = size_t{kMinRun} << (c - kFirstRunCode);
-            if (run >= chunk) {
-              tok[t++] = static_cast<uint8_t>(c);
-              run -= chunk;
-            } else {
-              --c;
-            }
-          }
-          for (; run > 0; --run) tok[t++] = 0;
-          i = j;
-          continue;
-        }
-        any = true;
-        const unsigned nb = (kk + 7) >> 3;
-        tok[t++] = static_cast<uint8_t>(nb);
-        store64le(rb, uint64_t{z[i]});
-        rb += nb;
-        ++i;
-      }
-      resBytes = static_cast<size_t>(rb - st.bytes_);
+    if (searched) {
+      ch.refCost = fc.bytes * 8 * kRefScale / m;
+      ch.refSample = m >= kWindows * kWindow ? sample : ~uint64_t{0} / 32;
+      ch.searched = true;
+      ch.blocksSinceSearch = 0;
+    } else {
+      ch.blocksSinceSearch++;
     }
+    const bool newPred = !(p == st.pred_);
+    const size_t hdr = 1 + (newPred ? 1 : 0);
+    const size_t resBytes = fc.bytes;
+    const bool any = fc.zeros < m;
+    const size_t t = fc.zeros >= kMinRun ? mergeZeroRuns(tok, m) : m;
     unsigned kind = kZero;
     size_t blockBytes = hdr;
     if (any) {
@@ -135,8 +209,8 @@ size_t encodeWords(SpxFastState& st, const uint8_t* in, size_t n, uint8_t* out, 
       blockBytes += kind == kCoded ? coded : raw;
     }
     if (off + blockBytes > cap) {
-      fits = false;
-      break;
+      pushHistory<W>(st.hist_, in, n);
+      return 0;
     }
     out[off++] = static_cast<uint8_t>(kind | (newPred ? 4u : 0u));
     if (newPred) out[off++] = static_cast<uint8_t>((p.stride - 1u) | (unsigned{p.order} << 4));
@@ -144,10 +218,8 @@ size_t encodeWords(SpxFastState& st, const uint8_t* in, size_t n, uint8_t* out, 
     if (kind == kCoded) {
       out[off++] = static_cast<uint8_t>(t);
       out[off++] = static_cast<uint8_t>(t >> 8);
-      size_t q = 0;
-      for (; q + 2 <= t; q += 2) out[off++] = static_cast<uint8_t>(tok[q] | (tok[q + 1] << 4));
-      if (q < t) out[off++] = tok[q];
-      if (!direct) std::memcpy(out + off, st.bytes_, resBytes);
+      off = static_cast<size_t>(packCodes(tok, t, out + off) - out);
+      if (rb != out + off) std::memmove(out + off, rb, resBytes);
       off += resBytes;
     } else if (kind == kRaw) {
       std::memmove(out + off, in + b0 * sizeof(W), m * sizeof(W));
@@ -155,7 +227,7 @@ size_t encodeWords(SpxFastState& st, const uint8_t* in, size_t n, uint8_t* out, 
     }
   }
   pushHistory<W>(st.hist_, in, n);
-  return fits ? off : 0;
+  return off;
 }
 
 // What one code byte (two codes) stands for, for the decoder's pre-scan: the values it

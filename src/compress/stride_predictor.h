@@ -129,27 +129,46 @@ uint64_t residuals(const uint8_t* x, const uint64_t* hist, size_t i0, size_t i1,
   return cost;
 }
 
+// Sum of the residual bit lengths of x[i0..i1) under p (residuals() without storing).
+template <typename W>
+uint64_t residualCost(const uint8_t* x, const uint64_t* hist, size_t i0, size_t i1, Pred p) {
+  size_t i = i0;
+  uint64_t cost = 0;
+  for (const size_t e = std::min<size_t>(i1, 4u * p.stride); i < e; ++i) {
+    cost += bitlen<W>(
+        Words<W>::zigzag(static_cast<W>(Words<W>::load(x, i) - predictSlow<W>(x, hist, i, p))));
+  }
+  withOrder(p.order, [&](auto order) {
+    const size_t s = p.stride;
+    for (; i < i1; ++i) {
+      const W pred = predictFast<W, decltype(order)::value>(x, i, s);
+      cost += bitlen<W>(Words<W>::zigzag(static_cast<W>(Words<W>::load(x, i) - pred)));
+    }
+  });
+  return cost;
+}
+
 // Estimated cost of p (sum of residual bit lengths) on `windows` windows of the block.
 template <typename W>
 uint64_t sampleCost(const uint8_t* x, const uint64_t* hist, size_t b0, size_t b1, Pred p,
                     size_t windows) {
-  W z[kWindow];
-  uint8_t k[kWindow];
   uint64_t cost = 0;
   const size_t len = b1 - b0;
   if (len < windows * kWindow) windows = 1;
   for (size_t w = 0; w < windows; ++w) {
     const size_t s0 = b0 + (len * w) / windows;
     const size_t s1 = std::min(b1, s0 + kWindow);
-    cost += residuals<W>(x, hist, s0, s1, p, z, k);
+    cost += residualCost<W>(x, hist, s0, s1, p);
   }
   return cost;
 }
 
 // Full predictor search on samples of the block: strides ranked by the linear
-// predictor on two windows, then every order for the two best strides on kWindows.
+// predictor on two windows, then every order for the two best strides on kWindows. If
+// sample is given, it receives the choice's cost on the kWindows windows.
 template <typename W>
-Pred searchPredictor(const uint8_t* x, const uint64_t* hist, size_t b0, size_t b1) {
+Pred searchPredictor(const uint8_t* x, const uint64_t* hist, size_t b0, size_t b1,
+                     uint64_t* sample = nullptr) {
   uint64_t best[3] = {~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
   unsigned bestStride[3] = {1, 1, 1};
   for (unsigned s = 1; s <= kMaxStride; ++s) {
@@ -175,6 +194,7 @@ Pred searchPredictor(const uint8_t* x, const uint64_t* hist, size_t b0, size_t b
       }
     }
   }
+  if (sample) *sample = choiceCost;
   return choice;
 }
 
@@ -227,6 +247,7 @@ struct Chooser {
   bool searched = false;           // current predictor was chosen by a search ...
   unsigned blocksSinceSearch = 0;  // ... this many blocks ago
   uint64_t refCost = 0;            // ... when it cost refCost / kRefScale bits per value
+  uint64_t refSample = 0;          // ... and its sampleCost on kWindows windows was this
   void reset() { *this = Chooser{}; }
 
   // Picks the predictor for x[b0..b1) (starting from `current`) and leaves the block's
