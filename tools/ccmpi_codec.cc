@@ -13,7 +13,9 @@
 //   geomean_ratio=G codec=C compress_gbps=X decompress_gbps=Y
 // (speeds there are total bytes / total time over the files). Ratio = input bytes /
 // output bytes, headers included. Speeds are GB/s (10^9 bytes of input per second), the
-// best of N runs (default 20), or the median with --median.
+// best of the runs, or the median with --median. By default each file is run at least 20
+// times and for at least 0.5 s (at most 100,000 runs), so that a short message is timed
+// over enough runs to see the processor undisturbed; --repeat N runs exactly N times.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -81,7 +83,7 @@ double now() {
 }
 
 struct BenchOptions {
-  int repeat = 20;
+  int repeat = 0;  // 0: at least kMinRuns and kMinSeconds
   bool median = false;
   size_t chunk = 0;  // 0: whole file is one message
   DataType type = DataType::kFloat64;
@@ -114,7 +116,13 @@ BenchResult benchOne(const Codec& codec, const std::vector<uint8_t>& data, const
   auto dec = codec.newState();
   std::vector<double> tc, td;
   size_t total = 0;
-  for (int rep = 0; rep < o.repeat; ++rep) {
+  constexpr int kMinRuns = 20, kMaxRuns = 100000;
+  constexpr double kMinSeconds = 0.5;
+  const double start = now();
+  for (int rep = 0;
+       o.repeat > 0 ? rep < o.repeat
+                    : rep < kMinRuns || (rep < kMaxRuns && now() - start < kMinSeconds);
+       ++rep) {
     enc->reset();
     dec->reset();
     double t0 = now();

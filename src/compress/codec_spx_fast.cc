@@ -522,28 +522,29 @@ int decodeWords(SpxFastState& st, const uint8_t* in, size_t len, uint8_t* out, s
     unsigned flags = 0;
     size_t q = 0;
 #if defined(__SSE2__)
-    // 16 code bytes at a time while all are byte counts: the sum of the counts, and the
-    // largest count (a run or invalid code leaves the rest to the table).
+    // 16 code bytes at a time: the sum of the counts when all 32 codes are byte counts,
+    // else the table for those 16 bytes.
     {
       const __m128i nib = _mm_set1_epi8(15);
-      __m128i sum = _mm_setzero_si128(), top = _mm_setzero_si128();
-      size_t q16 = 0;
-      for (; q16 + 16 <= t / 2; q16 += 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + q16));
+      const __m128i maxCount = _mm_set1_epi8(static_cast<char>(sizeof(W)));
+      __m128i sum = _mm_setzero_si128();
+      for (; q + 16 <= t / 2; q += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + q));
         const __m128i lo = _mm_and_si128(v, nib), hi = _mm_and_si128(_mm_srli_epi16(v, 4), nib);
-        top = _mm_max_epu8(top, _mm_max_epu8(lo, hi));
-        sum = _mm_add_epi64(sum, _mm_sad_epu8(_mm_add_epi8(lo, hi), _mm_setzero_si128()));
+        if (_mm_movemask_epi8(_mm_cmpgt_epi8(_mm_max_epu8(lo, hi), maxCount)) == 0) {
+          sum = _mm_add_epi64(sum, _mm_sad_epu8(_mm_add_epi8(lo, hi), _mm_setzero_si128()));
+          values += 32;
+          continue;
+        }
+        for (size_t k = q; k < q + 16; ++k) {
+          const PairInfo& e = pairs[codes[k]];
+          values += e.values;
+          bytes += e.bytes;
+          flags |= e.flags;
+        }
       }
-      alignas(16) uint8_t tops[16];
-      _mm_store_si128(reinterpret_cast<__m128i*>(tops), top);
-      unsigned largest = 0;
-      for (const uint8_t v : tops) largest = std::max<unsigned>(largest, v);
-      if (largest <= sizeof(W)) {
-        q = q16;
-        values = 2 * q16;
-        bytes = static_cast<size_t>(_mm_cvtsi128_si64(sum)) +
-                static_cast<size_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sum, sum)));
-      }
+      bytes += static_cast<size_t>(_mm_cvtsi128_si64(sum)) +
+               static_cast<size_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sum, sum)));
     }
 #endif
     for (; q < t / 2; ++q) {

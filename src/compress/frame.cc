@@ -2,7 +2,9 @@
 #include "compress/frame.h"
 
 #include <cstring>
-#if defined(__SSE2__)
+#if defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
@@ -100,6 +102,40 @@ struct Lanes {
 };
 }  // namespace
 
+namespace {
+#if defined(__x86_64__)
+// The same lanes with AVX2, four at a time: a 32-byte block is two widenings and four
+// additions. Whole blocks only; returns the bytes done.
+__attribute__((target("avx2"))) size_t lanesAvx2(const uint8_t* p, size_t bytes, Lanes& lanes) {
+  __m256i a0 = _mm256_setzero_si256(), a1 = a0, b0 = a0, b1 = a0;
+  size_t i = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    a0 = _mm256_add_epi64(
+        a0, _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))));
+    a1 = _mm256_add_epi64(
+        a1, _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 16))));
+    b0 = _mm256_add_epi64(b0, a0);
+    b1 = _mm256_add_epi64(b1, a1);
+  }
+  // Lanes::a[v] holds words 2v, 2v + 1: the low and high halves of the 4-lane sums.
+  lanes.a[0] = _mm256_castsi256_si128(a0);
+  lanes.a[1] = _mm256_extracti128_si256(a0, 1);
+  lanes.a[2] = _mm256_castsi256_si128(a1);
+  lanes.a[3] = _mm256_extracti128_si256(a1, 1);
+  lanes.b[0] = _mm256_castsi256_si128(b0);
+  lanes.b[1] = _mm256_extracti128_si256(b0, 1);
+  lanes.b[2] = _mm256_castsi256_si128(b1);
+  lanes.b[3] = _mm256_extracti128_si256(b1, 1);
+  return i;
+}
+
+bool haveAvx2() {
+  static const bool have = __builtin_cpu_supports("avx2");
+  return have;
+}
+#endif
+}  // namespace
+
 // A Fletcher sum over 32-bit words in eight lanes with 64-bit sums, then the 16 sums and
 // the length folded by multiply-rotate rounds. Vectorises with plain SSE2, so it costs a
 // small fraction of any codec. Guarantees within a lane (words 8 apart), for messages
@@ -110,6 +146,9 @@ uint32_t checksum32(const void* data, size_t bytes) {
   const auto* p = static_cast<const uint8_t*>(data);
   Lanes lanes;
   size_t i = 0;
+#if defined(__x86_64__)
+  if (bytes >= 256 && haveAvx2()) i = lanesAvx2(p, bytes, lanes);
+#endif
   for (; i + 32 <= bytes; i += 32) lanes.step(p + i);
   if (i < bytes) {
     uint8_t last[32] = {};
