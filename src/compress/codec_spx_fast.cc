@@ -70,6 +70,49 @@ struct FastCode {
   size_t zeros = 0;  // zero residuals (code 0) among the codes
 };
 
+// 16-byte vectors of words (two 64-bit or four 32-bit lanes; SSE2 on x86-64).
+template <typename W>
+struct Vec16;
+template <>
+struct Vec16<uint64_t> {
+  typedef uint64_t type __attribute__((vector_size(16)));
+};
+template <>
+struct Vec16<uint32_t> {
+  typedef uint32_t type __attribute__((vector_size(16)));
+};
+template <typename W>
+using VecOf = typename Vec16<W>::type;
+
+template <typename W>
+inline VecOf<W> loadVec(const uint8_t* x, size_t i) {
+  VecOf<W> v;
+  std::memcpy(&v, x + i * sizeof(W), sizeof(v));
+  return v;
+}
+
+// extrapolate() for the lanes x[i..i+lanes), from x[i-s..], x[i-2s..], ...
+template <typename W, unsigned kOrder>
+inline VecOf<W> extrapolateVec(const uint8_t* x, size_t i, size_t s) {
+  const VecOf<W> a = loadVec<W>(x, i - s);
+  if constexpr (kOrder == 0) {
+    return a;
+  } else {
+    const VecOf<W> b = loadVec<W>(x, i - 2 * s);
+    if constexpr (kOrder == 1) {
+      return (a << 1) - b;
+    } else {
+      const VecOf<W> c = loadVec<W>(x, i - 3 * s);
+      if constexpr (kOrder == 2) {
+        return ((a - b) << 1) + (a - b) + c;  // 3a - 3b + c
+      } else {
+        const VecOf<W> d = loadVec<W>(x, i - 4 * s);
+        return ((a - b + c) << 2) - (b << 1) - d;  // 4a - 6b + 4c - d
+      }
+    }
+  }
+}
+
 // One pass over x[b0..b1) under p: each residual's byte count into tok (its code, if
 // zeros are not merged into runs) and its bytes at rb (room for 8 * (b1 - b0) + 8).
 template <typename W>
@@ -91,7 +134,32 @@ FastCode codeFast(const uint8_t* x, const uint64_t* hist, size_t b0, size_t b1, 
     one(i, predictSlow<W>(x, hist, i, p));
   }
   withOrder(p.order, [&](auto order) {
-    for (; i < b1; ++i) one(i, predictFast<W, decltype(order)::value>(x, i, p.stride));
+    constexpr unsigned kOrder = decltype(order)::value;
+#if defined(__SSE2__)
+    if constexpr (sizeof(W) == 8) {
+      // Two residuals at a time: predictions, differences and zigzag in a vector (the
+      // input is read-only, so any stride), byte counts and stores per lane.
+      for (; i + 2 <= b1; i += 2) {
+        const VecOf<W> pred = extrapolateVec<W, kOrder>(x, i, p.stride);
+        const __m128i r =
+            _mm_sub_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i * 8)),
+                          reinterpret_cast<const __m128i&>(pred));
+        const __m128i sign = _mm_shuffle_epi32(_mm_srai_epi32(r, 31), _MM_SHUFFLE(3, 3, 1, 1));
+        const __m128i z = _mm_xor_si128(_mm_slli_epi64(r, 1), sign);
+        const uint64_t z0 = static_cast<uint64_t>(_mm_cvtsi128_si64(z));
+        const uint64_t z1 = static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(z, z)));
+        const unsigned n0 = bytesOf<W>(z0), n1 = bytesOf<W>(z1);
+        tok[i - b0] = static_cast<uint8_t>(n0);
+        tok[i + 1 - b0] = static_cast<uint8_t>(n1);
+        store64le(rb, z0);
+        rb += n0;
+        store64le(rb, z1);
+        rb += n1;
+        zeros += (z0 == 0) + (z1 == 0);
+      }
+    }
+#endif
+    for (; i < b1; ++i) one(i, predictFast<W, kOrder>(x, i, p.stride));
   });
   fc.bytes = static_cast<size_t>(rb - rb0);
   fc.zeros = zeros;
@@ -382,49 +450,6 @@ void decodeResiduals(const uint8_t* c, size_t t, const uint8_t* r, const uint8_t
     }
   }
   if (t & 1) one(c[pairs] & 15u);
-}
-
-// 16-byte vectors of words (two 64-bit or four 32-bit lanes; SSE2 on x86-64).
-template <typename W>
-struct Vec16;
-template <>
-struct Vec16<uint64_t> {
-  typedef uint64_t type __attribute__((vector_size(16)));
-};
-template <>
-struct Vec16<uint32_t> {
-  typedef uint32_t type __attribute__((vector_size(16)));
-};
-template <typename W>
-using VecOf = typename Vec16<W>::type;
-
-template <typename W>
-inline VecOf<W> loadVec(const uint8_t* x, size_t i) {
-  VecOf<W> v;
-  std::memcpy(&v, x + i * sizeof(W), sizeof(v));
-  return v;
-}
-
-// extrapolate() for the lanes x[i..i+lanes), from x[i-s..], x[i-2s..], ...
-template <typename W, unsigned kOrder>
-inline VecOf<W> extrapolateVec(const uint8_t* x, size_t i, size_t s) {
-  const VecOf<W> a = loadVec<W>(x, i - s);
-  if constexpr (kOrder == 0) {
-    return a;
-  } else {
-    const VecOf<W> b = loadVec<W>(x, i - 2 * s);
-    if constexpr (kOrder == 1) {
-      return (a << 1) - b;
-    } else {
-      const VecOf<W> c = loadVec<W>(x, i - 3 * s);
-      if constexpr (kOrder == 2) {
-        return ((a - b) << 1) + (a - b) + c;  // 3a - 3b + c
-      } else {
-        const VecOf<W> d = loadVec<W>(x, i - 4 * s);
-        return ((a - b + c) << 2) - (b << 1) - d;  // 4a - 6b + 4c - d
-      }
-    }
-  }
 }
 
 // Pass 2: x[b0..b1) holds residuals; adds the predictions in place.
