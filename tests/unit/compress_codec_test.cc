@@ -3,6 +3,7 @@
 // truncated input, per-channel state across messages, and the cmpi codec's exact bits.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -296,6 +297,54 @@ TEST(CompressRoundTrip, StridesOrdersRunsAndWordSizes) {
       }
       // Smooth fields with long repeats compress: a wrong predictor choice would not.
       EXPECT_LT(outBytes * 2, inBytes) << name;
+    }
+  }
+}
+
+// The message checksum must see the error sequences a predictor that lost step leaves
+// behind: smooth ones (finite differences of a spike, which cancel in Fletcher-type
+// sums) at any word size, lag and position, as well as single bit flips and swaps.
+TEST(CompressChecksum, SeesSmoothErrorsFlipsAndSwaps) {
+  const auto base = randomBytes(4096 + 24, 99);
+  for (size_t len : {size_t{40}, size_t{255}, size_t{256}, size_t{1000}, size_t{4096 + 24}}) {
+    const std::vector<uint8_t> ref(base.begin(), base.begin() + static_cast<std::ptrdiff_t>(len));
+    const uint32_t sum = checksum32(ref.data(), len);
+    // Differences of order 1..4 of a spike (+d -d; +d -2d +d; ...) on 32- and 64-bit
+    // words, every lag up to 16 words.
+    const int64_t pattern[4][5] = {{1, -1}, {1, -2, 1}, {1, -3, 3, -1}, {1, -4, 6, -4, 1}};
+    for (size_t word : {size_t{4}, size_t{8}}) {
+      for (int order = 0; order < 4; ++order) {
+        for (size_t lag = 1; lag <= 16; ++lag) {
+          for (size_t at : {size_t{0}, size_t{3}, size_t{17}}) {
+            if ((at + (order + 1) * lag + 1) * word > len) continue;
+            auto bad = ref;
+            for (int k = 0; k <= order + 1 && pattern[order][k] != 0; ++k) {
+              const size_t off = (at + static_cast<size_t>(k) * lag) * word;
+              uint64_t w = 0;
+              std::memcpy(&w, bad.data() + off, word);
+              w += static_cast<uint64_t>(pattern[order][k] * 3);
+              std::memcpy(bad.data() + off, &w, word);
+            }
+            EXPECT_NE(checksum32(bad.data(), len), sum)
+                << "len " << len << " word " << word << " order " << order + 1 << " lag " << lag
+                << " at " << at;
+          }
+        }
+      }
+    }
+    for (size_t bit = 0; bit < len * 8; bit += 7) {
+      auto bad = ref;
+      bad[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
+      ASSERT_NE(checksum32(bad.data(), len), sum) << "len " << len << " bit " << bit;
+    }
+    for (size_t a = 0; a + 8 < len; a += 24) {  // two 8-byte words swapped
+      auto bad = ref;
+      const size_t b = std::min(len - 8, a + 32);
+      if (std::memcmp(bad.data() + a, bad.data() + b, 8) == 0) continue;
+      std::swap_ranges(bad.begin() + static_cast<std::ptrdiff_t>(a),
+                       bad.begin() + static_cast<std::ptrdiff_t>(a + 8),
+                       bad.begin() + static_cast<std::ptrdiff_t>(b));
+      EXPECT_NE(checksum32(bad.data(), len), sum) << "len " << len << " swap " << a;
     }
   }
 }
