@@ -8,8 +8,17 @@
 //   code 0..8    z has that many significant bytes (0: z == 0), stored little-endian
 //                (32-bit words: 0..4)
 //   code 9..15   a run of 4 << (code - 9) zero residuals (4, 8, ..., 256 values)
-// Both loops are free of data-dependent branches for ordinary values: the encoder
-// stores 8 bytes and advances by the byte count, the decoder loads 8 and masks.
+//
+// Speed (docs/results/codec): the encoder makes one pass per block, computing predictions
+// and zigzag two values at a time (SSE2) and writing each residual's 8 bytes straight to
+// the output, advancing by its byte count; zero runs are merged into run codes afterwards
+// in the code array only. The predictor search is redone only when the current
+// predictor does clearly worse on the search's sample windows. The decoder works in two
+// passes per block: residuals (a pre-scan validates the codes 16 bytes at a time, then
+// one 16-byte load and one pshufb per code byte where SSSE3 exists), then predictions
+// added in place, as vectors over each group of `stride` values (every group is stored
+// in the same split, so the loads of earlier groups are forwarded from the stores), or
+// in registers for stride 1.
 //
 // Payload: blocks of up to kBlock values, each byte-aligned:
 //   head byte: kind (bits 0-1: 0 ZERO, 1 CODED, 2 RAW), bit 2 new predictor; others 0

@@ -803,10 +803,17 @@ int isend(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, 
     inner->staging.resize(s->bytes);
     if (s->bytes) dt->pack(buf, count, 0, inner->staging.data(), s->bytes);
     inner->buf = inner->staging.data();
-    inner->count = static_cast<int64_t>(s->bytes);
-    inner->type = MPI_BYTE;
-    inner->dt = datatype::lookup(MPI_BYTE);
-    datatype::retain(MPI_BYTE);
+    // The packed copy travels as bytes, or, when the message is made of one
+    // floating-point type (compression may code it), as a contiguous array of it.
+    compress::DataType ctype;
+    MPI_Datatype carry = MPI_BYTE;
+    if (compress_channel::eligible(dt, s->bytes, &ctype)) {
+      carry = ctype == compress::DataType::kFloat64 ? MPI_DOUBLE : MPI_FLOAT;
+    }
+    inner->dt = datatype::lookup(carry);
+    inner->type = carry;
+    inner->count = static_cast<int64_t>(s->bytes / inner->dt->size());
+    datatype::retain(carry);
     inner->bytes = s->bytes;
     inner->peer = s->peer;
     inner->tag = tag;

@@ -4,7 +4,7 @@
  * MPI_FLOAT with odd counts, complex types, derived (strided) types on either side,
  * messages that arrive unexpected and are received in another order than they arrived
  * (the channel's predictor must follow arrival order), wildcard receives, interleaved
- * non-floating-point messages, synchronous and persistent sends, truncation (the channel
+ * non-floating-point messages, synchronous, buffered and persistent sends, truncation (the channel
  * stays usable), and collectives on doubles.
  *
  * argv[1] = the mode the job runs in (off | on | auto), checked against
@@ -256,6 +256,42 @@ static void modes_and_truncation(void) {
   free(b);
 }
 
+/* MPI_Bsend: the attached buffer's copy of a double message is coded like a standard
+ * send (with "on", rank 0's coded frame count grows by the eager message and the
+ * rendezvous chunks), and arrives bit for bit. */
+static void buffered(int want_mode) {
+  const long n = 30000;
+  double* a = malloc(sizeof(double) * n);
+  const int bufBytes = (int)(sizeof(double) * (n + 1000)) + 2 * MPI_BSEND_OVERHEAD;
+  void* attached = malloc((size_t)bufBytes);
+  if (rank == 0) {
+    fill(a, n, 80, 0);
+    MPIX_Compress_stats before, after;
+    CHECK_MPI(MPIX_Compress_get_stats(&before));
+    CHECK_MPI(MPI_Buffer_attach(attached, bufBytes));
+    CHECK_MPI(MPI_Bsend(a, 1000, MPI_DOUBLE, 1, 40, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Bsend(a, (int)n, MPI_DOUBLE, 1, 41, MPI_COMM_WORLD));
+    void* back;
+    int backBytes;
+    CHECK_MPI(MPI_Buffer_detach(&back, &backBytes));
+    CHECK(back == attached && backBytes == bufBytes, "detach gave %p/%d", back, backBytes);
+    CHECK_MPI(MPIX_Compress_get_stats(&after));
+    if (want_mode == 1)
+      CHECK(after.sent_frames >= before.sent_frames + 2, "buffered sends not coded (%llu -> %llu)",
+            before.sent_frames, after.sent_frames);
+  } else if (rank == 1) {
+    double* want = malloc(sizeof(double) * n);
+    fill(want, n, 80, 0);
+    CHECK_MPI(MPI_Recv(a, 1000, MPI_DOUBLE, 0, 40, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    expect_same(a, want, sizeof(double) * 1000, "bsend eager", 1000);
+    CHECK_MPI(MPI_Recv(a, (int)n, MPI_DOUBLE, 0, 41, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    expect_same(a, want, sizeof(double) * n, "bsend rendezvous", n);
+    free(want);
+  }
+  free(attached);
+  free(a);
+}
+
 static void collectives(void) {
   const int n = 20000;
   double* a = malloc(sizeof(double) * n);
@@ -299,6 +335,7 @@ int main(int argc, char** argv) {
   if (size >= 2) {
     unexpected_reverse();
     modes_and_truncation();
+    buffered(want_mode);
   }
   derived(5);
   derived(3000);
