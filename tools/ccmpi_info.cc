@@ -54,8 +54,10 @@ void printAlgorithms() {
     if (lines.empty()) {
       printf("    rules: none (table order)\n");
     } else {
-      printf("    rules (ranks, bytes, algorithm[, hosts]; first match wins; job hosts: %d):\n",
-             ccmpi::coll::ruleHosts(0x7fffffff));
+      printf(
+          "    rules (ranks, bytes, algorithm[, hosts a communicator spans]; first match wins; "
+          "job hosts: %d):\n",
+          ccmpi::coll::ruleHosts(0x7fffffff, nullptr));
       for (const std::string& l : lines) printf("      %s\n", l.c_str());
     }
   }

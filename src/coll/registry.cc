@@ -68,7 +68,7 @@ const char* ruledAlgorithm(const char* collective, const SelectContext& ctx, int
     if (r.collective != collective) continue;
     if (ctx.commSize < r.minRanks || ctx.commSize > r.maxRanks) continue;
     if (r.minHosts > 1 || r.maxHosts < 0x7fffffff) {
-      const int hosts = ruleHosts(ctx.commSize);
+      const int hosts = ruleHosts(ctx.commSize, ctx.comm);
       if (hosts < r.minHosts || hosts > r.maxHosts) continue;
     }
     if (ctx.bytes < 0) {

@@ -1,9 +1,9 @@
 // The rule table (see rules.h): the built-in rules, the CCMPI_COLL_RULES file, parsing.
 //
-// How the built-in rules were made (rules with a hosts range: see below): bench/coll/rules.sh forces every algorithm of a
-// collective in turn (CCMPI_<COLL>_ALGORITHM) and times it with bench/coll/coll_sweep.c at
-// 4, 8 and 16 ranks over message sizes from 8 B to 4 MiB, on one machine (TCP over
-// loopback, ranks sharing its cores); the rules name the fastest algorithm of each
+// How the built-in rules were made (rules with a hosts range: see below): bench/coll/rules.sh
+// forces every algorithm of a collective in turn (CCMPI_<COLL>_ALGORITHM) and times it with
+// bench/coll/coll_sweep.c at 4, 8 and 16 ranks over message sizes from 8 B to 4 MiB, on one machine
+// (TCP over loopback, ranks sharing its cores); the rules name the fastest algorithm of each
 // (ranks, size) cell, merged into ranges. Its output and the figures behind these rules
 // are in docs/results/coll-rules/. On a network with other costs, measure again and hand
 // the result in with CCMPI_COLL_RULES (the same format).
@@ -19,6 +19,7 @@
 
 #include "base/tunables.h"
 #include "coll/coll.h"
+#include "comm/comm.h"
 
 namespace ccmpi::coll {
 namespace {
@@ -186,7 +187,52 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
   return true;
 }
 
-int ruleHosts(int commSize) {
+namespace {
+// The host of every world rank from CCMPI_RANK_HOSTS (mpirun: "HOST*COUNT,..." in rank
+// order); empty when it is missing or malformed (another launcher).
+const std::vector<int>& worldRankHosts() {
+  static const std::vector<int> hosts = [] {
+    std::vector<int> out;
+    const char* v = getenv("CCMPI_RANK_HOSTS");
+    if (!v || !*v) return out;
+    std::istringstream in(v);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+      int host = -1;
+      long count = 0;
+      char extra = 0;
+      if (sscanf(item.c_str(), "%d*%ld%c", &host, &count, &extra) != 2 || host < 0 || count < 1 ||
+          static_cast<long>(out.size()) + count > (1L << 24)) {
+        return std::vector<int>();
+      }
+      out.insert(out.end(), static_cast<size_t>(count), host);
+    }
+    return out;
+  }();
+  return hosts;
+}
+}  // namespace
+
+int ruleHosts(int commSize, const comm::Comm* c) {
+  if (c && c->size == commSize) {
+    if (c->hostCount > 0) return c->hostCount;
+    const std::vector<int>& hostOf = worldRankHosts();
+    bool known = !hostOf.empty();
+    std::vector<int> seen;
+    for (int i = 0; known && i < c->size; ++i) {
+      const int w = c->worldRankOf(i);
+      if (w < 0 || w >= static_cast<int>(hostOf.size())) {
+        known = false;  // a rank of another job (spawned, connected)
+        break;
+      }
+      seen.push_back(hostOf[static_cast<size_t>(w)]);
+    }
+    if (known) {
+      std::sort(seen.begin(), seen.end());
+      c->hostCount = static_cast<int>(std::unique(seen.begin(), seen.end()) - seen.begin());
+      return c->hostCount;
+    }
+  }
   static const int jobHosts = [] {
     const char* v = getenv("CCMPI_NUM_NODES");
     const int h = v ? atoi(v) : 1;

@@ -13,15 +13,18 @@
 // suffixes, powers of 1024), and an algorithm of that table. '#' starts a comment. The
 // first rule that matches wins; a collective without a matching rule uses its table order.
 // A rule with a bytes range other than "*" never matches a call whose ranks do not share
-// a message size (bytes = -1). An optional fifth field is a range of hosts (the job's
-// host count, CCMPI_NUM_NODES, capped at the communicator size: exact for a job on one
-// host and for communicators spread one rank per host), e.g. phased all-to-all only
-// where ranks sit on separate hosts:
+// a message size (bytes = -1). An optional fifth field is a range of hosts (the hosts
+// the communicator spans, see ruleHosts), e.g. phased all-to-all only where ranks sit on
+// separate hosts:
 //
 //   alltoall       *        16k-*       phased     4-*
 #include <cstdint>
 #include <string>
 #include <vector>
+
+namespace ccmpi::comm {
+struct Comm;
+}
 
 namespace ccmpi::coll {
 
@@ -40,7 +43,11 @@ struct Rule {
 // Parses rules text. On error returns false with *error = "line N: what".
 bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* error);
 // The host count the rules see for a communicator of `commSize` ranks.
-int ruleHosts(int commSize);
+// The hosts a communicator of commSize ranks spans, for rules with a hosts range:
+// counted from the host of every rank (CCMPI_RANK_HOSTS, set by mpirun) and cached in
+// the communicator; without that (another launcher, ranks of another job), the job's
+// host count CCMPI_NUM_NODES capped at the communicator size.
+int ruleHosts(int commSize, const comm::Comm* c);
 // "bcast 1-8 0-64k binomial" (normalized).
 std::string ruleText(const Rule& r);
 

@@ -77,6 +77,8 @@ struct Comm {
   std::shared_ptr<void> collState;
   // The communicator's multicast group (coll/mcast/mcast_coll.h), left when it goes.
   std::shared_ptr<void> mcastState;
+  // Hosts the communicator spans (coll::ruleHosts), 0 until counted.
+  mutable int hostCount = 0;
 
   int worldRankOf(int commRank) const { return worldRanks[commRank]; }
   int commRankOfWorld(int worldRank) const {

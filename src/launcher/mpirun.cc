@@ -292,8 +292,20 @@ void Job::launch() {
   // index doubles as the node id.
   std::size_t usedHosts = 0;
   for (const auto& ranks : placement_.ranksOfHost) usedHosts += ranks.empty() ? 0 : 1;
+  // The host of every rank, run-length coded ("HOST*COUNT,..." in rank order), so that
+  // the collective selector can count the hosts a communicator spans.
+  std::string rankHosts;
+  for (std::size_t r = 0; r < placement_.hostOfRank.size();) {
+    std::size_t e = r;
+    while (e < placement_.hostOfRank.size() && placement_.hostOfRank[e] == placement_.hostOfRank[r])
+      ++e;
+    rankHosts += (rankHosts.empty() ? "" : ",") + std::to_string(placement_.hostOfRank[r]) + "*" +
+                 std::to_string(e - r);
+    r = e;
+  }
   std::vector<std::string> common = {"CCMPI_JOB_ID=" + jobId_, "CCMPI_JOB_SECRET=" + secret_,
-                                     "CCMPI_NUM_NODES=" + std::to_string(usedHosts)};
+                                     "CCMPI_NUM_NODES=" + std::to_string(usedHosts),
+                                     "CCMPI_RANK_HOSTS=" + rankHosts};
   std::vector<std::string> user;  // -x and --env, in order
   for (const auto& [name, value] : o_.exports) {
     if (value) {

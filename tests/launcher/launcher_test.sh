@@ -223,9 +223,10 @@ remote_placement)
   # 5 ranks on 2+2 slots: ranks 0,1 on fakeA, 2,3 on fakeB, rank 4 cycles to fakeA.
   hostfile2
   run env NOTFWD=1 "$MPIRUN" -n 5 --hostfile "$WORK/hosts" --launcher "$AGENT" "$PROBE" env \
-    FAKE_AGENT_HOST PMI_RANK CCMPI_LOCAL_RANK CCMPI_LOCAL_SIZE CCMPI_NODE_ID CCMPI_NUM_NODES NOTFWD
+    FAKE_AGENT_HOST PMI_RANK CCMPI_LOCAL_RANK CCMPI_LOCAL_SIZE CCMPI_NODE_ID CCMPI_NUM_NODES \
+    CCMPI_RANK_HOSTS NOTFWD
   expect_rc 0
-  check() { grep -qx "env $1 $2" "$WORK/out" || fail "rank $1 lacks $2"; }
+  check() { grep -qxF "env $1 $2" "$WORK/out" || fail "rank $1 lacks $2"; }
   for spec in 0:fakeA:0:3:0 1:fakeA:1:3:0 2:fakeB:0:2:1 3:fakeB:1:2:1 4:fakeA:2:3:0; do
     IFS=: read -r r host lr ls node <<<"$spec"
     check "$r" "FAKE_AGENT_HOST=$host"
@@ -234,6 +235,7 @@ remote_placement)
     check "$r" "CCMPI_LOCAL_SIZE=$ls"
     check "$r" "CCMPI_NODE_ID=$node"
     check "$r" "CCMPI_NUM_NODES=2"
+    check "$r" "CCMPI_RANK_HOSTS=0*2,1*2,0*1"
     check "$r" "NOTFWD=(unset)"
   done
   ;;

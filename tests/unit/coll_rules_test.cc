@@ -4,11 +4,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "coll/coll.h"
 #include "coll/rules.h"
+#include "comm/comm.h"
 
 namespace ccmpi::coll {
 
@@ -70,6 +72,31 @@ TEST(CollRules, OptionalHostRange) {
   EXPECT_NE(err.find("host-count"), std::string::npos) << err;
   EXPECT_FALSE(parseRules("bcast * * chain 2 extra\n", &r, &err));
   EXPECT_NE(err.find("4 or 5 fields"), std::string::npos) << err;
+}
+
+// The hosts a communicator spans: counted from the host of each of its ranks (mpirun's
+// CCMPI_RANK_HOSTS, run-length coded), so a communicator inside one host of a multi-host
+// job counts 1; without a host for every rank, the job's CCMPI_NUM_NODES capped at the
+// size.
+TEST(CollRules, HostsOfACommunicator) {
+  // World: ranks 0-3 on host 0, 4-5 on host 1, 6 on host 2, 7 on host 0 (8 ranks).
+  setenv("CCMPI_RANK_HOSTS", "0*4,1*2,2*1,0*1", 1);
+  setenv("CCMPI_NUM_NODES", "3", 1);
+  auto comm = [](std::vector<int> world) {
+    auto c = std::make_unique<comm::Comm>();
+    c->size = static_cast<int>(world.size());
+    c->worldRanks = std::move(world);
+    return c;
+  };
+  EXPECT_EQ(ruleHosts(4, comm({0, 1, 2, 3}).get()), 1);
+  EXPECT_EQ(ruleHosts(3, comm({3, 7, 2}).get()), 1);
+  EXPECT_EQ(ruleHosts(2, comm({3, 4}).get()), 2);
+  EXPECT_EQ(ruleHosts(8, comm({0, 1, 2, 3, 4, 5, 6, 7}).get()), 3);
+  EXPECT_EQ(ruleHosts(3, comm({6, 5, 7}).get()), 3);
+  // A rank the job does not know (another job's): the job's host count, capped.
+  EXPECT_EQ(ruleHosts(2, comm({0, 9}).get()), 2);
+  EXPECT_EQ(ruleHosts(5, comm({0, 1, 2, 3, 12}).get()), 3);
+  EXPECT_EQ(ruleHosts(5, nullptr), 3);
 }
 
 TEST(CollRules, RejectsMalformedLines) {
