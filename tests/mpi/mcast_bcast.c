@@ -3,7 +3,8 @@
  *   - every size around the fragment size, every root, a derived type, sub-communicators;
  *   - argv[1] = "loss": the run sets CCMPI_MCAST_TEST_DROP, so receivers drop datagrams
  *     on arrival: every byte must still arrive (repairs over TCP) and repairs must have
- *     happened; argv[2] = number of broadcasts of the loss loop;
+ *     happened; argv[2] = number of broadcasts of the loss loop; argv[3] = "scatter": each
+ *     round also checks an MPI_Scatter (multicast with CCMPI_SCATTER_ALGORITHM=mcast);
  *   - argv[1] = "forge": a forked process on rank 0 joins the job's group, records real
  *     datagrams, and while the ranks broadcast it sends replays, bit-flipped copies,
  *     copies claiming another job, copies with a recomputed wrong MAC and random junk to
@@ -43,6 +44,29 @@ static void bcast_check(MPI_Comm comm, long n, int root, int round) {
           round);
   CHECK(buf[n] == 0x5A, "byte past the message changed");
   free(buf);
+}
+
+/* MPI_Scatter of `block` bytes per rank; with CCMPI_SCATTER_ALGORITHM=mcast one
+ * aggregated multicast from which every rank keeps its block. */
+static void scatter_check(MPI_Comm comm, long block, int root, int round) {
+  int r, s;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &s);
+  unsigned char* all = NULL;
+  if (r == root) {
+    all = malloc((size_t)(block * s));
+    for (long i = 0; i < block * s; ++i) all[i] = pattern(i, root, round);
+  }
+  unsigned char* mine = malloc((size_t)block + 1);
+  memset(mine, 0xEE, (size_t)block);
+  mine[block] = 0x5A;
+  CHECK_MPI(MPI_Scatter(all, (int)block, MPI_BYTE, mine, (int)block, MPI_BYTE, root, comm));
+  for (long i = 0; i < block; ++i)
+    CHECK(mine[i] == pattern(r * block + i, root, round),
+          "scatter byte %ld of %ld (root %d round %d)", i, block, root, round);
+  CHECK(mine[block] == 0x5A, "byte past the scattered block changed");
+  free(mine);
+  free(all);
 }
 
 static MPIX_Mcast_stats stats(void) {
@@ -156,9 +180,11 @@ int main(int argc, char** argv) {
 
   if (strcmp(mode, "loss") == 0) {
     const int rounds = argc > 2 ? atoi(argv[2]) : 500;
+    const int with_scatter = argc > 3 && strcmp(argv[3], "scatter") == 0;
     for (int k = 0; k < rounds; ++k) {
       const long n = (k % 7 == 0) ? 30000 : (k % 3 == 0) ? 1401 : 700;
       bcast_check(MPI_COMM_WORLD, n, k % size, k);
+      if (with_scatter) scatter_check(MPI_COMM_WORLD, (k % 5 == 0) ? 7001 : 350, (k + 1) % size, k);
     }
   }
 
