@@ -29,8 +29,14 @@ done
 [ "$(id -u)" = 0 ] || { echo "loss.sh: needs root (network namespaces)" >&2; exit 1; }
 work=$(mktemp -d)
 name=mloss$$
+run_pid=''
 # shellcheck disable=SC2317 # called by the trap
 cleanup() {
+  # The run in progress (its `timeout` stops mpirun, which stops the ranks), then the cluster.
+  if [ -n "$run_pid" ]; then
+    kill -TERM "$run_pid" 2>/dev/null
+    wait "$run_pid" 2>/dev/null
+  fi
   "$cluster" down --name "$name" >/dev/null 2>&1
   rm -rf "$work"
 }
@@ -40,6 +46,8 @@ trap 'exit 130' INT TERM HUP
 # compiler-assisted calls; N = OPS*2/7 makes about OPS in all.
 scatterv_iters=$((ops * 2 / 7))
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
+mkdir -p "$out"
+rm -f "$out"/failed-*.log
 echo "spec,hosts,program,operations,result,seconds,naks,repaired_bytes" >"$work/results.csv"
 IFS=';' read -r -a spec_list <<<"$specs"
 for spec in "${spec_list[@]}"; do
@@ -63,8 +71,14 @@ for spec in "${spec_list[@]}"; do
     fi
     echo "loss $loss dup $dup reorder $reorder on $hosts hosts: $what" >&2
     t0=$(date +%s.%N)
-    timeout -k 10 "$timeout_s" "${cmd[@]}" >"$work/run.out" 2>&1
+    # In the background, so that a signal to this script is handled at once.
+    timeout -k 10 "$timeout_s" "${cmd[@]}" >"$work/run.out" 2>&1 &
+    run_pid=$!
+    wait "$run_pid"
     rc=$?
+    run_pid=''
+    # A failed run's output is kept for the README.
+    [ "$rc" = 0 ] || cp "$work/run.out" "$out/failed-$prog-loss${loss%\%}.log"
     t1=$(date +%s.%N)
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')
     if [ "$rc" = 0 ] && grep -q "^PASS mcast_$prog" "$work/run.out"; then
@@ -78,7 +92,6 @@ for spec in "${spec_list[@]}"; do
     rep=$(sed -n 's/.*repaired \([0-9]*\) bytes.*/\1/p' "$work/run.out" | head -n1)
     echo "  $result, ${secs} s" >&2
     echo "loss $loss dup $dup reorder $reorder,$hosts,$prog,$n_ops,$result,$secs,${naks:-},${rep:-}" >>"$work/results.csv"
-    cp "$work/run.out" "$work/$prog.$loss.out"
   done
   "$cluster" down --name "$name" >/dev/null 2>&1
 done
