@@ -63,6 +63,7 @@ constexpr uint64_t kMaxMessage = 1ull << 32;
 constexpr uint64_t kMaxAhead = 1024;             // collectives a datagram may be ahead
 constexpr uint64_t kMaxBuffered = 256ull << 20;  // bytes of messages nobody waits for yet
 constexpr size_t kRepairFrame = 64 * 1024;
+constexpr int64_t kMaxNakBackoffNs = 100'000'000;  // longest wait between two NAKs
 constexpr size_t kMaxNakRanges = 256;
 
 template <typename T>
@@ -585,7 +586,12 @@ int McastTransport::receive(const McastKey& key, void* dest, uint64_t len, bool*
       nextNak =
           now + std::max<int64_t>(backoff,
                                   static_cast<int64_t>(2e9 * static_cast<double>(missing) / rate_));
-      backoff = std::min<int64_t>(backoff * 2, 1'000'000'000);
+      // At most 100 ms: NAKs that came before the root started the message (it may wait
+      // for a group's members, or for a lost join to be repaired) are ignored, and a
+      // back-off grown on them would leave a receiver idle for up to the cap after the
+      // data is there (with up to 1 s, a dynamic-group Scatterv at 5% loss took seconds
+      // per call). The repair's own transfer time is the other term above.
+      backoff = std::min<int64_t>(backoff * 2, kMaxNakBackoffNs);
       r.lastNs = now;
       continue;
     }
