@@ -9,14 +9,14 @@
 # Writes docs/results/mcast-loss/README.md and results.csv.
 #
 # Usage (root): bench/mcast/loss.sh [BUILD_DIR]    (default ./build)
-# Environment: HOSTS [8], OPS [10000], TIMEOUT [1200], SPECS ["1% 1% 1%;5% 1% 1%": loss,
+# Environment: HOSTS [8], OPS [10000], TIMEOUT [2400], SPECS ["1% 1% 1%;5% 1% 1%": loss,
 # duplication, reordering per cable direction], OUT_DIR [<repo>/docs/results/mcast-loss].
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$repo/build}" && pwd)
 hosts=${HOSTS:-8}
 ops=${OPS:-10000}
-timeout_s=${TIMEOUT:-1200}
+timeout_s=${TIMEOUT:-2400}
 specs=${SPECS:-"1% 1% 1%;5% 1% 1%"}
 out=${OUT_DIR:-$repo/docs/results/mcast-loss}
 cluster=$build/bin/ccmpi-cluster
