@@ -95,28 +95,47 @@ McastGroup* mcastGroup(comm::Comm& c) {
     c.mcastState = g;
     return nullptr;
   }
-  // The probe: does a datagram reach everyone?
+  // The probe: does a datagram reach everyone? On a lossy network a member's IGMP join
+  // can be lost on its way to the switch, which then keeps the group's datagrams from
+  // that member's port until the kernel repeats the report (at a random time within
+  // about a second). So a failed probe is repeated, up to kProbeRounds in all, 600 ms
+  // apart, before multicast is declared off: every rank sees the same AND after each
+  // round, so all ranks run the same rounds. Where multicast does not work at all, this
+  // costs about 3 s once per communicator (CCMPI_MCAST_PORT=0 switches it off at once).
+  constexpr int kProbeRounds = 4;
   g->works = true;
   static const char kProbe[] = "ccmpi multicast probe";
-  char got[sizeof kProbe] = {};
   bool via = true;
-  transport::McastKey key{g->context, g->seq, c.worldRankOf(0), 0};
-  int rc;
-  if (c.rank == 0) {
-    // Three copies 10 ms apart: a lossy network should not switch multicast off.
-    rc = m.send(g->group, key, kProbe, sizeof kProbe);
-    for (int i = 0; i < 2 && rc == MPI_SUCCESS; ++i) {
-      m.pause(10'000'000);
+  int rc = MPI_SUCCESS;
+  for (int round = 0; round < kProbeRounds; ++round) {
+    char got[sizeof kProbe] = {};
+    via = true;
+    transport::McastKey key{g->context, g->seq, c.worldRankOf(0), 0};
+    if (c.rank == 0) {
+      // Three copies 10 ms apart: a lost datagram should not switch multicast off.
+      if (round > 0) m.pause(600'000'000);
       rc = m.send(g->group, key, kProbe, sizeof kProbe);
+      for (int i = 0; i < 2 && rc == MPI_SUCCESS; ++i) {
+        m.pause(10'000'000);
+        rc = m.send(g->group, key, kProbe, sizeof kProbe);
+      }
+    } else {
+      // Silence before asking for a repair: 4 x 100 ms, and 4 x 250 ms in the later
+      // rounds, longer than the root's pause, so the copies can come by multicast.
+      rc = m.receive(key, got, sizeof kProbe, &via, round > 0 ? 250'000 : 100'000);
+      if (rc == MPI_SUCCESS && std::memcmp(got, kProbe, sizeof kProbe) != 0) via = false;
     }
-  } else {
-    rc = m.receive(key, got, sizeof kProbe, &via, 100'000);
-    if (rc == MPI_SUCCESS && std::memcmp(got, kProbe, sizeof kProbe) != 0) via = false;
+    if (rc == MPI_SUCCESS) rc = ackTree(c, 0);
+    if (c.rank == 0) m.retire(key);
+    mcastRetire(*g);
+    if (rc != MPI_SUCCESS || agreeAll(c, via, &all) != MPI_SUCCESS) {
+      all = false;
+      break;
+    }
+    if (all) break;
+    log::info("multicast probe round %d did not reach every rank by multicast%s", round + 1,
+              round + 1 < kProbeRounds ? "; trying again" : "");
   }
-  if (rc == MPI_SUCCESS) rc = ackTree(c, 0);
-  if (c.rank == 0) m.retire(key);
-  mcastRetire(*g);
-  if (rc != MPI_SUCCESS || agreeAll(c, via, &all) != MPI_SUCCESS) all = false;
   if (!all) {
     if (c.rank == 0 || !via) {
       char a[INET_ADDRSTRLEN] = {};
