@@ -91,7 +91,12 @@ for spec in "${spec_list[@]}"; do
     # The agreement turns multicast off on a communicator when its probe does not reach
     # every rank by multicast (at 5% loss a member's lost IGMP join can do that): the
     # operations then ran over TCP, correct but not a test of the multicast path.
-    if grep -q "multicast collectives off" "$work/run.out"; then mc=off; else mc=on; fi
+    # (Only the job-wide communicator counts: mcast_bcast also uses a half-size one.)
+    if grep -q "multicast collectives off on a communicator of $hosts ranks" "$work/run.out"; then
+      mc=off
+    else
+      mc=on
+    fi
     naks=$(sed -n 's/.*naks \([0-9]*\),.*/\1/p' "$work/run.out" | head -n1)
     rep=$(sed -n 's/.*repaired \([0-9]*\) bytes.*/\1/p' "$work/run.out" | head -n1)
     echo "  $result, ${secs} s, multicast $mc" >&2
@@ -119,8 +124,9 @@ cp "$work/results.csv" "$out/results.csv"
   done
   echo
   echo "NAKs and bytes repaired: summed over the ranks (mcast_bcast's counters; mcast_scatterv"
-  echo "does not print them). multicast off: the communicator's probe did not reach every rank"
-  echo "by multicast (e.g. a member's IGMP join was lost), so the operations ran over TCP."
+  echo "does not print them). multicast off: the job-wide communicator's probe did not reach"
+  echo "every rank by multicast (e.g. a member's IGMP join was lost), so its operations ran over"
+  echo "TCP."
   echo "Namespaces left after the run: $left."
   echo
   echo "Command: \`HOSTS=$hosts OPS=$ops SPECS=\"$specs\" bench/mcast/loss.sh\` (as root)."
