@@ -251,7 +251,7 @@ void McastTransport::unsubscribe(uint32_t context) {
   subscribed_.erase(it);
   ctx_.erase(context);
   for (auto r = rx_.begin(); r != rx_.end();) {
-    if (r->first.context == context && !r->second.waiting && r->second.inflight == 0)
+    if (r->first.context == context && !r->second.waiting)
       r = rx_.erase(r);
     else
       ++r;
@@ -359,8 +359,7 @@ void McastTransport::retireUpTo(uint32_t context, uint64_t seq) {
   if (!c.anyRetired || seq > c.retired) c.retired = seq;
   c.anyRetired = true;
   for (auto it = rx_.begin(); it != rx_.end();) {
-    if (it->first.context == context && it->first.seq <= seq && !it->second.waiting &&
-        it->second.inflight == 0)
+    if (it->first.context == context && it->first.seq <= seq && !it->second.waiting)
       it = rx_.erase(it);
     else
       ++it;
@@ -620,11 +619,10 @@ int McastTransport::onTcpFrame(int peer, const FrameHeader& h, PayloadTarget* t)
   // particular the answer to an earlier NAK of a message already complete, whose key a
   // late duplicate datagram may have brought back into rx_ (nobody waits for that entry,
   // and retiring it must not free a buffer a payload is being read into).
+  if (h.tag <= 0) return 0;
   McastKey key{h.context, h.a, peer, static_cast<uint16_t>(h.b)};
-  auto it = rx_.find(key);
-  if (it == rx_.end() || !it->second.waiting || it->second.len != h.msgSize || h.tag <= 0) return 0;
   Rx* r = rxFor(key, h.msgSize, static_cast<uint32_t>(h.tag), false);
-  if (!r || r->frag != static_cast<uint32_t>(h.tag) || h.offset > r->len ||
+  if (!r || !r->waiting || r->frag != static_cast<uint32_t>(h.tag) || h.offset > r->len ||
       h.payloadLen > r->len - h.offset)
     return 0;
   t->dest = r->data.data() + h.offset;

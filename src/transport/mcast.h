@@ -131,7 +131,10 @@ class McastTransport final : public progress::EventHandler {
     bool finSeen = false;  // the end-of-message mark arrived
     int64_t lastNs = 0;
     bool waiting = false;  // a receive() is on it
-    int inflight = 0;      // repair payloads being read into data
+    // Repair payloads being read into data. Repairs go only to entries a receive() waits
+    // for, and receive() erases its entry only once this is 0, so an entry with a
+    // payload in flight is never retired or unsubscribed (those skip waited-for entries).
+    int inflight = 0;
   };
   struct Tx {
     const unsigned char* data = nullptr;
