@@ -74,7 +74,7 @@ extern "C" int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatyp
   CCMPI_API_BEGIN("MPI_Type_contiguous");
   CHECK_COUNT(count, "count");
   CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
   ENGINE(datatype::createContiguous(count, oldtype, newtype));
   return MPI_SUCCESS;
@@ -87,7 +87,7 @@ extern "C" int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Data
   CHECK_COUNT(count, "count");
   if (blocklength < 0) return raisef(kFunc, MPI_ERR_ARG, "blocklength %d is negative", blocklength);
   CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
   ENGINE(datatype::createVector(count, blocklength, stride, oldtype, newtype));
   return MPI_SUCCESS;
@@ -100,7 +100,7 @@ extern "C" int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint str
   CHECK_COUNT(count, "count");
   if (blocklength < 0) return raisef(kFunc, MPI_ERR_ARG, "blocklength %d is negative", blocklength);
   CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
   ENGINE(datatype::createHvector(count, blocklength, stride, oldtype, newtype));
   return MPI_SUCCESS;
@@ -115,7 +115,7 @@ extern "C" int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
   CHECK_ARRAY(array_of_blocklengths, count, "array_of_blocklengths");
   CHECK_ARRAY(array_of_displacements, count, "array_of_displacements");
   CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
   ENGINE(datatype::createIndexed(count, array_of_blocklengths, array_of_displacements, oldtype,
                                  newtype));
@@ -131,7 +131,7 @@ extern "C" int PMPI_Type_create_hindexed(int count, const int array_of_blockleng
   CHECK_ARRAY(array_of_blocklengths, count, "array_of_blocklengths");
   CHECK_ARRAY(array_of_displacements, count, "array_of_displacements");
   CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
   ENGINE(datatype::createHindexed(count, array_of_blocklengths, array_of_displacements, oldtype,
                                   newtype));
@@ -147,7 +147,7 @@ extern "C" int PMPI_Type_create_indexed_block(int count, int blocklength,
   if (blocklength < 0) return raisef(kFunc, MPI_ERR_ARG, "blocklength %d is negative", blocklength);
   CHECK_ARRAY(array_of_displacements, count, "array_of_displacements");
   CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
   ENGINE(
       datatype::createIndexedBlock(count, blocklength, array_of_displacements, oldtype, newtype));
@@ -163,7 +163,7 @@ extern "C" int PMPI_Type_create_hindexed_block(int count, int blocklength,
   if (blocklength < 0) return raisef(kFunc, MPI_ERR_ARG, "blocklength %d is negative", blocklength);
   CHECK_ARRAY(array_of_displacements, count, "array_of_displacements");
   CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
   ENGINE(
       datatype::createHindexedBlock(count, blocklength, array_of_displacements, oldtype, newtype));
@@ -190,7 +190,7 @@ extern "C" int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_A
                                         MPI_Datatype* newtype) {
   CCMPI_API_BEGIN("MPI_Type_create_resized");
   CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
   ENGINE(datatype::createResized(oldtype, lb, extent, newtype));
   return MPI_SUCCESS;
@@ -200,7 +200,7 @@ CCMPI_MPI_ALIAS(MPI_Type_create_resized)
 extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   CCMPI_API_BEGIN("MPI_Type_dup");
   CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
   MPI_Datatype out = MPI_DATATYPE_NULL;
   ENGINE(datatype::dup(oldtype, &out));
@@ -223,7 +223,7 @@ extern "C" int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
   CHECK_ARRAY(array_of_subsizes, ndims, "array_of_subsizes");
   CHECK_ARRAY(array_of_starts, ndims, "array_of_starts");
   CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
   ENGINE(datatype::createSubarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order,
                                   oldtype, newtype));
@@ -242,7 +242,7 @@ extern "C" int PMPI_Type_create_darray(int size, int rank, int ndims, const int 
   CHECK_ARRAY(array_of_dargs, ndims, "array_of_dargs");
   CHECK_ARRAY(array_of_psizes, ndims, "array_of_psizes");
   CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
   ENGINE(datatype::createDarray(size, rank, ndims, array_of_gsizes, array_of_distribs,
                                 array_of_dargs, array_of_psizes, order, oldtype, newtype));
@@ -255,7 +255,7 @@ CCMPI_MPI_ALIAS(MPI_Type_create_darray)
 extern "C" int PMPI_Type_commit(MPI_Datatype* datatype) {
   CCMPI_API_BEGIN("MPI_Type_commit");
   CHECK_PTR(datatype, "datatype pointer");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, *datatype, &t)) return rc;
   ENGINE(datatype::commit(*datatype));
   return MPI_SUCCESS;
@@ -265,7 +265,7 @@ CCMPI_MPI_ALIAS(MPI_Type_commit)
 extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
   CCMPI_API_BEGIN("MPI_Type_free");
   CHECK_PTR(datatype, "datatype pointer");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, *datatype, &t)) return rc;
   if (t->predefined())
     return raisef(kFunc, MPI_ERR_TYPE, "cannot free the predefined datatype %s", nameOf(*t));
@@ -278,7 +278,7 @@ extern "C" int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Ain
   CCMPI_API_BEGIN("MPI_Type_get_extent");
   CHECK_PTR(lb, "lb");
   CHECK_PTR(extent, "extent");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   *lb = t->lb();
   *extent = t->extent();
@@ -290,7 +290,7 @@ extern "C" int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_
   CCMPI_API_BEGIN("MPI_Type_get_extent_x");
   CHECK_PTR(lb, "lb");
   CHECK_PTR(extent, "extent");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   *lb = t->lb();
   *extent = t->extent();
@@ -303,7 +303,7 @@ extern "C" int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_l
   CCMPI_API_BEGIN("MPI_Type_get_true_extent");
   CHECK_PTR(true_lb, "true_lb");
   CHECK_PTR(true_extent, "true_extent");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   *true_lb = t->trueLb();
   *true_extent = t->trueExtent();
@@ -316,7 +316,7 @@ extern "C" int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* tru
   CCMPI_API_BEGIN("MPI_Type_get_true_extent_x");
   CHECK_PTR(true_lb, "true_lb");
   CHECK_PTR(true_extent, "true_extent");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   *true_lb = t->trueLb();
   *true_extent = t->trueExtent();
@@ -327,7 +327,7 @@ CCMPI_MPI_ALIAS(MPI_Type_get_true_extent_x)
 extern "C" int PMPI_Type_size(MPI_Datatype datatype, int* size) {
   CCMPI_API_BEGIN("MPI_Type_size");
   CHECK_PTR(size, "size");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   *size = toIntOrUndefined(t->size());
   return MPI_SUCCESS;
@@ -337,7 +337,7 @@ CCMPI_MPI_ALIAS(MPI_Type_size)
 extern "C" int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
   CCMPI_API_BEGIN("MPI_Type_size_x");
   CHECK_PTR(size, "size");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   *size = t->size();
   return MPI_SUCCESS;
@@ -348,7 +348,7 @@ extern "C" int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* r
   CCMPI_API_BEGIN("MPI_Type_get_name");
   CHECK_PTR(type_name, "type_name");
   CHECK_PTR(resultlen, "resultlen");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   const std::string& n = t->name();
   const size_t len = std::min<size_t>(n.size(), MPI_MAX_OBJECT_NAME - 1);
@@ -362,7 +362,7 @@ CCMPI_MPI_ALIAS(MPI_Type_get_name)
 extern "C" int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
   CCMPI_API_BEGIN("MPI_Type_set_name");
   CHECK_PTR(type_name, "type_name");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   t->setName(std::string(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1)));
   return MPI_SUCCESS;
@@ -376,7 +376,7 @@ extern "C" int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, 
   CHECK_PTR(num_addresses, "num_addresses");
   CHECK_PTR(num_datatypes, "num_datatypes");
   CHECK_PTR(combiner, "combiner");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   ENGINE(datatype::getEnvelope(datatype, num_integers, num_addresses, num_datatypes, combiner));
   return MPI_SUCCESS;
@@ -394,7 +394,7 @@ extern "C" int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, i
   CHECK_ARRAY(array_of_integers, max_integers, "array_of_integers");
   CHECK_ARRAY(array_of_addresses, max_addresses, "array_of_addresses");
   CHECK_ARRAY(array_of_datatypes, max_datatypes, "array_of_datatypes");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   ENGINE(datatype::getContents(datatype, max_integers, max_addresses, max_datatypes,
                                array_of_integers, array_of_addresses, array_of_datatypes));
@@ -451,7 +451,7 @@ extern "C" int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, 
   CCMPI_CHECK(comm, incount >= 0, MPI_ERR_COUNT, "incount %d is negative", incount);
   CCMPI_CHECK(comm, position, MPI_ERR_ARG, "position is NULL");
   CCMPI_CHECK(comm, *position >= 0, MPI_ERR_ARG, "position %d is negative", *position);
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = committedArg(kFunc, comm, datatype, &t)) return rc;
   const int64_t need = static_cast<int64_t>(incount) * t->size();
   CCMPI_CHECK(comm, *position + need <= outsize, MPI_ERR_TRUNCATE,
@@ -472,7 +472,7 @@ extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* o
   CCMPI_CHECK(comm, outcount >= 0, MPI_ERR_COUNT, "outcount %d is negative", outcount);
   CCMPI_CHECK(comm, position, MPI_ERR_ARG, "position is NULL");
   CCMPI_CHECK(comm, *position >= 0, MPI_ERR_ARG, "position %d is negative", *position);
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = committedArg(kFunc, comm, datatype, &t)) return rc;
   const int64_t need = static_cast<int64_t>(outcount) * t->size();
   CCMPI_CHECK(comm, *position + need <= insize, MPI_ERR_TRUNCATE,
@@ -492,7 +492,7 @@ extern "C" int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
     return raisef(kFunc, MPI_ERR_COMM, "invalid communicator handle 0x%x", comm);
   CCMPI_CHECK(comm, incount >= 0, MPI_ERR_COUNT, "incount %d is negative", incount);
   CCMPI_CHECK(comm, size, MPI_ERR_ARG, "size is NULL");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = committedArg(kFunc, comm, datatype, &t)) return rc;
   *size = toIntOrUndefined(static_cast<int64_t>(incount) * t->size());
   return MPI_SUCCESS;
@@ -516,7 +516,7 @@ extern "C" int PMPI_Pack_external(const char datarep[], const void* inbuf, int i
   if (int rc = checkDatarep(kFunc, datarep)) return rc;
   CHECK_COUNT(incount, "incount");
   CHECK_PTR(position, "position");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = committedArg(kFunc, MPI_COMM_WORLD, datatype, &t)) return rc;
   if (incount > 0 && t->size() > 0 && !outbuf)
     return raisef(kFunc, MPI_ERR_BUFFER, "outbuf is NULL");
@@ -534,7 +534,7 @@ extern "C" int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI
   if (int rc = checkDatarep(kFunc, datarep)) return rc;
   CHECK_COUNT(outcount, "outcount");
   CHECK_PTR(position, "position");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = committedArg(kFunc, MPI_COMM_WORLD, datatype, &t)) return rc;
   if (outcount > 0 && t->size() > 0 && !inbuf)
     return raisef(kFunc, MPI_ERR_BUFFER, "inbuf is NULL");
@@ -551,7 +551,7 @@ extern "C" int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Da
   if (int rc = checkDatarep(kFunc, datarep)) return rc;
   CHECK_COUNT(incount, "incount");
   CHECK_PTR(size, "size");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   int64_t s = 0;
   ENGINE(datatype::externalSize(datatype, incount, &s));
@@ -567,7 +567,7 @@ extern "C" int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, i
   if (!status || status == MPI_STATUS_IGNORE)
     return raisef(kFunc, MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE");
   CHECK_PTR(count, "count");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   const int64_t bytes = status->ccmpi_count;
   if (t->size() == 0) {
@@ -586,7 +586,7 @@ extern "C" int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype
   if (!status || status == MPI_STATUS_IGNORE)
     return raisef(kFunc, MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE");
   CHECK_PTR(count, "count");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   const int64_t n = t->elementsIn(status->ccmpi_count);
   *count = n == MPI_UNDEFINED ? MPI_UNDEFINED : toIntOrUndefined(n);
@@ -600,7 +600,7 @@ extern "C" int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype dataty
   if (!status || status == MPI_STATUS_IGNORE)
     return raisef(kFunc, MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE");
   CHECK_PTR(count, "count");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   *count = t->elementsIn(status->ccmpi_count);
   return MPI_SUCCESS;
@@ -612,7 +612,7 @@ int setElements(const char* kFunc, MPI_Status* status, MPI_Datatype datatype, MP
   if (!status || status == MPI_STATUS_IGNORE)
     return raisef(kFunc, MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE");
   if (count < 0) return raisef(kFunc, MPI_ERR_COUNT, "count %lld is negative", count);
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   if (count > 0 && t->elements() == 0)
     return raisef(kFunc, MPI_ERR_ARG, "datatype %s has no basic elements", nameOf(*t));
@@ -675,7 +675,7 @@ CCMPI_MPI_ALIAS(MPI_Type_free_keyval)
 
 extern "C" int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
   CCMPI_API_BEGIN("MPI_Type_set_attr");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   ENGINE(datatype::setAttr(datatype, type_keyval, attribute_val));
   return MPI_SUCCESS;
@@ -687,7 +687,7 @@ extern "C" int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* 
   CCMPI_API_BEGIN("MPI_Type_get_attr");
   CHECK_PTR(attribute_val, "attribute_val");
   CHECK_PTR(flag, "flag");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   ENGINE(datatype::getAttr(datatype, type_keyval, static_cast<void**>(attribute_val), flag));
   return MPI_SUCCESS;
@@ -696,7 +696,7 @@ CCMPI_MPI_ALIAS(MPI_Type_get_attr)
 
 extern "C" int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
   CCMPI_API_BEGIN("MPI_Type_delete_attr");
-  datatype::Datatype* t;
+  datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   ENGINE(datatype::deleteAttr(datatype, type_keyval));
   return MPI_SUCCESS;
