@@ -27,6 +27,7 @@
 #include <memory>
 #include <vector>
 
+#include "base/tunables.h"
 #include "coll/nb_algorithms.h"
 #include "coll/phased/phased.h"
 
@@ -35,11 +36,16 @@ namespace {
 
 constexpr size_t kCacheEntries = 4;
 
+Tunable<uint64_t> kPhasedMin(
+    "CCMPI_PHASED_MIN", 8192,
+    "Alltoallv (automatic and phased): below this largest message of the pattern (bytes), "
+    "one linear round replaces the phases");
+Tunable<bool> kPhasedStats(
+    "CCMPI_PHASED_STATS", false,
+    "print each rank's Alltoallv pattern-cache calls, hits, misses and their costs at exit");
+
 int64_t phasedMin() {
-  static const int64_t v = [] {
-    const char* e = getenv("CCMPI_PHASED_MIN");
-    return e && *e ? strtoll(e, nullptr, 10) : int64_t{8192};
-  }();
+  static const int64_t v = static_cast<int64_t>(kPhasedMin.get());
   return v;
 }
 
@@ -55,8 +61,7 @@ struct Stats {
 Stats& stats() {
   static Stats* s = [] {
     auto* st = new Stats;
-    const char* e = getenv("CCMPI_PHASED_STATS");
-    if (e && *e && *e != '0')
+    if (kPhasedStats.get())
       atexit([] {
         const Stats& x = stats();
         if (x.calls == 0) return;

@@ -2,27 +2,28 @@
 // synchronization, and the scheduler settings (see phased.h).
 #include "coll/phased/phased.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "base/link.h"
+#include "base/tunables.h"
 #include "coll/nb_algorithms.h"
 
 namespace ccmpi::coll {
 namespace {
 
-double envDouble(const char* name, double def) {
-  const char* v = getenv(name);
-  if (!v || !*v) return def;
-  char* end = nullptr;
-  const double d = strtod(v, &end);
-  if (*end || d < 0) {
-    fprintf(stderr, "ccmpi: warning: %s=%s is not a number >= 0; using %g\n", name, v, def);
-    return def;
-  }
-  return d;
-}
+Tunable<std::string> kPhaseSync(
+    "CCMPI_PHASE_SYNC", "ready",
+    "how phased Alltoall/Allgather/Alltoallv keep phases apart: ready (a receiver tells its "
+    "next sender it is ready), barrier (the paper's barrier between phases), none");
+Tunable<uint64_t> kPhaseSmall(
+    "CCMPI_PHASE_SMALL", 4096,
+    "messages below this many bytes go into one last unsynchronized phase of a schedule");
+Tunable<double> kPhaseSyncUs(
+    "CCMPI_PHASE_SYNC_US", 200,
+    "scheduler cost model: microseconds one phase boundary costs (greedy vs all-to-all based)");
 
 }  // namespace
 
@@ -40,8 +41,8 @@ const char* phaseSyncName(PhaseSync s) {
 
 PhaseSync defaultPhaseSync() {
   static const PhaseSync sync = [] {
-    const char* v = getenv("CCMPI_PHASE_SYNC");
-    if (!v || !*v || !strcmp(v, "ready")) return PhaseSync::kReady;
+    const char* v = kPhaseSync.get().c_str();
+    if (!*v || !strcmp(v, "ready")) return PhaseSync::kReady;
     if (!strcmp(v, "barrier")) return PhaseSync::kBarrier;
     if (!strcmp(v, "none")) return PhaseSync::kNone;
     fprintf(stderr,
@@ -54,7 +55,7 @@ PhaseSync defaultPhaseSync() {
 }
 
 int64_t phaseSmallThreshold() {
-  static const int64_t t = static_cast<int64_t>(envDouble("CCMPI_PHASE_SMALL", 4096));
+  static const int64_t t = static_cast<int64_t>(kPhaseSmall.get());
   return t;
 }
 
@@ -63,7 +64,7 @@ sched::Phases schedulePattern(int n, const sched::Pattern& pattern, sched::Sched
     sched::CostModel m;
     // TCP payload of a line-rate Mbit/s: 1448-byte segments in 1538-byte frames.
     m.bytesPerSecond = linkMbits() * 1e6 / 8 * 1448 / 1538;
-    m.syncSeconds = envDouble("CCMPI_PHASE_SYNC_US", 200) * 1e-6;
+    m.syncSeconds = std::max(0.0, kPhaseSyncUs.get()) * 1e-6;
     return m;
   }();
   return sched::best(n, pattern, phaseSmallThreshold(), model, which);
