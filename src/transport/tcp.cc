@@ -309,10 +309,12 @@ class TcpConn final : public progress::EventHandler {
       const size_t avail = inEnd_ - inStart_;
       if (inPayload_ && avail == 0 && keepLeft() >= kDirectReadMin) {
         // Large payload: read straight into the destination, and whatever follows into
-        // the buffer.
+        // the buffer (only the next frame's header when the stream is a large transfer,
+        // so that frame's payload is read straight into place too).
         inStart_ = inEnd_ = 0;
-        iovec iov[2] = {{tgt_.dest + got_, keepLeft()}, {in_.data(), in_.size()}};
-        asked = keepLeft() + in_.size();
+        const size_t tail = streaming_ ? kHeaderBytes : in_.size();
+        iovec iov[2] = {{tgt_.dest + got_, keepLeft()}, {in_.data(), tail}};
+        asked = keepLeft() + tail;
         n = ::readv(fd_, iov, 2);
         if (n > 0) {
           const size_t direct = std::min<size_t>(n, keepLeft());
@@ -328,6 +330,11 @@ class TcpConn final : public progress::EventHandler {
           inEnd_ = avail;
         }
         asked = in_.size() - inEnd_;
+        // In a large transfer (the last frame's payload was read in place), a frame
+        // boundary reads just the header: a buffered read would pull the next frame's
+        // payload (CCMPI_RNDV_FRAME, 64 KiB) into the buffer and copy it again.
+        if (streaming_ && !inPayload_ && avail < kHeaderBytes)
+          asked = std::min(asked, kHeaderBytes - avail);
         n = ::read(fd_, in_.data() + inEnd_, asked);
         if (n > 0) inEnd_ += n;
       }
@@ -441,6 +448,8 @@ class TcpConn final : public progress::EventHandler {
           fail("protocol error in frame from peer");
           return false;
         }
+        // Control frames (a clear-to-send between DATA frames) leave the hint alone.
+        if (h.payloadLen > 0) streaming_ = h.payloadLen >= kDirectReadMin;
         if (h.payloadLen > 0) {
           if (tgt_.keep > h.payloadLen) tgt_.keep = h.payloadLen;
           inPayload_ = true;
@@ -458,6 +467,7 @@ class TcpConn final : public progress::EventHandler {
   std::vector<unsigned char> in_;
   size_t inStart_ = 0, inEnd_ = 0;
   bool inPayload_ = false;
+  bool streaming_ = false;  // the last frame had a large payload: more are likely to follow
   FrameHeader cur_;
   PayloadTarget tgt_;
   uint64_t payloadLeft_ = 0;
