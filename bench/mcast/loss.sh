@@ -10,7 +10,8 @@
 #
 # Usage (root): bench/mcast/loss.sh [BUILD_DIR]    (default ./build)
 # Environment: HOSTS [8], OPS [10000], TIMEOUT [2400], SPECS ["1% 1% 1%;5% 1% 1%": loss,
-# duplication, reordering per cable direction], OUT_DIR [<repo>/docs/results/mcast-loss].
+# duplication, reordering per cable direction], OUT_DIR [<repo>/docs/results/mcast-loss],
+# PROGS ["bcast scatterv": which of the two programs run].
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$repo/build}" && pwd)
@@ -18,6 +19,10 @@ hosts=${HOSTS:-8}
 ops=${OPS:-10000}
 timeout_s=${TIMEOUT:-2400}
 specs=${SPECS:-"1% 1% 1%;5% 1% 1%"}
+progs=${PROGS:-"bcast scatterv"}
+for p in $progs; do
+  case $p in bcast | scatterv) ;; *) echo "loss.sh: PROGS: '$p' is not bcast or scatterv" >&2; exit 2 ;; esac
+done
 out=${OUT_DIR:-$repo/docs/results/mcast-loss}
 cluster=$build/bin/ccmpi-cluster
 mpirun=$build/bin/mpirun
@@ -56,7 +61,7 @@ for spec in "${spec_list[@]}"; do
   hostfile=$("$cluster" up --hosts "$hosts" --rate 100mbit --loss "$loss" --dup "$dup" \
     --reorder "$reorder" --name "$name" --owner $$ 2>"$work/up.err" | tail -n1)
   [ -r "$hostfile" ] || { cat "$work/up.err" >&2; echo "loss.sh: cluster up failed" >&2; exit 1; }
-  for prog in bcast scatterv; do
+  for prog in $progs; do
     if [ "$prog" = bcast ]; then
       cmd=("$mpirun" --hostfile "$hostfile" --launcher "$cluster exec --name $name" --iface r0
         -n "$hosts" --env CCMPI_BCAST_ALGORITHM=mcast --env CCMPI_SCATTER_ALGORITHM=mcast
@@ -129,7 +134,7 @@ cp "$work/results.csv" "$out/results.csv"
   echo "TCP."
   echo "Namespaces left after the run: $left."
   echo
-  echo "Command: \`HOSTS=$hosts OPS=$ops SPECS=\"$specs\" bench/mcast/loss.sh\` (as root)."
+  echo "Command: \`HOSTS=$hosts OPS=$ops SPECS=\"$specs\" PROGS=\"$progs\" bench/mcast/loss.sh\` (as root)."
 } >"$out/README.md"
 cat "$out/README.md"
 grep -q "HANG\|FAIL" "$work/results.csv" && exit 1
