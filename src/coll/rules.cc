@@ -82,6 +82,15 @@ alltoall                *       0-4k         bruck
 alltoall                *       4k-*         pairwise
 ialltoall               *       0-4k         bruck
 ialltoall               *       4k-*         pairwise
+# Alltoallv where ranks are on 2 or more hosts: phased, which first agrees on the largest
+# message (one dissemination allreduce) and goes linear below CCMPI_PHASED_MIN (8 KiB).
+# NPB IS on the emulated switch (docs/results/npb-is, 2026-11-24), class A / B in s:
+# 16 hosts phased 3.21 / 11.26, pairwise 3.14 / 11.23, linear 5.14 / 15.04; 8 hosts
+# phased 4.20 / 15.74, linear 5.70 / 19.64. Pairwise is as good there but loses on sparse
+# patterns (docs/results/unstructured, 24 hosts, 4 peers of 128 KiB: 213 ms, phased 129,
+# linear 139). The agreement costs small exchanges a few ms at 16-24 hosts (16 hosts,
+# 2 KiB a pair: phased 10.4 ms, linear 7.7 ms).
+alltoallv               *       *            phased               2-*
 alltoallv               *       *            linear
 reduce_scatter_block    1-6     *            pairwise
 reduce_scatter_block    7-*     0-64k        reduce_scatter
