@@ -220,6 +220,18 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "loss") == 0 && size > 1) {
     CHECK(sum[1] > 0 && sum[2] > 0, "no repair happened under loss (naks %llu, bytes %llu)", sum[1],
           sum[2]);
+    /* The data went by multicast: the job-wide group works (a probe lost to the loss would
+     * have switched the communicator to unicast, and every byte would still be right), and
+     * the receivers got at least one datagram per round between them. */
+    const int rounds = argc > 2 ? atoi(argv[2]) : 500;
+    char addr[32];
+    int port = 0;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK(MPIX_Comm_get_mcast_group(MPI_COMM_WORLD, addr, &port) == MPI_SUCCESS,
+          "multicast was switched off on MPI_COMM_WORLD under loss");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    CHECK(sum[0] >= (unsigned long long)rounds, "only %llu datagrams received in %d rounds", sum[0],
+          rounds);
   }
   if (child > 0) {
     int st = 0;
