@@ -57,12 +57,15 @@ iallreduce              7-*     0-256k       reduce_bcast
 iallreduce              7-*     256k-*       rabenseifner
 reduce                  *       *            binomial
 # One rank per host on 9 or more hosts (the emulated 100 Mbit/s switch, 16 hosts:
-# docs/results/coll-rules/network.md): phases pay off for large alltoall blocks.
+# docs/results/coll-rules/network.md): phases pay off for large alltoall blocks. Alltoall
+# from 512 B to 64 KiB: pairwise; the sweep of network.md had linear ahead by 8-17%, both
+# ccmpi-bench alltoall runs (2026-11-22 and 11-24, docs/results/alltoall) pairwise ahead
+# by 6-33% (11-24, 4 KiB: pairwise 7.9 ms, linear 11.8 ms).
 allgather               9-*     0-4k         recursive_doubling   9-*
 allgather               9-*     4k-32k       ring                 9-*
 allgather               9-*     32k-*        recursive_doubling   9-*
 alltoall                9-*     0-512        bruck                9-*
-alltoall                9-*     512-64k      linear               9-*
+alltoall                9-*     512-64k      pairwise             9-*
 alltoall                9-*     64k-*        phased               9-*
 ialltoall               9-*     64k-*        phased               9-*
 # Ranks on 2-8 hosts (the emulated 100 Mbit/s switch, 4 hosts: docs/results/alltoall):
