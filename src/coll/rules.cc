@@ -32,6 +32,12 @@ Tunable<std::string> kRulesFile(
 // The built-in rules, in the file format.
 const char kBuiltinRules[] = R"(
 # collective            ranks   bytes        algorithm
+# On one host the tree barrier's 2(n-1) messages cost less CPU than dissemination's
+# n log2 n where ranks share cores (OSU osu_barrier on 2 cores, 2026-11-24, 3 runs:
+# 16 ranks 221-254 us against 285-403 us; 4 ranks within the noise), and it releases
+# rank 0 first, so a collective rooted there that follows it starts early (osu_bcast 8 B,
+# 4 ranks: 4-7 us against 16-26 us). Across hosts dissemination's log2 n rounds win.
+barrier                 *       *            tree                 1
 barrier                 *       *            dissemination
 ibarrier                *       *            dissemination
 # Multicast where ranks are on 3 or more hosts (the emulated 100 Mbit/s switch, 2-29

@@ -16,8 +16,7 @@ namespace {
 
 Tunable<int64_t> kSpinUs("CCMPI_SPIN_US", -1,
                          "microseconds a blocked call polls before sleeping in epoll_wait; "
-                         "-1 = auto (50 when ranks on this host <= cores, 20 when <= 4x cores, "
-                         "else 0)");
+                         "-1 = auto (50 when ranks on this host <= 4x cores, else 20)");
 
 constexpr int kMaxEvents = 64;
 
@@ -45,9 +44,10 @@ int64_t Engine::spinBudgetNs() {
       const long cores = sysconf(_SC_NPROCESSORS_ONLN);
       // Oversubscribed, a short spin (which yields the core every few polls) still beats
       // sleeping: the peer that will answer gets the core at once, and the answer is
-      // picked up without a wake-up (osu_bcast 8 B, 4 ranks on 2 cores: 54 -> 35 us).
-      // Far oversubscribed, the spinners only delay the ranks that have work.
-      us = localRanks_ <= cores ? 50 : localRanks_ <= 4 * cores ? 20 : 0;
+      // picked up without a wake-up. Measured with OSU 8 B on 2 cores (3 runs each,
+      // 2026-11-24): 4 ranks, 20 -> 50 us: allreduce 32-53 -> 28-36 us, alltoall 47-51 ->
+      // 34-41 us; 16 ranks, 0 -> 20-200 us: alltoall 340-453 -> 325-389 us, no point worse.
+      us = localRanks_ <= 4 * cores ? 50 : 20;
     }
     spinNs_ = us * 1000;
   }
