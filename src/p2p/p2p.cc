@@ -65,6 +65,11 @@ Tunable<uint64_t> kChunk("CCMPI_RNDV_CHUNK", 256 * 1024,
                          "buffer (the pack/send pipelining unit)");
 Tunable<uint64_t> kFrame("CCMPI_RNDV_FRAME", 64 * 1024,
                          "largest DATA frame of a rendezvous transfer from a contiguous buffer");
+Tunable<uint64_t> kFrameLocal(
+    "CCMPI_RNDV_FRAME_LOCAL", 256 * 1024,
+    "largest DATA frame of a rendezvous transfer from a contiguous buffer to a rank on the "
+    "same host (a connection within the machine, where a clear-to-send never waits long "
+    "behind a frame)");
 
 struct Queues {
   std::list<Request*> posted;
@@ -208,9 +213,16 @@ class DataStream final : public transport::OutFrame {
  private:
   void next() {
     const bool code = eligible_ && compress_channel::decide(req_->peer);
+    // Contiguous data goes in frames of CCMPI_RNDV_FRAME (64 KiB) on a network, so a
+    // clear-to-send queued behind a transfer waits at most one frame; within a host larger
+    // frames cost fewer system calls (osu_allgather 1 MiB, 4 ranks on 2 cores: 2.4-2.8 ms
+    // with 64 KiB frames, 1.7-1.8 ms with 256 KiB).
+    const uint64_t frame = g.tcp && g.tcp->sameHost(req_->peer)
+                               ? std::max(kFrame.get(), kFrameLocal.get())
+                               : kFrame.get();
     const uint64_t chunk =
         code ? compress_channel::chunkBytes()
-             : std::max<uint64_t>(req_->dt->contiguous() ? kFrame.get() : kChunk.get(), 4096);
+             : std::max<uint64_t>(req_->dt->contiguous() ? frame : kChunk.get(), 4096);
     const uint64_t len = std::min<uint64_t>(chunk, req_->accepted - offset_);
     transport::FrameHeader h;
     h.type = transport::FrameType::kData;

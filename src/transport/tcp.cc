@@ -595,10 +595,30 @@ void TcpTransport::accepted(TcpConn* c) {
   opened(peer, c);
 }
 
+namespace {
+// Both ends of a connected TCP socket on one IPv4 address (or on loopback).
+bool socketIsLocal(int fd) {
+  sockaddr_in mine{}, theirs{};
+  socklen_t a = sizeof mine, b = sizeof theirs;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&mine), &a) != 0 ||
+      getpeername(fd, reinterpret_cast<sockaddr*>(&theirs), &b) != 0 ||
+      mine.sin_family != AF_INET || theirs.sin_family != AF_INET)
+    return false;
+  const bool loop = (ntohl(theirs.sin_addr.s_addr) >> 24) == 127;
+  return loop || mine.sin_addr.s_addr == theirs.sin_addr.s_addr;
+}
+}  // namespace
+
+bool TcpTransport::sameHost(int peer) const {
+  return peer >= 0 && peer < static_cast<int>(peers_.size()) && peers_[peer].active &&
+         peers_[peer].sameHost;
+}
+
 void TcpTransport::opened(int peer, TcpConn* c) {
   Peer& p = peers_[peer];
   if (p.outgoing == c) p.outgoing = nullptr;
   p.active = c;
+  p.sameHost = socketIsLocal(c->fd());
   ++opened_;
   c->enqueueAll(p.queue);
 }

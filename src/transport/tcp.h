@@ -63,6 +63,9 @@ class TcpTransport {
   bool hasPendingOutput() const;
   // Throughput to peer in bytes/s measured while its socket was backlogged (0 = unknown).
   double drainRate(int peer) const;
+  // Whether peer's connection is open and joins two addresses of this host (both ends
+  // on one IP address, or loopback): the ranks share the machine.
+  bool sameHost(int peer) const;
 
  private:
   friend class TcpConn;
@@ -70,6 +73,7 @@ class TcpTransport {
     TcpConn* active = nullptr;    // authenticated connection carrying the pair's traffic
     TcpConn* outgoing = nullptr;  // our connection attempt not yet accepted
     std::deque<OutFrame*> queue;  // frames waiting for `active`
+    bool sameHost = false;        // of `active`, found when it opened
   };
   class Listener : public progress::EventHandler {
    public:
