@@ -30,6 +30,12 @@ Tunable<std::string> kCongestion(
     "CCMPI_TCP_CONGESTION", "",
     "TCP congestion control of the connections (e.g. cubic, bbr; empty = the kernel's default)");
 
+Tunable<double> kConnectRetrySeconds(
+    "CCMPI_TCP_CONNECT_RETRY", 30,
+    "seconds a connection attempt that fails for the network's sake (no route to host: a "
+    "lost ARP exchange on a lossy link; network unreachable; timed out) is repeated, with "
+    "growing pauses, before the peer counts as lost");
+
 Tunable<uint64_t> kNotsentLowat(
     "CCMPI_TCP_NOTSENT_LOWAT", 128 * 1024,
     "bytes of unsent data a connection's kernel buffer may hold (TCP_NOTSENT_LOWAT; 0 = no "
@@ -146,7 +152,14 @@ class TcpConn final : public progress::EventHandler {
       int err = 0;
       socklen_t len = sizeof err;
       getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len);
-      if (err) return fail(std::string("connect failed: ") + strerror(err));
+      if (err) {
+        if ((err == EHOSTUNREACH || err == ENETUNREACH || err == ETIMEDOUT) &&
+            t_->retryConnect(this)) {
+          closeQuietly();
+          return;
+        }
+        return fail(std::string("connect failed: ") + strerror(err));
+      }
       st_ = State::kAwaitChallenge;
       updateInterest();
     }
@@ -562,8 +575,12 @@ void TcpTransport::connectTo(int peer) {
   if (fd < 0) log::fatal("socket() failed: %s", strerror(errno));
   setSocketOptions(fd);
   int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
-  if (rc != 0 && errno != EINPROGRESS)
-    log::fatal("cannot connect to rank %d at %s: %s", peer, addr.c_str(), strerror(errno));
+  if (rc != 0 && errno != EINPROGRESS) {
+    const int err = errno;
+    ::close(fd);
+    if ((err == EHOSTUNREACH || err == ENETUNREACH) && scheduleRetry(peer)) return;
+    log::fatal("cannot connect to rank %d at %s: %s", peer, addr.c_str(), strerror(err));
+  }
   auto c = std::make_unique<TcpConn>(
       this, fd, peer, rc == 0 ? TcpConn::State::kAwaitChallenge : TcpConn::State::kConnecting);
   TcpConn* raw = c.get();
@@ -619,6 +636,8 @@ void TcpTransport::opened(int peer, TcpConn* c) {
   if (p.outgoing == c) p.outgoing = nullptr;
   p.active = c;
   p.sameHost = socketIsLocal(c->fd());
+  p.connectRetries = 0;
+  p.retryAtNs = 0;
   ++opened_;
   c->enqueueAll(p.queue);
 }
@@ -637,6 +656,63 @@ void TcpTransport::connFailed(TcpConn* c, const std::string& why) {
   if (mattered && !shuttingDown_) sink_->onPeerLost(peer, why);
 }
 
+namespace {
+TcpTransport* gRetrying = nullptr;  // the transport with attempts to repeat
+bool retryHook() {
+  return gRetrying && gRetrying->retryDue();
+}
+}  // namespace
+
+bool TcpTransport::retryConnect(TcpConn* c) {
+  const int peer = c->peer_;
+  if (shuttingDown_ || peer < 0 || peers_[peer].outgoing != c) return false;
+  return scheduleRetry(peer);
+}
+
+bool TcpTransport::scheduleRetry(int peer) {
+  Peer& p = peers_[peer];
+  const int64_t now = progress::Engine::nowNs();
+  if (p.connectRetries == 0)
+    p.retryUntilNs = now + static_cast<int64_t>(std::max(0.0, kConnectRetrySeconds.get()) * 1e9);
+  if (now >= p.retryUntilNs) return false;
+  // 50 ms, doubling to 1.6 s: the kernel's own neighbour resolution has just taken ~3 s.
+  const int64_t pause = 50'000'000LL << std::min(p.connectRetries, 5);
+  ++p.connectRetries;
+  p.outgoing = nullptr;
+  p.retryAtNs = std::min(now + pause, p.retryUntilNs);
+  log::info("connection to rank %d failed for the network's sake; trying again (%d)", peer,
+            p.connectRetries);
+  retryPending_ = true;
+  gRetrying = this;
+  progress::engine().addHook(&retryHook);
+  return true;
+}
+
+bool TcpTransport::retryDue() {
+  if (!retryPending_) return false;
+  const int64_t now = progress::Engine::nowNs();
+  bool any = false, started = false;
+  for (size_t i = 0; i < peers_.size(); ++i) {
+    Peer& p = peers_[i];
+    if (p.retryAtNs == 0) continue;
+    if (p.active || p.outgoing) {
+      p.retryAtNs = 0;  // the peer connected to us meanwhile
+      continue;
+    }
+    if (now < p.retryAtNs) {
+      any = true;
+      continue;
+    }
+    p.retryAtNs = 0;
+    connectTo(static_cast<int>(i));
+    started = true;
+  }
+  // connectTo may have scheduled another retry (a synchronous failure).
+  for (const Peer& p : peers_) any = any || p.retryAtNs != 0;
+  retryPending_ = any;
+  return started;
+}
+
 bool TcpTransport::hasPendingOutput() const {
   for (const auto& c : conns_)
     if (c->state() != TcpConn::State::kClosed && !c->idle()) return true;
@@ -653,6 +729,7 @@ double TcpTransport::drainRate(int peer) const {
 
 void TcpTransport::shutdown() {
   shuttingDown_ = true;
+  if (gRetrying == this) gRetrying = nullptr;
   const int64_t deadline = progress::Engine::nowNs() + 10'000'000'000LL;
   while (hasPendingOutput() && progress::Engine::nowNs() < deadline) progress::engine().poll(10);
   for (auto& c : conns_) {

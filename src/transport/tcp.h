@@ -63,6 +63,8 @@ class TcpTransport {
   bool hasPendingOutput() const;
   // Throughput to peer in bytes/s measured while its socket was backlogged (0 = unknown).
   double drainRate(int peer) const;
+  // Starts the connection attempts that are due (progress hook); true if one started.
+  bool retryDue();
   // Whether peer's connection is open and joins two addresses of this host (both ends
   // on one IP address, or loopback): the ranks share the machine.
   bool sameHost(int peer) const;
@@ -74,6 +76,9 @@ class TcpTransport {
     TcpConn* outgoing = nullptr;  // our connection attempt not yet accepted
     std::deque<OutFrame*> queue;  // frames waiting for `active`
     bool sameHost = false;        // of `active`, found when it opened
+    int connectRetries = 0;       // failed attempts since the last open connection
+    int64_t retryUntilNs = 0;     // give up retrying after this
+    int64_t retryAtNs = 0;        // next attempt due (0 = none)
   };
   class Listener : public progress::EventHandler {
    public:
@@ -86,6 +91,10 @@ class TcpTransport {
   void accepted(TcpConn* c);          // an accepted conn proved itself with HELLO
   void opened(int peer, TcpConn* c);  // c becomes the active connection for peer
   void connFailed(TcpConn* c, const std::string& why);
+  // An outgoing attempt failed for the network's sake: schedules another one (true) while
+  // CCMPI_TCP_CONNECT_RETRY lasts; the caller closes c.
+  bool retryConnect(TcpConn* c);
+  bool scheduleRetry(int peer);
   uint64_t mac(char tag, uint64_t nonce0, uint64_t nonce1, int from, int to) const;
 
   TcpConfig cfg_;
@@ -96,6 +105,7 @@ class TcpTransport {
   std::vector<Peer> peers_;
   std::vector<std::unique_ptr<TcpConn>> conns_;  // all connections ever made (kept until shutdown)
   bool shuttingDown_ = false;
+  bool retryPending_ = false;
   uint64_t opened_ = 0;
   uint64_t rejectedAuth_ = 0;
 };
