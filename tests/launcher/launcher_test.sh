@@ -74,7 +74,11 @@ expect_pids_gone() {
 start_bg() {
   local want="$1"
   shift
-  "$@" >"$WORK/out" 2>"$WORK/err" </dev/null &
+  # Created here, not by the background job's redirection: the loop below may look
+  # before the job has opened them (a missing file read as "no lines yet" ended the wait).
+  : >"$WORK/out"
+  : >"$WORK/err"
+  "$@" >>"$WORK/out" 2>>"$WORK/err" </dev/null &
   BG=$!
   BG_PIDS+=("$BG")
   local deadline=$(( $(now_ms) + 15000 ))
