@@ -19,6 +19,7 @@ uint64_t eagerLimit();
 
 struct Counters {
   uint64_t eagerSent = 0, rndvSent = 0, selfSent = 0, unexpected = 0;
+  uint64_t cmaPulled = 0;  // rendezvous messages received by a single-copy read
 };
 const Counters& counters();
 

@@ -14,6 +14,12 @@
 //    streams DATA frames of at most CCMPI_RNDV_CHUNK bytes, straight from a contiguous
 //    buffer or packed chunk by chunk from a non-contiguous one. A large send never makes
 //    the receiver buffer data it did not ask for.
+//  - single copy within a host (transport/cma.h): an RTS from a contiguous buffer to a
+//    rank on the same host also carries the buffer's address; a receiver that may read the
+//    sender's memory copies the bytes itself when the receive is matched (into the receive
+//    buffer, or through the staging buffer into a non-contiguous one) and answers a CTS
+//    flagged kFlagCma, which completes the send. A failed read falls back to the CTS and
+//    DATA stream above.
 //  - self: no network; eager copies, or the sender waits for the match and the receiver
 //    copies from the sender's buffer.
 //  - compression (compress_channel.h): eligible floating-point messages to remote peers
@@ -24,6 +30,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <list>
 #include <memory>
@@ -38,6 +45,7 @@
 #include "p2p/engine.h"
 #include "p2p/request.h"
 #include "runtime/runtime.h"
+#include "transport/cma.h"
 #include "transport/mcast.h"
 #include "transport/tcp.h"
 
@@ -50,6 +58,7 @@ struct Unexpected {
   uint64_t size = 0;
   bool rts = false;                 // data still at the sender
   uint64_t sreq = 0;                // rendezvous: the sender's request id
+  uint64_t cmaAddr = 0;             // rendezvous: the sender's buffer, readable in place
   Request* selfSender = nullptr;    // self rendezvous
   std::vector<unsigned char> data;  // eager payload
   int error = MPI_SUCCESS;          // the payload could not be decoded
@@ -70,6 +79,8 @@ Tunable<uint64_t> kFrameLocal(
     "largest DATA frame of a rendezvous transfer from a contiguous buffer to a rank on the "
     "same host (a connection within the machine, where a clear-to-send never waits long "
     "behind a frame)");
+Tunable<bool> kStats("CCMPI_P2P_STATS", false,
+                     "print each rank's point-to-point counters to stderr at MPI_Finalize");
 
 struct Queues {
   std::list<Request*> posted;
@@ -303,12 +314,49 @@ void deliverData(Request* r, int srcWorld, int tag, const unsigned char* data, u
   finishRecv(r, srcWorld, tag, size, std::min(size, r->bytes));
 }
 
-// A receive matched a rendezvous message from a remote peer: ask for the data.
-void acceptRts(Request* r, int srcWorld, int tag, uint64_t size, uint64_t sreq) {
+// Reads the first `len` bytes of a message from the sender's buffer at `addr` into the
+// receive; 0 or an errno value.
+int pullCma(Request* r, int pid, uint64_t addr, uint64_t len) {
+  if (r->dt->contiguous()) return transport::cma::read(pid, addr, contiguousBase(r), len);
+  const uint64_t chunk = std::max<uint64_t>(kChunk.get(), 4096);
+  if (r->staging.size() < std::min(chunk, len)) r->staging.resize(std::min(chunk, len));
+  for (uint64_t off = 0; off < len; off += chunk) {
+    const uint64_t n = std::min(chunk, len - off);
+    if (int err = transport::cma::read(pid, addr + off, r->staging.data(), n)) return err;
+    r->dt->unpack(r->buf, r->count, off, r->staging.data(), n);
+  }
+  return 0;
+}
+
+// A receive matched a rendezvous message from a remote peer: read the data in place when
+// the sender offered it (cmaAddr != 0) and we may, otherwise ask for it.
+void acceptRts(Request* r, int srcWorld, int tag, uint64_t size, uint64_t sreq, uint64_t cmaAddr) {
   r->srcWorld = srcWorld;
   r->srcTag = tag;
   r->msgSize = size;
   const uint64_t accept = std::min(size, r->bytes);
+  if (cmaAddr != 0 && accept > 0) {
+    if (const int pid = g.tcp->cmaPid(srcWorld)) {
+      const int err = pullCma(r, pid, cmaAddr, accept);
+      if (err == 0) {
+        ++g.counters.cmaPulled;
+        transport::FrameHeader h;
+        h.type = transport::FrameType::kCts;
+        h.flags = transport::kFlagCma;
+        h.src = g.me;
+        h.a = sreq;
+        h.msgSize = accept;
+        sendControl(srcWorld, h);
+        finishRecv(r, srcWorld, tag, size, accept);
+        return;
+      }
+      log::warn(
+          "single-copy read of %llu bytes from rank %d failed (%s); its messages stream "
+          "over TCP from now on",
+          static_cast<unsigned long long>(accept), srcWorld, strerror(err));
+      g.tcp->disableCma(srcWorld);
+    }
+  }
   if (accept == 0) {
     // Nothing to move: the CTS alone completes the sender.
     transport::FrameHeader h;
@@ -358,7 +406,7 @@ void deliverUnexpected(Request* r, Unexpected* u) {
   if (u->selfSender) {
     deliverSelf(r, u->selfSender);
   } else if (u->rts) {
-    acceptRts(r, u->srcWorld, u->tag, u->size, u->sreq);
+    acceptRts(r, u->srcWorld, u->tag, u->size, u->sreq, u->cmaAddr);
   } else {
     deliverData(r, u->srcWorld, u->tag, u->data.data(), u->size);
   }
@@ -444,12 +492,14 @@ class Sink final : public transport::Sink {
       }
       case FrameType::kRts: {
         Request* r = matchPosted(h.context, peer, h.tag);
+        const uint64_t cmaAddr = (h.flags & transport::kFlagCma) ? h.b : 0;
         if (r) {
-          acceptRts(r, peer, h.tag, h.msgSize, h.a);
+          acceptRts(r, peer, h.tag, h.msgSize, h.a, cmaAddr);
         } else {
           auto* u = unexpectedOf(peer, h);
           u->rts = true;
           u->sreq = h.a;
+          u->cmaAddr = cmaAddr;
           addUnexpected(u);
         }
         return 0;
@@ -464,7 +514,8 @@ class Sink final : public transport::Sink {
         unregisterId(s);
         s->accepted = h.msgSize;
         s->remoteId = h.b;
-        if (s->accepted == 0) {
+        if (s->accepted == 0 || (h.flags & transport::kFlagCma)) {
+          // Nothing to move, or the receiver has read the bytes itself.
           completeRequest(s);
           return 0;
         }
@@ -700,6 +751,16 @@ int startSend(Request* s) {
   ++g.counters.rndvSent;
   h.type = transport::FrameType::kRts;
   if (sync) h.flags = transport::kFlagSync;
+  compress::DataType ctype;
+  if (s->dt->contiguous() && s->bytes >= transport::cma::minBytes() && transport::cma::enabled() &&
+      g.tcp->sameHost(dest) &&
+      !(compress_channel::mode() == compress_channel::Mode::kOn &&
+        compress_channel::eligible(s->dt, s->bytes, &ctype))) {
+    // The receiver may read it in place (the buffer stays untouched until the CTS). Not
+    // offered when the user forced compression (CCMPI_COMPRESS=on) for this message.
+    h.flags |= transport::kFlagCma;
+    h.b = reinterpret_cast<uintptr_t>(static_cast<const unsigned char*>(s->buf) + s->dt->trueLb());
+  }
   s->phase = Request::Phase::kAwaitCts;
   h.a = registerId(s);
   sendControl(dest, h);
@@ -1089,6 +1150,17 @@ int init(transport::TcpTransport* tcp, int worldRank, int worldSize) {
 }
 
 void finalize() {
+  if (kStats.get()) {
+    const Counters& c = g.counters;
+    std::fprintf(stderr,
+                 "ccmpi-p2p: rank=%d eager_sent=%llu rndv_sent=%llu self_sent=%llu "
+                 "unexpected=%llu cma_pulled=%llu\n",
+                 g.me, static_cast<unsigned long long>(c.eagerSent),
+                 static_cast<unsigned long long>(c.rndvSent),
+                 static_cast<unsigned long long>(c.selfSent),
+                 static_cast<unsigned long long>(c.unexpected),
+                 static_cast<unsigned long long>(c.cmaPulled));
+  }
   compress_channel::finalize(g.me);
   g.rxCoded.clear();
   for (auto& [ctx, q] : g.queues) {

@@ -62,7 +62,7 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
   };
   if (f.magic != kFrameMagic) return bad("magic");
   if (f.reserved != 0 || pad != 0) return bad("reserved bits");
-  if (f.flags & ~(kFlagSync | kFlagCompressed)) return bad("flags");
+  if (f.flags & ~(kFlagSync | kFlagCompressed | kFlagCma)) return bad("flags");
   if (f.src < 0 || f.src >= lim.worldSize) return bad("source rank");
   switch (static_cast<FrameType>(type)) {
     case FrameType::kChallenge:
@@ -70,6 +70,10 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
     case FrameType::kAccept:
     case FrameType::kReject:
       if (f.payloadLen != 0 || f.msgSize != 0 || f.offset != 0) return bad("handshake fields");
+      break;
+    case FrameType::kHostInfo:
+      if (f.payloadLen != 0 || f.msgSize != 0 || f.flags != 0) return bad("host info fields");
+      if (f.a == 0 || f.a > 0x7fffffff) return bad("process id");
       break;
     case FrameType::kEager:
       if (f.tag < 0 || f.tag > lim.tagUb) return bad("tag");
@@ -90,6 +94,7 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
       if (f.context >= lim.maxContext) return bad("context id");
       if (f.msgSize > lim.maxMessage) return bad("message size");
       if (f.payloadLen != 0 || f.offset != 0) return bad("rts fields");
+      if ((f.flags & kFlagCma) && f.b == 0) return bad("rts buffer address");
       break;
     case FrameType::kCts:
       if (f.payloadLen != 0 || f.offset != 0) return bad("cts fields");

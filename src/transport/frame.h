@@ -13,10 +13,14 @@ enum class FrameType : uint8_t {
   kHello = 2,      // connector -> acceptor: src rank, nonce in b, MAC in a
   kAccept = 3,     // acceptor -> connector: MAC over the connector's nonce in a
   kReject = 4,     // acceptor -> connector: another connection between the pair won
+  // first frame each way on an open connection between two ends on one address (cma.h):
+  // a = pid, b = address of the sender's token, offset = the token's value
+  kHostInfo = 5,
   // messages
   kEager = 16,  // envelope + whole message as payload
-  kRts = 17,    // envelope, msgSize, a = sender request id; no payload
-  kCts = 18,    // a = sender request id, b = receiver request id, msgSize = bytes accepted
+  kRts = 17,    // envelope, msgSize, a = sender request id; kFlagCma: b = buffer address
+  kCts = 18,    // a = sender request id, b = receiver request id, msgSize = bytes accepted;
+                // kFlagCma: the receiver has read the bytes itself, the send is complete
   kData = 19,   // b = receiver request id, offset, payload = bytes [offset, offset+len)
   // reliable multicast repair (mcast.h): context, a = collective seq, b = sub id
   kMcastNak = 20,     // msgSize = message length, payload = (offset, length) u64 pairs
@@ -26,6 +30,7 @@ enum class FrameType : uint8_t {
 enum FrameFlags : uint8_t {
   kFlagSync = 1,        // synchronous send (completion needs the match)
   kFlagCompressed = 2,  // payload is compressed (compress/ stage)
+  kFlagCma = 4,         // RTS: readable in place (cma.h); CTS: read, transfer done
 };
 
 constexpr uint32_t kFrameMagic = 0xCC4D5049u;  // "CCMPI"

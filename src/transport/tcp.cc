@@ -18,6 +18,7 @@
 
 #include "base/log.h"
 #include "base/tunables.h"
+#include "transport/cma.h"
 
 namespace ccmpi::transport {
 namespace {
@@ -451,6 +452,10 @@ class TcpConn final : public progress::EventHandler {
           fail("frame claims another source rank");
           return false;
         }
+        if (h.type == FrameType::kHostInfo) {
+          t.hostInfo(peer_, h);
+          return true;
+        }
         if (h.type < FrameType::kEager) {
           fail("handshake frame on an open connection");
           return false;
@@ -514,6 +519,7 @@ int TcpTransport::init(const TcpConfig& cfg, Sink* sink) {
   cfg_ = cfg;
   sink_ = sink;
   peers_.assign(cfg.worldSize, Peer{});
+  cma::init();
   listenFd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (listenFd_ < 0) return -1;
   int one = 1;
@@ -636,10 +642,37 @@ void TcpTransport::opened(int peer, TcpConn* c) {
   if (p.outgoing == c) p.outgoing = nullptr;
   p.active = c;
   p.sameHost = socketIsLocal(c->fd());
+  p.cmaPid = 0;
   p.connectRetries = 0;
   p.retryAtNs = 0;
   ++opened_;
+  if (p.sameHost && cma::enabled()) {
+    // Before any queued frame: the peer knows our pid before our first rendezvous offer.
+    FrameHeader h;
+    h.type = FrameType::kHostInfo;
+    h.src = cfg_.myRank;
+    h.a = static_cast<uint64_t>(getpid());
+    h.b = cma::tokenAddress();
+    h.offset = cma::tokenValue();
+    c->outq_.push_back(new CtrlFrame(h));
+  }
   c->enqueueAll(p.queue);
+}
+
+void TcpTransport::hostInfo(int peer, const FrameHeader& h) {
+  Peer& p = peers_[peer];
+  p.cmaPid = 0;
+  if (!p.sameHost || !cma::enabled()) return;
+  std::string why;
+  if (cma::probe(static_cast<pid_t>(h.a), h.b, h.offset, &why)) {
+    p.cmaPid = static_cast<int>(h.a);
+    log::debug("single-copy transfers from rank %d (pid %d)", peer, p.cmaPid);
+  } else {
+    log::info(
+        "no single-copy transfers from rank %d on this host (%s): its messages stream "
+        "over TCP",
+        peer, why.c_str());
+  }
 }
 
 void TcpTransport::connFailed(TcpConn* c, const std::string& why) {

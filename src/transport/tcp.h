@@ -68,6 +68,13 @@ class TcpTransport {
   // Whether peer's connection is open and joins two addresses of this host (both ends
   // on one IP address, or loopback): the ranks share the machine.
   bool sameHost(int peer) const;
+  // The process id of a same-host peer whose memory this rank may read (it proved the pid
+  // with the HOSTINFO probe, cma.h), or 0.
+  int cmaPid(int peer) const {
+    return peer >= 0 && peer < static_cast<int>(peers_.size()) ? peers_[peer].cmaPid : 0;
+  }
+  // A read from peer failed: single-copy transfers from it stop (its messages stream).
+  void disableCma(int peer) { peers_[peer].cmaPid = 0; }
 
  private:
   friend class TcpConn;
@@ -76,6 +83,7 @@ class TcpTransport {
     TcpConn* outgoing = nullptr;  // our connection attempt not yet accepted
     std::deque<OutFrame*> queue;  // frames waiting for `active`
     bool sameHost = false;        // of `active`, found when it opened
+    int cmaPid = 0;               // see cmaPid()
     int connectRetries = 0;       // failed attempts since the last open connection
     int64_t retryUntilNs = 0;     // give up retrying after this
     int64_t retryAtNs = 0;        // next attempt due (0 = none)
@@ -91,6 +99,7 @@ class TcpTransport {
   void accepted(TcpConn* c);          // an accepted conn proved itself with HELLO
   void opened(int peer, TcpConn* c);  // c becomes the active connection for peer
   void connFailed(TcpConn* c, const std::string& why);
+  void hostInfo(int peer, const FrameHeader& h);  // the peer's HOSTINFO frame
   // An outgoing attempt failed for the network's sake: schedules another one (true) while
   // CCMPI_TCP_CONNECT_RETRY lasts; the caller closes c.
   bool retryConnect(TcpConn* c);
