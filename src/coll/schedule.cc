@@ -119,8 +119,19 @@ void Schedule::local(std::function<int()> fn) {
   add(std::move(s));
 }
 
+void Schedule::poll(PollFn fn, std::function<void()> abort) {
+  Step s{Step::Kind::kPoll};
+  s.pollFn = std::move(fn);
+  s.abort = std::move(abort);
+  add(std::move(s));
+}
+
 void Schedule::endRound() {
-  if (steps_.size() > roundStart_) rounds_.push_back(roundStart_);
+  if (steps_.size() > roundStart_) {
+    rounds_.push_back(roundStart_);
+    roundSkip_.push_back(std::move(pendingSkip_));
+  }
+  pendingSkip_ = nullptr;
   roundStart_ = steps_.size();
 }
 
@@ -146,8 +157,10 @@ int Schedule::start(p2p::Request* owner) {
   error_ = MPI_SUCCESS;
   pending_.clear();
   late_.clear();
+  polls_.clear();
   firstPending_ = 0;
   running_ = true;
+  for (auto& fn : onStart_) fn();
   active().push_back(shared_from_this());
   static bool hooked = false;
   if (!hooked) {
@@ -186,6 +199,12 @@ void Schedule::runRound(size_t round) {
       case Step::Kind::kLocal:
         rc = s.fn();
         break;
+      case Step::Kind::kPoll: {
+        bool done = false;
+        rc = s.pollFn(&done);
+        if (!done && rc == MPI_SUCCESS) polls_.push_back(i);
+        break;
+      }
     }
     if (r) (s.late && !lastRound ? late_ : pending_).push_back(r);
     if (rc) error_ = rc;
@@ -199,20 +218,46 @@ bool Schedule::advance() {
   std::shared_ptr<Schedule> self = shared_from_this();
   bool progressed = false;
   while (running_) {
-    // After an error no round starts; receives still posted are withdrawn.
+    // After an error no round starts; receives still posted are withdrawn, polled
+    // operations abandoned.
     if (error_) {
       pending_.insert(pending_.end(), late_.begin(), late_.end());
       late_.clear();
       for (size_t i = firstPending_; i < pending_.size(); ++i) p2p::cancel(pending_[i]);
+      for (size_t i : polls_)
+        if (steps_[i].abort) steps_[i].abort();
+      polls_.clear();
     }
+    for (size_t k = 0; k < polls_.size();) {
+      bool done = false;
+      const int rc = steps_[polls_[k]].pollFn(&done);
+      if (rc != MPI_SUCCESS) {
+        error_ = rc;
+        polls_.erase(polls_.begin() + static_cast<std::ptrdiff_t>(k));
+        break;
+      }
+      if (done) {
+        polls_.erase(polls_.begin() + static_cast<std::ptrdiff_t>(k));
+        progressed = true;
+      } else {
+        ++k;
+      }
+    }
+    if (error_) continue;
     while (firstPending_ < pending_.size() && pending_[firstPending_]->complete) ++firstPending_;
-    if (firstPending_ < pending_.size()) break;
+    if (firstPending_ < pending_.size() || !polls_.empty()) break;
     for (p2p::Request* r : pending_) {
       const int rc = p2p::wait(r, MPI_STATUS_IGNORE);  // complete: only releases
       if (rc && !error_) error_ = rc;
     }
     pending_.clear();
     firstPending_ = 0;
+    while (!error_ && next_ < rounds_.size() && roundSkip_[next_] && roundSkip_[next_]()) ++next_;
+    if (!error_ && next_ == rounds_.size() && !late_.empty()) {
+      // Late receives of a round whose successors were all skipped.
+      pending_.swap(late_);
+      continue;
+    }
     if (error_ || next_ == rounds_.size()) {
       finish();
       progressed = true;

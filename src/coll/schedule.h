@@ -3,11 +3,13 @@
 //
 // A schedule is a list of rounds built once by an algorithm; a round is a list of steps:
 // sends and receives (p2p on the communicator's collective context, all with the
-// schedule's tag) and local operations (copy between typed buffers, reduce with an op,
-// or any function). Running a round executes its steps in order: local operations at
-// once, communication posted without waiting. The next round starts when every request
-// of the current one has completed, so a step may use anything earlier rounds received
-// or sent. Temporary buffers belong to the schedule and live as long as it does.
+// schedule's tag), local operations (copy between typed buffers, reduce with an op, or
+// any function) and polled operations (a function called on every advance until it says
+// done: a multicast message being paced out or awaited). Running a round executes its
+// steps in order: local operations at once, communication posted without waiting. The
+// next round starts when every request and polled operation of the current one has
+// completed, so a step may use anything earlier rounds received or sent. Temporary
+// buffers belong to the schedule and live as long as it does.
 //
 // Running schedules sit on a list that the progress engine advances on every poll (a
 // hook), so a collective progresses inside any MPI call that drives progress (MPI_Test,
@@ -72,14 +74,32 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   void reduce(MPI_Op op, const void* in, void* inout, int64_t count, MPI_Datatype type);
   // Any local work; returns an MPI error class.
   void local(std::function<int()> fn);
+  // An operation that completes over time: fn is called when the round runs and then on
+  // every advance until it sets *done (or returns an error class). A polled operation
+  // waiting for a time rather than an event asks the progress engine to wake it
+  // (progress::Engine::wakeBy). `abort` (optional) is called instead of further polls
+  // when the schedule stops on an error before fn said done.
+  using PollFn = std::function<int(bool* done)>;
+  void poll(PollFn fn, std::function<void()> abort = {});
+  // Work done by start() before the first round, every time the schedule starts: what
+  // must happen in the order of MPI_Start calls rather than when a round runs (the
+  // collective's place among the communicator's operations).
+  void onStart(std::function<void()> fn) { onStart_.push_back(std::move(fn)); }
   // Ends the current round: later steps run once all its communication has completed.
   // Empty rounds are dropped.
   void endRound();
+  // The round being built is skipped when `skip` holds at the time it would run. Every
+  // rank must reach the same answer (a value all of them computed alike, such as the
+  // outcome of an agreement), since a skipped round's messages are not exchanged.
+  void skipRoundIf(std::function<bool()> skip) { pendingSkip_ = std::move(skip); }
   // A temporary buffer for `count` elements of `type`, laid out like a user buffer of that
   // type (see TempBuffer); nullptr when count is 0. An allocation failure gives nullptr
   // and is kept in buildError(), which makes launching the plan fail.
   void* temp(int64_t count, MPI_Datatype type);
   void* tempBytes(int64_t bytes) { return temp(bytes, MPI_BYTE); }
+  // The schedule's own handle for type t (a duplicate of a derived type, kept as long as
+  // the schedule): for local functions that use a type after the user may have freed it.
+  MPI_Datatype ownType(MPI_Datatype t) { return keep(t); }
   int buildError() const { return buildError_; }
   size_t rounds() const { return rounds_.size(); }
 
@@ -97,7 +117,7 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
 
  private:
   struct Step {
-    enum class Kind : uint8_t { kSend, kRecv, kCopy, kReduce, kLocal };
+    enum class Kind : uint8_t { kSend, kRecv, kCopy, kReduce, kLocal, kPoll };
     Kind kind;
     bool late = false;          // kRecv: awaited at the end of the next round
     const void* src = nullptr;  // send buffer / copy source / reduce input
@@ -109,6 +129,8 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
     MPI_Op op = MPI_OP_NULL;
     int peer = 0;
     std::function<int()> fn;
+    PollFn pollFn;
+    std::function<void()> abort;
   };
 
   void add(Step s);
@@ -119,8 +141,10 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   comm::Comm& comm_;
   const int tag_;
   std::vector<Step> steps_;
-  std::vector<size_t> rounds_;  // index of the first step of each round
-  size_t roundStart_ = 0;       // first step of the round being built
+  std::vector<size_t> rounds_;                    // index of the first step of each round
+  std::vector<std::function<bool()>> roundSkip_;  // per round (may be empty)
+  std::function<bool()> pendingSkip_;             // for the round being built
+  size_t roundStart_ = 0;                         // first step of the round being built
   std::vector<std::unique_ptr<TempBuffer>> temps_;
   // (user's handle, the schedule's own duplicate) of every derived type the steps use:
   // the user may free a type while an operation using it is pending (or, persistent,
@@ -134,7 +158,9 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   size_t next_ = 0;  // next round to run
   std::vector<p2p::Request*> pending_;
   std::vector<p2p::Request*> late_;  // posted this round, joining pending_ in the next
-  size_t firstPending_ = 0;          // pending_[0..firstPending_) are known complete
+  std::vector<size_t> polls_;        // polled steps of the current round not yet done
+  std::vector<std::function<void()>> onStart_;
+  size_t firstPending_ = 0;  // pending_[0..firstPending_) are known complete
   int error_ = MPI_SUCCESS;
   p2p::Request* owner_ = nullptr;
 };

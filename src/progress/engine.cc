@@ -5,6 +5,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <ctime>
 
@@ -99,8 +100,20 @@ bool Engine::runHooks() {
 int Engine::poll(int timeoutMs) {
   if (epfd_ < 0) return 0;
   if (!hooks_.empty() && runHooks()) timeoutMs = 0;
+  const int64_t wake = wakeNs_;
+  wakeNs_ = 0;
   epoll_event evs[kMaxEvents];
-  int n = epoll_wait(epfd_, evs, kMaxEvents, timeoutMs);
+  int n;
+  if (wake != 0 && timeoutMs != 0) {
+    // Sleep to the earlier of the timeout and the requested wake-up, to the nanosecond
+    // (a pacing interval is far below epoll_wait's millisecond).
+    int64_t left = std::max<int64_t>(wake - nowNs(), 0);
+    if (timeoutMs > 0) left = std::min<int64_t>(left, int64_t{timeoutMs} * 1000000);
+    const timespec ts{static_cast<time_t>(left / 1000000000), static_cast<long>(left % 1000000000)};
+    n = epoll_pwait2(epfd_, evs, kMaxEvents, &ts, nullptr);
+  } else {
+    n = epoll_wait(epfd_, evs, kMaxEvents, timeoutMs);
+  }
   if (n < 0) {
     if (errno != EINTR) log::error("epoll_wait failed: errno %d", errno);
     n = 0;

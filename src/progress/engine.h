@@ -33,6 +33,12 @@ class Engine {
   // progress. A hook returns true when it made progress; poll() then does not sleep.
   using Hook = bool (*)();
   void addHook(Hook h);
+  // Work that is due at a time rather than on an event (multicast pacing, repair
+  // requests after silence) asks that the current poll() sleep no later than `ns`
+  // (nowNs() clock). Hooks ask anew on every poll: the request lasts one poll.
+  void wakeBy(int64_t ns) {
+    if (wakeNs_ == 0 || ns < wakeNs_) wakeNs_ = ns;
+  }
 
   // Drives progress until done() holds: spins for the spin budget, then sleeps.
   template <typename Done>
@@ -65,6 +71,7 @@ class Engine {
   int64_t spinNs_ = -1;
   std::vector<uint64_t> events_;
   std::vector<Hook> hooks_;
+  int64_t wakeNs_ = 0;  // see wakeBy (0 = none)
   bool runHooks();
 };
 
