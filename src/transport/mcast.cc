@@ -269,25 +269,79 @@ void McastTransport::leave(in_addr_t group) {
   setsockopt(fd_, IPPROTO_IP, IP_DROP_MEMBERSHIP, &m, sizeof m);
 }
 
+uint32_t McastTransport::fragSize() const {
+  return static_cast<uint32_t>(mtu_ - 28 - kHdr - kMac);
+}
+
 int McastTransport::send(in_addr_t group, const McastKey& key, const void* data, uint64_t len) {
+  McastSendOp op;
+  if (int rc = sendStart(&op, group, key, data, len)) return rc;
+  for (;;) {
+    bool done = false;
+    int64_t wake = 0;
+    if (int rc = sendSome(&op, &done, &wake)) return rc;
+    if (done) return MPI_SUCCESS;
+    waitUntilNs(wake, [] { return false; });
+  }
+}
+
+int McastTransport::sendStart(McastSendOp* op, in_addr_t group, const McastKey& key,
+                              const void* data, uint64_t len) {
   if (fd_ < 0) return setErrorCause(MPI_ERR_OTHER, "multicast is not available: %s", why_.c_str());
   if (len > kMaxMessage)
     return setErrorCause(MPI_ERR_COUNT, "multicast message of %llu bytes is too large",
                          static_cast<unsigned long long>(len));
-  Tx& tx = tx_[key];
-  tx = Tx{static_cast<const unsigned char*>(data), len};
-  const uint32_t frag = mtu_ - 28 - kHdr - kMac;
+  *op = McastSendOp{};
+  op->group = group;
+  op->key = key;
+  op->data = static_cast<const unsigned char*>(data);
+  op->len = len;
+  tx_[key] = Tx{op->data, len};
+  return MPI_SUCCESS;
+}
+
+int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
+  *done = false;
+  const uint32_t frag = fragSize();
   sockaddr_in dst{};
   dst.sin_family = AF_INET;
   dst.sin_port = htons(port_);
-  dst.sin_addr.s_addr = group;
+  dst.sin_addr.s_addr = op->group;
   unsigned char* p = pkt_.data();
-  double allowance = static_cast<double>(burst_);
-  int64_t last = progress::Engine::nowNs();
   const double rate = rate_ * scale_;
-  // One datagram: data (type 1) or the end-of-message mark (type 2, no payload, offset =
-  // length) that lets receivers ask for what they miss at once instead of after silence.
-  auto emit = [&](uint8_t type, uint64_t off, uint16_t n) {
+  Tx* tx = nullptr;
+  if (auto it = tx_.find(op->key); it != tx_.end()) tx = &it->second;
+  for (;;) {
+    // The next datagram: data (type 1), or the end-of-message mark (type 2, no payload,
+    // offset = length) that lets receivers ask for what they miss at once instead of
+    // after silence.
+    uint8_t type;
+    uint64_t off;
+    uint16_t n;
+    if (op->next < op->len) {
+      type = 1;
+      off = op->next;
+      n = static_cast<uint16_t>(std::min<uint64_t>(frag, op->len - off));
+    } else if (!op->finSent && op->len > 0) {
+      type = 2;
+      off = op->len;
+      n = 0;
+    } else {
+      *done = true;
+      return MPI_SUCCESS;
+    }
+    const size_t size = kHdr + n + kMac;
+    // Pacing: a token bucket of burst_ bytes filled at the rate (IP/UDP/Ethernet included).
+    const double wire = static_cast<double>(size + 28 + 38);
+    const int64_t now = progress::Engine::nowNs();
+    allowance_ = std::min(static_cast<double>(burst_),
+                          allowance_ + static_cast<double>(now - lastFillNs_) * 1e-9 * rate);
+    lastFillNs_ = now;
+    if (allowance_ < wire) {
+      *wakeNs = now + static_cast<int64_t>((wire - allowance_) / rate * 1e9) + 1;
+      return MPI_SUCCESS;
+    }
+    const McastKey& key = op->key;
     put<uint32_t>(p, kMagic);
     p[4] = kVersion;
     p[5] = type;
@@ -299,47 +353,32 @@ int McastTransport::send(in_addr_t group, const McastKey& key, const void* data,
     put<uint16_t>(p + 32, key.sub);
     put<uint16_t>(p + 34, n);
     put<uint32_t>(p + 36, frag);
-    put<uint64_t>(p + 40, len);
+    put<uint64_t>(p + 40, op->len);
     put<uint64_t>(p + 48, off);
     put<uint64_t>(p + 56, 0);
-    if (n) memcpy(p + kHdr, static_cast<const unsigned char*>(data) + off, n);
+    if (n) memcpy(p + kHdr, op->data + off, n);
     put<uint64_t>(p + kHdr + n, siphash24(key_, p, kHdr + n));
-    const size_t size = kHdr + n + kMac;
-    // Pacing: a token bucket of burst_ bytes filled at rate_ (IP/UDP/Ethernet included).
-    const double wire = static_cast<double>(size + 28 + 38);
-    for (;;) {
-      const int64_t now = progress::Engine::nowNs();
-      allowance = std::min(static_cast<double>(burst_),
-                           allowance + static_cast<double>(now - last) * 1e-9 * rate);
-      last = now;
-      if (allowance >= wire) break;
-      waitUntilNs(now + static_cast<int64_t>((wire - allowance) / rate * 1e9) + 1,
-                  [] { return false; });
+    const ssize_t w =
+        ::sendto(fd_, p, size, 0, reinterpret_cast<const sockaddr*>(&dst), sizeof dst);
+    if (w != static_cast<ssize_t>(size) && w < 0 &&
+        (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS || errno == EINTR) &&
+        ++op->attempts < 10000) {
+      // The socket's queue is full: the same datagram again shortly.
+      *wakeNs = now + 50'000;
+      return MPI_SUCCESS;
     }
-    for (int attempt = 0;; ++attempt) {
-      const ssize_t w =
-          ::sendto(fd_, p, size, 0, reinterpret_cast<const sockaddr*>(&dst), sizeof dst);
-      if (w == static_cast<ssize_t>(size)) break;
-      if (w < 0 &&
-          (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS || errno == EINTR) &&
-          attempt < 10000) {
-        waitUntilNs(progress::Engine::nowNs() + 50'000, [] { return false; });
-        continue;
-      }
-      // The datagram is lost; receivers will ask for it.
-      break;
-    }
-    allowance -= wire;
+    // Sent, or lost for good (receivers will ask for it).
+    op->attempts = 0;
+    allowance_ -= wire;
     ++stats_.sentPackets;
     stats_.sentBytes += size;
-  };
-  for (uint64_t off = 0; off < len; off += frag) {
-    const uint16_t n = static_cast<uint16_t>(std::min<uint64_t>(frag, len - off));
-    emit(1, off, n);
-    tx.sent = off + n;
+    if (type == 1) {
+      op->next = off + n;
+      if (tx) tx->sent = op->next;
+    } else {
+      op->finSent = true;
+    }
   }
-  if (len > 0) emit(2, len, 0);
-  return MPI_SUCCESS;
 }
 
 void McastTransport::retire(const McastKey& key) {
@@ -354,12 +393,16 @@ void McastTransport::pause(int64_t ns) {
   waitUntilNs(progress::Engine::nowNs() + ns, [] { return false; });
 }
 
-void McastTransport::retireUpTo(uint32_t context, uint64_t seq) {
+void McastTransport::retireSeq(uint32_t context, uint64_t seq) {
   Ctx& c = ctx_[context];
-  if (!c.anyRetired || seq > c.retired) c.retired = seq;
-  c.anyRetired = true;
+  if (c.stale(seq)) return;
+  c.retired.insert(seq);
+  while (!c.retired.empty() && *c.retired.begin() == c.low) {
+    c.retired.erase(c.retired.begin());
+    ++c.low;
+  }
   for (auto it = rx_.begin(); it != rx_.end();) {
-    if (it->first.context == context && it->first.seq <= seq && !it->second.waiting)
+    if (it->first.context == context && it->first.seq == seq && !it->second.waiting)
       it = rx_.erase(it);
     else
       ++it;
@@ -464,11 +507,11 @@ void McastTransport::handlePacket(const unsigned char* p, size_t n) {
     return;
   }
   const Ctx& c = ctx_[key.context];
-  if (c.anyRetired && key.seq <= c.retired) {
+  if (c.stale(key.seq)) {
     ++stats_.dropStale;
     return;
   }
-  if (c.anyRetired && key.seq > c.retired + kMaxAhead) {
+  if (key.seq >= c.top() + kMaxAhead) {
     ++stats_.dropAhead;
     return;
   }
@@ -484,6 +527,7 @@ void McastTransport::handlePacket(const unsigned char* p, size_t n) {
     if (r) ++stats_.dropMalformed;
     return;
   }
+  ++arrivals_;
   if (fin) {
     r->finSeen = true;
     r->any = true;
@@ -539,8 +583,29 @@ void McastTransport::sendNak(const McastKey& key, Rx& r, bool all) {
 
 int McastTransport::receive(const McastKey& key, void* dest, uint64_t len, bool* viaMcast,
                             int64_t nakDelayUs) {
+  McastRecvOp op;
+  if (int rc = receiveStart(&op, key, dest, len, nakDelayUs)) return rc;
+  for (;;) {
+    bool done = false;
+    int64_t wake = 0;
+    if (int rc = receiveSome(&op, &done, &wake)) return rc;
+    if (done) break;
+    // Wake on completion, or on any arrival (the deadline moves with the traffic).
+    const uint64_t seen = arrivals_;
+    waitUntilNs(wake, [&] { return arrivals_ != seen; });
+  }
+  if (viaMcast) *viaMcast = op.viaMcast;
+  return MPI_SUCCESS;
+}
+
+int McastTransport::receiveStart(McastRecvOp* op, const McastKey& key, void* dest, uint64_t len,
+                                 int64_t nakDelayUs) {
+  *op = McastRecvOp{};
+  op->key = key;
+  op->dest = dest;
+  op->len = len;
   if (len == 0) {
-    if (viaMcast) *viaMcast = true;
+    op->viaMcast = true;
     return MPI_SUCCESS;
   }
   if (len > kMaxMessage)
@@ -557,51 +622,75 @@ int McastTransport::receive(const McastKey& key, void* dest, uint64_t len, bool*
     it->second.len = len;
     it->second.data.resize(len);
   }
-  Rx& r = it->second;
-  r.waiting = true;
-  const int64_t delay = (nakDelayUs > 0 ? nakDelayUs : static_cast<int64_t>(kNakUs.get())) * 1000;
-  const int64_t start = progress::Engine::nowNs();
+  it->second.waiting = true;
+  op->active = true;
+  op->delay = (nakDelayUs > 0 ? nakDelayUs : static_cast<int64_t>(kNakUs.get())) * 1000;
   // Before anything arrived the root may simply not have started: wait longer.
-  const int64_t quietDue = start + 4 * delay;
-  int64_t nextNak = 0;  // earliest repeat of a NAK already sent
-  int64_t backoff = std::max<int64_t>(delay, 20'000'000);
-  auto whole = [&r] { return r.frag != 0 && r.fragsHave == r.have.size() && r.inflight == 0; };
-  while (!whole()) {
+  op->quietDue = progress::Engine::nowNs() + 4 * op->delay;
+  op->backoff = std::max<int64_t>(op->delay, 20'000'000);
+  return MPI_SUCCESS;
+}
+
+int McastTransport::receiveSome(McastRecvOp* op, bool* done, int64_t* wakeNs) {
+  *done = false;
+  if (!op->active) {
+    *done = true;
+    return MPI_SUCCESS;
+  }
+  auto it = rx_.find(op->key);
+  CCMPI_ASSERT(it != rx_.end());
+  Rx& r = it->second;
+  for (;;) {
+    if (r.frag != 0 && r.fragsHave == r.have.size() && r.inflight == 0) {
+      memcpy(op->dest, r.data.data(), op->len);
+      op->viaMcast = r.viaMcast;
+      op->active = false;
+      rx_.erase(it);
+      *done = true;
+      return MPI_SUCCESS;
+    }
     const int64_t now = progress::Engine::nowNs();
     // The deadline follows the traffic: silence, or a shorter wait once the last
     // fragment has arrived and only holes remain.
-    int64_t due = std::max(nextNak, quietDue);
+    int64_t due = std::max(op->nextNak, op->quietDue);
     if (r.any) {
       // The end mark: the sender is done, only a little reordering can still come.
       const bool lastSeen = r.frag != 0 && r.maxFragSeen + 1 == r.have.size();
-      due = std::max(nextNak, r.lastNs + (r.finSeen ? delay / 20 : lastSeen ? delay / 5 : delay));
+      const int64_t d = op->delay;
+      due = std::max(op->nextNak, r.lastNs + (r.finSeen ? d / 20 : lastSeen ? d / 5 : d));
     }
-    if (now >= due) {
-      sendNak(key, r, true);
-      // Time for the repair to arrive before asking again: the missing bytes at the
-      // pacing rate, twice, and at least the back-off.
-      const uint64_t missing =
-          r.frag ? (r.have.size() - r.fragsHave) * static_cast<uint64_t>(r.frag) : r.len;
-      nextNak =
-          now + std::max<int64_t>(backoff,
-                                  static_cast<int64_t>(2e9 * static_cast<double>(missing) / rate_));
-      // At most 100 ms: NAKs that came before the root started the message (it may wait
-      // for a group's members, or for a lost join to be repaired) are ignored, and a
-      // back-off grown on them would leave a receiver idle for up to the cap after the
-      // data is there (with up to 1 s, a dynamic-group Scatterv at 5% loss took seconds
-      // per call). The repair's own transfer time is the other term above.
-      backoff = std::min<int64_t>(backoff * 2, kMaxNakBackoffNs);
-      r.lastNs = now;
-      continue;
+    if (now < due) {
+      *wakeNs = due;
+      return MPI_SUCCESS;
     }
-    // Wake on completion, or on any arrival (the deadline moves with the traffic).
-    const int64_t seen = r.lastNs;
-    waitUntilNs(due, [&] { return whole() || r.lastNs != seen; });
+    sendNak(op->key, r, true);
+    // Time for the repair to arrive before asking again: the missing bytes at the pacing
+    // rate, twice, and at least the back-off.
+    const uint64_t missing =
+        r.frag ? (r.have.size() - r.fragsHave) * static_cast<uint64_t>(r.frag) : r.len;
+    op->nextNak =
+        now + std::max<int64_t>(op->backoff,
+                                static_cast<int64_t>(2e9 * static_cast<double>(missing) / rate_));
+    // At most 100 ms: NAKs that came before the root started the message (it may wait
+    // for a group's members, or for a lost join to be repaired) are ignored, and a
+    // back-off grown on them would leave a receiver idle for up to the cap after the
+    // data is there (with up to 1 s, a dynamic-group Scatterv at 5% loss took seconds
+    // per call). The repair's own transfer time is the other term above.
+    op->backoff = std::min<int64_t>(op->backoff * 2, kMaxNakBackoffNs);
+    r.lastNs = now;
   }
-  memcpy(dest, r.data.data(), len);
-  if (viaMcast) *viaMcast = r.viaMcast;
+}
+
+void McastTransport::receiveCancel(McastRecvOp* op) {
+  if (!op->active) return;
+  op->active = false;
+  auto it = rx_.find(op->key);
+  if (it == rx_.end()) return;
+  if (it->second.inflight > 0) {
+    it->second.abandoned = true;  // erased when the repair being read has arrived
+    return;
+  }
   rx_.erase(it);
-  return MPI_SUCCESS;
 }
 
 int McastTransport::onTcpFrame(int peer, const FrameHeader& h, PayloadTarget* t) {
@@ -622,8 +711,8 @@ int McastTransport::onTcpFrame(int peer, const FrameHeader& h, PayloadTarget* t)
   if (h.tag <= 0) return 0;
   McastKey key{h.context, h.a, peer, static_cast<uint16_t>(h.b)};
   Rx* r = rxFor(key, h.msgSize, static_cast<uint32_t>(h.tag), false);
-  if (!r || !r->waiting || r->frag != static_cast<uint32_t>(h.tag) || h.offset > r->len ||
-      h.payloadLen > r->len - h.offset)
+  if (!r || !r->waiting || r->abandoned || r->frag != static_cast<uint32_t>(h.tag) ||
+      h.offset > r->len || h.payloadLen > r->len - h.offset)
     return 0;
   t->dest = r->data.data() + h.offset;
   t->keep = h.payloadLen;
@@ -633,7 +722,6 @@ int McastTransport::onTcpFrame(int peer, const FrameHeader& h, PayloadTarget* t)
 }
 
 void McastTransport::onTcpPayload(int peer, const FrameHeader& h, const PayloadTarget& t) {
-  (void)peer;
   if (h.type == FrameType::kMcastNak) {
     McastKey key{h.context, h.a, myRank_, static_cast<uint16_t>(h.b)};
     auto it = tx_.find(key);
@@ -641,7 +729,7 @@ void McastTransport::onTcpPayload(int peer, const FrameHeader& h, const PayloadT
     Tx& tx = it->second;
     if (!tx.repaired) scale_ = std::max(0.5, scale_ * 0.9);  // loss: slow down
     tx.repaired = true;
-    const uint32_t frag = mtu_ - 28 - kHdr - kMac;
+    const uint32_t frag = fragSize();
     // Whole fragments per repair frame: the receiver marks fragments fully covered.
     const uint64_t step = std::max<uint64_t>(1, kRepairFrame / frag) * frag;
     for (size_t i = 0; i + 16 <= t.keep; i += 16) {
@@ -674,9 +762,12 @@ void McastTransport::onTcpPayload(int peer, const FrameHeader& h, const PayloadT
   // The Rx stays while a payload is inflight (receive() waits for it).
   auto* r = static_cast<Rx*>(t.cookie);
   --r->inflight;
+  ++arrivals_;
   stats_.repairBytesReceived += t.keep;
   markRange(*r, h.offset, t.keep);
   r->lastNs = progress::Engine::nowNs();
+  if (r->abandoned && r->inflight == 0)
+    rx_.erase(McastKey{h.context, h.a, peer, static_cast<uint16_t>(h.b)});
 }
 
 McastTransport& mcast() {

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -67,6 +68,31 @@ struct McastKey {
   bool operator<(const McastKey& o) const { return tie() < o.tie(); }
 };
 
+// A message being multicast without blocking: sendStart(), then sendSome() until done.
+struct McastSendOp {
+  in_addr_t group = 0;
+  McastKey key;
+  const unsigned char* data = nullptr;
+  uint64_t len = 0;
+  uint64_t next = 0;     // offset of the next data fragment
+  bool finSent = false;  // the end-of-message mark is out
+  int attempts = 0;      // tries of the current datagram against a full socket
+};
+
+// A message being awaited without blocking: receiveStart(), then receiveSome() until
+// done (or receiveCancel()).
+struct McastRecvOp {
+  McastKey key;
+  void* dest = nullptr;
+  uint64_t len = 0;
+  bool active = false;    // an entry is waited for
+  bool viaMcast = false;  // (when done) some of it came by multicast
+  int64_t delay = 0;      // silence before a NAK (ns)
+  int64_t quietDue = 0;   // first NAK when nothing at all arrived
+  int64_t nextNak = 0;    // earliest repeat of a NAK already sent
+  int64_t backoff = 0;
+};
+
 class McastTransport final : public progress::EventHandler {
  public:
   McastTransport();
@@ -95,6 +121,12 @@ class McastTransport final : public progress::EventHandler {
   // Root: sends the message to the group, paced, serving repairs while it does; the
   // message stays available for repairs until retire().
   int send(in_addr_t group, const McastKey& key, const void* data, uint64_t len);
+  // The same without blocking. sendSome emits the datagrams the pacing allows now (one
+  // token bucket for every message of this process); *done once all are out, else
+  // *wakeNs is when it can go on. The message is served for repairs from sendStart on.
+  int sendStart(McastSendOp* op, in_addr_t group, const McastKey& key, const void* data,
+                uint64_t len);
+  int sendSome(McastSendOp* op, bool* done, int64_t* wakeNs);
   void retire(const McastKey& key);
   // Drives progress for `ns` nanoseconds (sleeping, not spinning).
   void pause(int64_t ns);
@@ -105,9 +137,17 @@ class McastTransport final : public progress::EventHandler {
   // first NAK (0 = CCMPI_MCAST_NAK_US).
   int receive(const McastKey& key, void* dest, uint64_t len, bool* viaMcast = nullptr,
               int64_t nakDelayUs = 0);
-  // The receiver finished every message of collective `seq` on `context`: datagrams of
-  // it and earlier ones are stale from now on.
-  void retireUpTo(uint32_t context, uint64_t seq);
+  // The same without blocking. receiveSome sends the NAKs that are due and copies the
+  // message to dest once it is whole (*done); else *wakeNs is when it needs to be called
+  // again (arrivals come through the progress engine and may finish it sooner).
+  int receiveStart(McastRecvOp* op, const McastKey& key, void* dest, uint64_t len,
+                   int64_t nakDelayUs = 0);
+  int receiveSome(McastRecvOp* op, bool* done, int64_t* wakeNs);
+  // Abandons a started receive (its entry goes once no repair is being read into it).
+  void receiveCancel(McastRecvOp* op);
+  // The receiver finished every message of collective `seq` on `context`: its datagrams
+  // are stale from now on. Collectives may finish out of order (nonblocking ones).
+  void retireSeq(uint32_t context, uint64_t seq);
 
   // TCP frames of the repair protocol, routed here by the p2p sink.
   int onTcpFrame(int peer, const FrameHeader& h, PayloadTarget* t);
@@ -135,6 +175,7 @@ class McastTransport final : public progress::EventHandler {
     // for, and receive() erases its entry only once this is 0, so an entry with a
     // payload in flight is never retired or unsubscribed (those skip waited-for entries).
     int inflight = 0;
+    bool abandoned = false;  // receiveCancel'ed with a repair in flight: erased after it
   };
   struct Tx {
     const unsigned char* data = nullptr;
@@ -143,8 +184,11 @@ class McastTransport final : public progress::EventHandler {
     bool repaired = false;
   };
   struct Ctx {
-    uint64_t retired = 0;  // messages with seq <= this are stale
-    bool anyRetired = false;
+    uint64_t low = 0;            // every seq below this is retired
+    std::set<uint64_t> retired;  // retired seqs above low
+    bool stale(uint64_t seq) const { return seq < low || retired.count(seq) != 0; }
+    // Above every retired seq (a datagram far beyond it is dropped as too far ahead).
+    uint64_t top() const { return retired.empty() ? low : *retired.rbegin() + 1; }
   };
 
   void readPackets();
@@ -155,6 +199,7 @@ class McastTransport final : public progress::EventHandler {
   // seen (`all`: every missing fragment, after silence).
   void sendNak(const McastKey& key, Rx& rx, bool all);
   uint64_t buffered() const;
+  uint32_t fragSize() const;
 
   int fd_ = -1;
   int myRank_ = 0;
@@ -171,6 +216,9 @@ class McastTransport final : public progress::EventHandler {
   double rate_ = 0;   // configured pacing, bytes per second on the wire
   double scale_ = 1;  // share of rate_ in use (loss feedback, 0.5 .. 1)
   uint64_t burst_ = 0;
+  double allowance_ = 0;    // the pacing token bucket: bytes that may go now
+  int64_t lastFillNs_ = 0;  // when it was last filled
+  uint64_t arrivals_ = 0;   // datagrams and repairs taken into waited-for messages
   double testDrop_ = 0;
   uint64_t dropState_ = 0;
   std::map<in_addr_t, int> joined_;
