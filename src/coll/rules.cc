@@ -49,10 +49,17 @@ ibarrier                *       *            dissemination
 bcast                   *       4k-*         mcast                3-*
 bcast                   1-6     16k-512k     binary_tree
 bcast                   *       *            binomial
+# The same for the nonblocking and persistent broadcast (the multicast algorithm is the
+# same message as a schedule).
+ibcast                  *       4k-*         mcast                3-*
 ibcast                  *       *            binomial
 allreduce               1-6     0-16k        recursive_doubling
 allreduce               1-6     16k-256k     reduce_bcast
-allreduce               1-6     256k-*       ring
+# Within a host large messages move by single-copy reads (p2p/cma), which favour fewer,
+# larger transfers: OSU osu_allreduce on 2 cores, 2026-11-25, 2 runs, 256 KiB-2 MiB,
+# rabenseifner against ring: 3 ranks 230-604 vs 303-656 us, 4 ranks 200-594 vs 368-854,
+# 5 ranks 367-815 vs 671-1326, 6 ranks 415-1100 vs 659-1851 (mixed at 4 MiB).
+allreduce               1-6     256k-*       rabenseifner
 allreduce               7-12    0-1k         recursive_doubling
 allreduce               7-*     0-256k       reduce_bcast
 allreduce               7-*     256k-*       rabenseifner
