@@ -195,7 +195,7 @@ extern "C" int MPIX_Comm_get_mcast_group(MPI_Comm comm, char* address, int* port
   CCMPI_CHECK(MPI_COMM_WORLD, c, MPI_ERR_COMM, "invalid communicator");
   CCMPI_CHECK(comm, address && port, MPI_ERR_ARG, "address or port is NULL");
   const auto* g = static_cast<const coll::McastGroup*>(c->mcastState.get());
-  CCMPI_CHECK(comm, g && g->works, MPI_ERR_OTHER,
+  CCMPI_CHECK(comm, g && g->works(), MPI_ERR_OTHER,
               "the communicator has no multicast group (none used yet, or multicast does not "
               "work on it)");
   in_addr a{};

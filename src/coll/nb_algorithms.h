@@ -113,6 +113,7 @@ int allgatherPhasedBarrierSchedule(Plan& p);
 
 int ibarrierDissemination(Plan& p);
 int ibcastBinomial(Plan& p);
+int ibcastMcast(Plan& p);  // multicast (coll/mcast/mcast_sched.h)
 int ireduceBinomial(Plan& p);
 int ireduceOrderedBinomial(Plan& p);
 int iallreduceRecursiveDoubling(Plan& p);
@@ -121,6 +122,7 @@ int igatherLinear(Plan& p);
 int igathervLinear(Plan& p);
 int iscatterLinear(Plan& p);
 int iscattervLinear(Plan& p);
+int iscattervMcastGroup(Plan& p);  // multicast to a group of the receivers
 int iallgatherRing(Plan& p);
 int iallgathervRing(Plan& p);
 int ialltoallLinear(Plan& p);

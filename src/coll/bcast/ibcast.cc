@@ -19,6 +19,10 @@ const Algorithm<ScheduleFn> kAlgorithms[] = {
      bcastScatterRdAllgatherSchedule, kPowerOfTwo},
     {"scatter_ring_allgather", "binomial scatter of the bytes + ring allgather",
      bcastScatterRingAllgatherSchedule, kAnySize},
+    {"mcast",
+     "one paced IP multicast of the buffer to the communicator's group, NAK repair, "
+     "acknowledgements up a binomial tree (TCP from the root where multicast does not work)",
+     ibcastMcast, kAnySize, "CCMPI_MCAST_MBITS,CCMPI_MCAST_NAK_US"},
 };
 AlgorithmTable gTable("ibcast", "CCMPI_IBCAST_ALGORITHM", kAlgorithms);
 

@@ -5,12 +5,15 @@
 
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "base/log.h"
+#include "coll/schedule.h"
 #include "coll/util.h"
 #include "p2p/p2p.h"
+#include "progress/engine.h"
 
 namespace ccmpi::coll {
 namespace {
@@ -63,36 +66,261 @@ void noteOff(const comm::Comm& c, const std::string& why) {
   }
 }
 
+constexpr int kProbeRounds = 4;
+const char kProbe[] = "ccmpi multicast probe";
+
+// Silence before a receiver asks for the probe by repair: 4 x 100 ms, and 4 x 250 ms in
+// the later rounds, longer than the root's pause, so the copies can come by multicast.
+int64_t probeNakUs(int round) {
+  return round > 0 ? 250'000 : 100'000;
+}
+
+std::string probeFailure(const McastGroup& g, bool via) {
+  char a[INET_ADDRSTRLEN] = {};
+  in_addr ia{};
+  ia.s_addr = g.group;
+  inet_ntop(AF_INET, &ia, a, sizeof a);
+  return std::string("a probe to ") + a + ":" + std::to_string(transport::mcast().port()) +
+         " did not arrive by multicast" + (via ? " at another rank" : "");
+}
+
+bool joinGroup(McastGroup& g) {
+  auto& m = transport::mcast();
+  if (!m.available() || !m.join(g.group)) return false;
+  m.subscribe(g.context);
+  g.joined = true;
+  return true;
+}
+
+void leaveGroup(McastGroup& g) {
+  if (!g.joined) return;
+  transport::mcast().leave(g.group);
+  transport::mcast().unsubscribe(g.context);
+  g.joined = false;
+}
+
+// The agreement as a schedule, for nonblocking and persistent operations (see
+// mcast_coll.h): the same steps as the blocking agreement in mcastGroup(), as rounds. The
+// probe rounds after the one that settled the question are skipped, alike on every rank
+// (they skip on the outcome of an AND).
+class Agreement {
+ public:
+  Agreement(comm::Comm& c, McastGroup* g, uint64_t base) : c_(c), g_(g), base_(base) {
+    for (int d = 1; d < c.size; d <<= 1) ++andRounds_;
+    slots_.assign(static_cast<size_t>(2 * andRounds_ * (1 + kProbeRounds)), 0);
+  }
+
+  static void build(Schedule& s, const std::shared_ptr<Agreement>& a) {
+    Agreement* st = a.get();
+    s.local([st] {
+      st->joined_ = joinGroup(*st->g_) ? 1 : 0;
+      return MPI_SUCCESS;
+    });
+    s.endRound();
+    st->appendAnd(s, &st->joined_, nullptr);
+    s.local([st] {
+      if (st->joined_) return MPI_SUCCESS;
+      const bool mine = st->g_->joined;
+      leaveGroup(*st->g_);
+      if (st->c_.rank == 0 || !mine)
+        noteOff(st->c_, mine ? "another rank could not join the group" : transport::mcast().why());
+      st->g_->state = McastGroup::State::kOff;
+      return MPI_SUCCESS;
+    });
+    s.endRound();
+    for (int round = 0; round < kProbeRounds; ++round) {
+      auto skip = [st] { return st->g_->decided(); };
+      s.poll([a, round](bool* done) { return a->probe(round, done); },
+             [a] { transport::mcast().receiveCancel(&a->rop_); });
+      s.skipRoundIf(skip);
+      s.endRound();
+      // Acknowledgements up the binomial tree rooted at rank 0.
+      const int n = s.size(), v = s.rank();
+      int lowbit = 1;
+      while (lowbit < n && !(v & lowbit)) lowbit <<= 1;
+      for (int mask = 1; mask < lowbit && v + mask < n; mask <<= 1)
+        s.recv(nullptr, 0, MPI_BYTE, v + mask);
+      s.skipRoundIf(skip);
+      s.endRound();
+      if (v != 0) s.send(nullptr, 0, MPI_BYTE, v - lowbit);
+      s.local([st, round] {
+        const transport::McastKey key{st->g_->context, st->base_ + static_cast<uint64_t>(round),
+                                      st->c_.worldRankOf(0), 0};
+        if (st->c_.rank == 0) transport::mcast().retire(key);
+        transport::mcast().retireSeq(key.context, key.seq);
+        return MPI_SUCCESS;
+      });
+      s.skipRoundIf(skip);
+      s.endRound();
+      st->appendAnd(s, &st->via_, skip);
+      s.local([st, round] {
+        McastGroup& g = *st->g_;
+        if (st->via_) {
+          g.state = McastGroup::State::kOn;
+        } else if (round + 1 == kProbeRounds) {
+          if (st->c_.rank == 0 || !st->myVia_) noteOff(st->c_, probeFailure(g, st->myVia_));
+          leaveGroup(g);
+          g.state = McastGroup::State::kOff;
+        } else {
+          log::info("multicast probe round %d did not reach every rank by multicast; trying again",
+                    round + 1);
+        }
+        return MPI_SUCCESS;
+      });
+      s.skipRoundIf(skip);
+      s.endRound();
+    }
+  }
+
+ private:
+  // Rounds of a dissemination AND of *x over the communicator, in place.
+  void appendAnd(Schedule& s, int32_t* x, const std::function<bool()>& skip) {
+    const int n = c_.size;
+    for (int d = 1; d < n; d <<= 1) {
+      int32_t* out = &slots_[next_++];
+      int32_t* in = &slots_[next_++];
+      s.local([x, out] {
+        *out = *x;
+        return MPI_SUCCESS;
+      });
+      s.send(out, 1, MPI_INT32_T, (c_.rank + d) % n);
+      s.recv(in, 1, MPI_INT32_T, (c_.rank - d + n) % n);
+      if (skip) s.skipRoundIf(skip);
+      s.endRound();
+      s.local([x, in] {
+        *x &= *in;
+        return MPI_SUCCESS;
+      });
+      if (skip) s.skipRoundIf(skip);
+      s.endRound();
+    }
+  }
+
+  // One probe round's multicast: rank 0 sends three copies 10 ms apart (after 600 ms in
+  // the later rounds), the others receive one and say whether it came by multicast.
+  int probe(int round, bool* done) {
+    auto& m = transport::mcast();
+    const transport::McastKey key{g_->context, base_ + static_cast<uint64_t>(round),
+                                  c_.worldRankOf(0), 0};
+    const int64_t now = progress::Engine::nowNs();
+    if (c_.rank != 0) {
+      if (phase_ == 0) {
+        phase_ = 1;
+        if (m.receiveStart(&rop_, key, got_, sizeof kProbe, probeNakUs(round)) != MPI_SUCCESS) {
+          myVia_ = false;
+          return finishProbe(done);
+        }
+      }
+      int64_t wake = 0;
+      bool got = false;
+      if (m.receiveSome(&rop_, &got, &wake) != MPI_SUCCESS) {
+        myVia_ = false;
+        return finishProbe(done);
+      }
+      if (!got) {
+        progress::engine().wakeBy(wake);
+        return MPI_SUCCESS;
+      }
+      myVia_ = rop_.viaMcast && std::memcmp(got_, kProbe, sizeof kProbe) == 0;
+      return finishProbe(done);
+    }
+    for (;;) {
+      if (phase_ == 0) {
+        sent_ = 0;
+        at_ = round > 0 ? now + 600'000'000 : now;
+        phase_ = 1;
+      }
+      if (phase_ == 1) {  // waiting to send the next copy
+        if (now < at_) {
+          progress::engine().wakeBy(at_);
+          return MPI_SUCCESS;
+        }
+        if (m.sendStart(&sop_, g_->group, key, kProbe, sizeof kProbe) != MPI_SUCCESS)
+          return finishProbe(done);
+        phase_ = 2;
+      }
+      int64_t wake = 0;
+      bool sent = false;
+      if (m.sendSome(&sop_, &sent, &wake) != MPI_SUCCESS) return finishProbe(done);
+      if (!sent) {
+        progress::engine().wakeBy(wake);
+        return MPI_SUCCESS;
+      }
+      if (++sent_ == 3) return finishProbe(done);
+      at_ = now + 10'000'000;
+      phase_ = 1;
+    }
+  }
+
+  int finishProbe(bool* done) {
+    via_ = myVia_ ? 1 : 0;
+    phase_ = 0;
+    *done = true;
+    return MPI_SUCCESS;
+  }
+
+  comm::Comm& c_;
+  McastGroup* g_;
+  const uint64_t base_;
+  int andRounds_ = 0;
+  std::vector<int32_t> slots_;  // send and receive cells of the AND rounds
+  size_t next_ = 0;
+  int32_t joined_ = 0;
+  int32_t via_ = 0;
+  bool myVia_ = true;
+  int phase_ = 0;
+  int sent_ = 0;
+  int64_t at_ = 0;
+  transport::McastSendOp sop_;
+  transport::McastRecvOp rop_;
+  char got_[sizeof kProbe] = {};
+};
+
 }  // namespace
 
 McastGroup::~McastGroup() {
-  if (works) {
-    transport::mcast().leave(group);
-    transport::mcast().unsubscribe(context);
-  }
+  leaveGroup(*this);
+}
+
+std::shared_ptr<McastGroup> mcastGroupRecord(comm::Comm& c) {
+  if (c.mcastState) return std::static_pointer_cast<McastGroup>(c.mcastState);
+  auto g = std::make_shared<McastGroup>();
+  g->context = c.contextId + static_cast<uint32_t>(kCtx);
+  g->group = transport::mcast().groupFor(g->context);
+  c.mcastState = g;
+  return g;
+}
+
+void mcastAgreeStart(comm::Comm& c, McastGroup& g, int tag) {
+  if (g.state != McastGroup::State::kUnknown) return;
+  g.state = McastGroup::State::kAgreeing;
+  auto a = std::make_shared<Agreement>(c, &g, g.seq);
+  g.seq += kProbeRounds;
+  auto s = std::make_shared<Schedule>(c, tag);
+  Agreement::build(*s, a);
+  g.agreement = s;
+  s->start(nullptr);
 }
 
 McastGroup* mcastGroup(comm::Comm& c) {
-  if (c.mcastState) {
-    auto* g = static_cast<McastGroup*>(c.mcastState.get());
-    return g->works ? g : nullptr;
+  std::shared_ptr<McastGroup> rec = mcastGroupRecord(c);
+  McastGroup* g = rec.get();
+  if (g->state == McastGroup::State::kAgreeing) {
+    // A nonblocking operation started the agreement: every rank started it in the same
+    // place among its collectives, so it completes.
+    progress::engine().waitUntil([g] { return g->decided(); });
   }
-  auto g = std::make_shared<McastGroup>();
-  g->context = c.contextId + static_cast<uint32_t>(kCtx);
+  if (g->state != McastGroup::State::kUnknown) return g->works() ? g : nullptr;
+  g->state = McastGroup::State::kAgreeing;
   auto& m = transport::mcast();
-  g->group = m.groupFor(g->context);
-  const bool joined = m.available() && m.join(g->group);
-  if (joined) m.subscribe(g->context);
+  const bool joined = joinGroup(*g);
   bool all = false;
   if (agreeAll(c, joined, &all) != MPI_SUCCESS) all = false;
   if (!all) {
-    if (joined) {
-      m.leave(g->group);
-      m.unsubscribe(g->context);
-    }
+    leaveGroup(*g);
     if (c.rank == 0 || !joined)
       noteOff(c, joined ? "another rank could not join the group" : m.why());
-    c.mcastState = g;
+    g->state = McastGroup::State::kOff;
     return nullptr;
   }
   // The probe: does a datagram reach everyone? On a lossy network a member's IGMP join
@@ -102,9 +330,6 @@ McastGroup* mcastGroup(comm::Comm& c) {
   // apart, before multicast is declared off: every rank sees the same AND after each
   // round, so all ranks run the same rounds. Where multicast does not work at all, this
   // costs about 3 s once per communicator (CCMPI_MCAST_PORT=0 switches it off at once).
-  constexpr int kProbeRounds = 4;
-  g->works = true;
-  static const char kProbe[] = "ccmpi multicast probe";
   bool via = true;
   int rc = MPI_SUCCESS;
   for (int round = 0; round < kProbeRounds; ++round) {
@@ -120,14 +345,13 @@ McastGroup* mcastGroup(comm::Comm& c) {
         rc = m.send(g->group, key, kProbe, sizeof kProbe);
       }
     } else {
-      // Silence before asking for a repair: 4 x 100 ms, and 4 x 250 ms in the later
-      // rounds, longer than the root's pause, so the copies can come by multicast.
-      rc = m.receive(key, got, sizeof kProbe, &via, round > 0 ? 250'000 : 100'000);
+      rc = m.receive(key, got, sizeof kProbe, &via, probeNakUs(round));
       if (rc == MPI_SUCCESS && std::memcmp(got, kProbe, sizeof kProbe) != 0) via = false;
     }
     if (rc == MPI_SUCCESS) rc = ackTree(c, 0);
     if (c.rank == 0) m.retire(key);
-    mcastRetire(*g);
+    m.retireSeq(g->context, g->seq);
+    ++g->seq;
     if (rc != MPI_SUCCESS || agreeAll(c, via, &all) != MPI_SUCCESS) {
       all = false;
       break;
@@ -137,20 +361,13 @@ McastGroup* mcastGroup(comm::Comm& c) {
               round + 1 < kProbeRounds ? "; trying again" : "");
   }
   if (!all) {
-    if (c.rank == 0 || !via) {
-      char a[INET_ADDRSTRLEN] = {};
-      in_addr ia{};
-      ia.s_addr = g->group;
-      inet_ntop(AF_INET, &ia, a, sizeof a);
-      noteOff(c, std::string("a probe to ") + a + ":" + std::to_string(m.port()) +
-                     " did not arrive by multicast" + (via ? " at another rank" : ""));
-    }
-    m.leave(g->group);
-    m.unsubscribe(g->context);
-    g->works = false;
+    if (c.rank == 0 || !via) noteOff(c, probeFailure(*g, via));
+    leaveGroup(*g);
+    g->state = McastGroup::State::kOff;
+    return nullptr;
   }
-  c.mcastState = g;
-  return g->works ? g.get() : nullptr;
+  g->state = McastGroup::State::kOn;
+  return g;
 }
 
 int mcastMessage(McastGroup& g, comm::Comm& c, int root, const void* sendData, void* recvData,
@@ -179,7 +396,7 @@ int mcastAllDone(comm::Comm& c) {
 }
 
 void mcastRetire(McastGroup& g) {
-  transport::mcast().retireUpTo(g.context, g.seq);
+  transport::mcast().retireSeq(g.context, g.seq);
   ++g.seq;
 }
 

@@ -4,12 +4,16 @@
 // left when the communicator goes), the agreement that multicast works on it, the
 // acknowledgement tree, and one reliable multicast message.
 //
-// Agreement (first multicast collective on a communicator): every rank joins the group;
+// Agreement (first multicast operation on a communicator): every rank joins the group;
 // an allreduce (dissemination, logical AND) tells whether all could; then comm rank 0
 // multicasts a probe and every rank reports whether the probe came by multicast (not
 // only by repair), in a second AND. If either fails, a log line says why and every
 // multicast algorithm declines on that communicator from then on, so the selector falls
-// through to a unicast algorithm, consistently on all ranks.
+// through to a unicast algorithm, consistently on all ranks. A blocking collective runs
+// the agreement inline; a nonblocking or persistent one (whose initiation must not wait
+// for other ranks) starts it as a schedule of its own when the operation starts, and its
+// steps wait for the outcome (mcast_sched.h). A blocking collective that finds that
+// schedule running waits for it.
 //
 // Completion: after a multicast message, the ranks acknowledge up a binomial tree
 // rooted at the sender (zero-byte TCP messages): the root learns that everyone has the
@@ -18,23 +22,40 @@
 #include <netinet/in.h>
 
 #include <cstdint>
+#include <memory>
 
 #include "comm/comm.h"
 #include "transport/mcast.h"
 
 namespace ccmpi::coll {
 
+class Schedule;
+
 struct McastGroup {
+  enum class State : uint8_t { kUnknown, kAgreeing, kOn, kOff };
+  State state = State::kUnknown;
   in_addr_t group = 0;
   uint32_t context = 0;
-  bool works = false;
-  uint64_t seq = 0;  // multicast operations on this communicator (same on every rank)
+  bool joined = false;  // this rank holds a join and a subscription of the group
+  // The next multicast operation's number on this communicator: taken when an operation
+  // starts (every rank starts its collectives in the same order, so numbers agree).
+  uint64_t seq = 0;
+  std::shared_ptr<Schedule> agreement;  // the nonblocking agreement while it runs
+  bool works() const { return state == State::kOn; }
+  bool decided() const { return state == State::kOn || state == State::kOff; }
   ~McastGroup();
 };
 
 // The communicator's group after agreement, or nullptr when multicast does not work on
-// it (every rank gets the same answer). May communicate (first call only).
+// it (every rank gets the same answer). May communicate: runs the agreement (first
+// multicast operation), or waits for a nonblocking agreement that is running.
 McastGroup* mcastGroup(comm::Comm& c);
+
+// The communicator's group record, created without communicating (state kUnknown).
+std::shared_ptr<McastGroup> mcastGroupRecord(comm::Comm& c);
+// A nonblocking or persistent multicast operation starts: if no agreement ran on the
+// communicator yet, start it as a schedule tagged `tag` (the starting operation's tag).
+void mcastAgreeStart(comm::Comm& c, McastGroup& g, int tag);
 
 // One multicast message of `bytes` from comm rank `root` to every other rank of the
 // communicator, acknowledged up the tree. Every rank calls it with the same bytes.

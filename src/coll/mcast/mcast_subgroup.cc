@@ -101,7 +101,7 @@ int subgroupScatter(McastSubgroup& s, const void* aggregate, void* mine) {
       rc = zeroSend(c, s.root);
     }
   }
-  m.retireUpTo(s.context, s.seq);
+  m.retireSeq(s.context, s.seq);
   ++s.seq;
   return rc;
 }

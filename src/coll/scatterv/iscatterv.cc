@@ -11,6 +11,11 @@ const Algorithm<ScheduleFn> kAlgorithms[] = {
      kAnySize},
     {"binomial", "counts sent down a binomial tree, then the blocks, forwarded per subtree",
      scattervBinomialSchedule, kAnySize},
+    {"mcast_group",
+     "the request owns a multicast group of the ranks with a block (joined at initiation): each "
+     "start multicasts the aggregate of their blocks to it (MPI_Scatterv_init: the CC-MPI "
+     "compiler-assisted scheme; MPI_Iscatterv: the dynamic one)",
+     iscattervMcastGroup, kAnySize, "CCMPI_MCAST_MBITS,CCMPI_MCAST_NAK_US"},
 };
 AlgorithmTable gTable("iscatterv", "CCMPI_ISCATTERV_ALGORITHM", kAlgorithms);
 
