@@ -41,6 +41,7 @@ struct McastGroup {
   // starts (every rank starts its collectives in the same order, so numbers agree).
   uint64_t seq = 0;
   std::shared_ptr<Schedule> agreement;  // the nonblocking agreement while it runs
+  uint64_t groupPlans = 0;              // plans with a group of their own made on the communicator
   bool works() const { return state == State::kOn; }
   bool decided() const { return state == State::kOn || state == State::kOff; }
   ~McastGroup();

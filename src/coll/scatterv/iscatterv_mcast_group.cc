@@ -18,6 +18,7 @@
 // acknowledge; unpack their block.
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 #include "base/error.h"
 #include "coll/mcast/mcast_sched.h"
@@ -30,11 +31,18 @@ namespace ccmpi::coll {
 namespace {
 
 // What the plan keeps between starts; leaves the group with the plan.
+// Contexts of the group-owning requests alive in this process.
+std::set<uint32_t>& liveContexts() {
+  static std::set<uint32_t> live;
+  return live;
+}
+
 struct GroupState {
   in_addr_t group = 0;
   uint32_t context = 0;
   bool joined = false;
   bool subscribed = false;
+  bool live = false;  // context in liveContexts()
   uint64_t nextSeq = 0;
   bool placed = false;           // the first start's exchange is done
   uint64_t place[3] = {};        // member: offset, bytes of its block, aggregate bytes
@@ -44,6 +52,7 @@ struct GroupState {
     auto& m = transport::mcast();
     if (joined) m.leave(group);
     if (subscribed) m.unsubscribe(context);
+    if (live) liveContexts().erase(context);
   }
 };
 
@@ -58,10 +67,18 @@ int iscattervMcastGroup(Plan& p) {
   auto st = std::make_shared<GroupState>();
   auto op = appendMcastStart(s, c);
   // The group's own context and address: the same on every rank (from the plan's place
-  // among the communicator's collectives), apart from the communicator's static group.
-  st->context = 0xC0000000u | ((op->agreed->context & 0xFFFFFu) << 10) |
-                static_cast<uint32_t>(p.seq & 0x3FFu);
-  st->group = transport::mcast().groupBeside(op->agreed->context, p.seq);
+  // among the communicator's group-owning plans, which every rank initiates in the same
+  // order), apart from the communicator's static group.
+  const uint64_t id = op->agreed->groupPlans++;
+  st->context =
+      0xC0000000u | ((op->agreed->context & 0xFFFFFu) << 10) | static_cast<uint32_t>(id & 0x3FFu);
+  if (liveContexts().count(st->context))
+    return setErrorCause(MPI_ERR_OTHER,
+                         "more than 1024 multicast-group scatterv requests made on one "
+                         "communicator while an early one is still alive");
+  liveContexts().insert(st->context);
+  st->live = true;
+  st->group = transport::mcast().groupBeside(op->agreed->context, id);
   op->group = st->group;
   op->context = st->context;
   const std::shared_ptr<GroupState>& g = st;  // closures keep the state alive
