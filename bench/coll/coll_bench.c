@@ -23,6 +23,12 @@
  *                     iteration is the barrier alone), MPIX_Scatterv_close_group after the
  *                     last iteration. Built only where mpix_ccmpi.h exists (ccmpi); other
  *                     MPIs print that it is unsupported and exit with status 4
+ *   scatterv5-init    the same Scatterv as an MPI-4 persistent collective: MPI_Scatterv_init
+ *                     once per size before the warm-up (not timed), MPI_Start + MPI_Wait as
+ *                     the operation, MPI_Request_free after the last iteration (ccmpi with
+ *                     CCMPI_ISCATTERV_ALGORITHM=mcast_group: the request owns the receivers'
+ *                     multicast group). MPIs before MPI 4.0 (except ccmpi, which has the
+ *                     persistent collectives) exit with status 4
  *   uniform           MPI_Alltoallv with the CM-5 paper's test set 1: every rank sends
  *                     to --degree d others and receives from d others (a union of d
  *                     random derangements, --seed), each message s bytes ("size" = the
@@ -167,7 +173,7 @@ static void make_matrix(const Config* c, size_t s, long long* m) {
 
 typedef struct {
   int kind; /* 0 allgather 1 alltoall 2 alltoallv(matrix) 3 bcast 4 scatter 5 scatterv
-               6 scatterv with MPIX_Scatterv_data_movement */
+               6 scatterv with MPIX_Scatterv_data_movement, 7 persistent scatterv */
   size_t size;
   unsigned char *sbuf, *rbuf;
   int *scounts, *sdispls, *rcounts, *rdispls;
@@ -175,6 +181,7 @@ typedef struct {
 #ifdef COLL_BENCH_MPIX
   MPIX_Mcast_group group; /* kind 6: opened in bench_size */
 #endif
+  MPI_Request req; /* kind 7: made in bench_size */
 } Op;
 
 static int is_receiver5(int r, int n) { /* the 5 (or n-1) ranks scatterv5 sends to */
@@ -197,8 +204,8 @@ static int setup(const Config* c, size_t s, Op* op) {
     op->kind = 3, sb = rb = s, op->bound = (long long)s;
   } else if (!strcmp(c->test, "scatter")) {
     op->kind = 4, sb = r == 0 ? s * n : 0, rb = s, op->bound = (long long)(n - 1) * (long long)s;
-  } else if (!strcmp(c->test, "scatterv5") || !strcmp(c->test, "scatterv5-mpix")) {
-    op->kind = strcmp(c->test, "scatterv5") ? 6 : 5;
+  } else if (!strncmp(c->test, "scatterv5", 9)) {
+    op->kind = !strcmp(c->test, "scatterv5") ? 5 : !strcmp(c->test, "scatterv5-mpix") ? 6 : 7;
     op->scounts = calloc((size_t)n, sizeof(int));
     op->sdispls = calloc((size_t)n, sizeof(int));
     int receivers = 0;
@@ -250,6 +257,7 @@ static int setup(const Config* c, size_t s, Op* op) {
       break;
     case 5:
     case 6:
+    case 7:
       if (r == 0)
         for (int j = 0; j < n; ++j)
           if (op->scounts[j]) fill(op->sbuf + op->sdispls[j], s, 0, j);
@@ -274,7 +282,8 @@ static void clear_recv(const Config* c, Op* op) {
     case 3: rb = c->rank == 0 ? 0 : op->size; break;
     case 4: rb = op->size; break;
     case 5:
-    case 6: rb = is_receiver5(c->rank, c->n) ? op->size : 0; break;
+    case 6:
+    case 7: rb = is_receiver5(c->rank, c->n) ? op->size : 0; break;
     case 2:
       for (int j = 0; j < c->n; ++j) rb += (size_t)op->rcounts[j];
       break;
@@ -317,6 +326,14 @@ static void run(const Op* op) {
       break;
     }
 #endif
+#if MPI_VERSION >= 4 || defined(CCMPI)
+    case 7: {
+      MPI_Request req = op->req;
+      MPI_Start(&req);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+      break;
+    }
+#endif
   }
 }
 
@@ -340,6 +357,7 @@ static void validate(const Config* c, const Op* op) {
     case 4: check(op->rbuf, s, 0, r, c, s); break;
     case 5:
     case 6:
+    case 7:
       if (is_receiver5(r, n)) check(op->rbuf, s, 0, r, c, s);
       break;
   }
@@ -363,6 +381,16 @@ static void bench_size(const Config* c, size_t s) {
       MPIX_Scatterv_open_group(op.scounts, MPI_BYTE, is_receiver5(c->rank, c->n) ? (int)s : 0,
                                MPI_BYTE, 0, MPI_COMM_WORLD, &op.group) != MPI_SUCCESS) {
     fprintf(stderr, "coll_bench: rank %d: MPIX_Scatterv_open_group failed\n", c->rank);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+#endif
+#if MPI_VERSION >= 4 || defined(CCMPI)
+  /* The persistent request: made once per size, outside the timing. */
+  if (op.kind == 7 &&
+      MPI_Scatterv_init(op.sbuf, op.scounts, op.sdispls, MPI_BYTE, op.rbuf,
+                        is_receiver5(c->rank, c->n) ? (int)s : 0, MPI_BYTE, 0, MPI_COMM_WORLD,
+                        MPI_INFO_NULL, &op.req) != MPI_SUCCESS) {
+    fprintf(stderr, "coll_bench: rank %d: MPI_Scatterv_init failed\n", c->rank);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
 #endif
@@ -392,6 +420,9 @@ static void bench_size(const Config* c, size_t s) {
   validate(c, &op);
 #ifdef COLL_BENCH_MPIX
   if (op.kind == 6) MPIX_Scatterv_close_group(&op.group);
+#endif
+#if MPI_VERSION >= 4 || defined(CCMPI)
+  if (op.kind == 7) MPI_Request_free(&op.req);
 #endif
   MPI_Reduce(times, maxt, iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (c->rank == 0) {
@@ -443,6 +474,15 @@ int main(int argc, char** argv) {
       fprintf(stderr,
               "coll_bench: scatterv5-mpix is unsupported by this MPI: it needs ccmpi's "
               "mpix_ccmpi.h (MPIX_Scatterv_open_group / _data_movement / _close_group)\n");
+    MPI_Finalize();
+    return 4;
+  }
+#endif
+#if MPI_VERSION < 4 && !defined(CCMPI)
+  if (!strcmp(c.test, "scatterv5-init")) {
+    if (c.rank == 0)
+      fprintf(stderr, "coll_bench: scatterv5-init is unsupported by this MPI: it needs MPI 4.0 "
+                      "(MPI_Scatterv_init)\n");
     MPI_Finalize();
     return 4;
   }
