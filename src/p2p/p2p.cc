@@ -551,6 +551,7 @@ class Sink final : public transport::Sink {
         return 0;
       }
       case FrameType::kMcastNak:
+      case FrameType::kMcastAck:
       case FrameType::kMcastRepair: {
         const int rc = transport::mcast().onTcpFrame(peer, h, t);
         t->mode = kTargetMcast;

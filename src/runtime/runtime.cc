@@ -210,10 +210,16 @@ void tearDown() {
   if (!r.up) return;
   r.up = false;
   r.tornDown = true;
-  // Everything this rank sent is on the wire before the others may close.
+  // Everything this rank sent is on the wire before the others may close, and every
+  // multicast message this rank completed early (the transport keeps a copy) has reached
+  // its receivers: they may still ask it for repairs.
   const int64_t deadline = progress::Engine::nowNs() + 30'000'000'000LL;
-  while (r.tcp.hasPendingOutput() && progress::Engine::nowNs() < deadline)
+  while ((r.tcp.hasPendingOutput() || transport::mcast().releasedPending()) &&
+         progress::Engine::nowNs() < deadline)
     progress::engine().poll(10);
+  if (transport::mcast().releasedPending())
+    log::warn("MPI_Finalize: %zu multicast messages still unacknowledged after 30 s",
+              transport::mcast().releasedPending());
   r.tcp.beginShutdown();
   if (r.pmi.fd() >= 0) progress::engine().remove(r.pmi.fd());
   r.pmi.barrier();

@@ -110,6 +110,9 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
       if (f.msgSize > lim.maxMessage || f.offset != 0) return bad("nak fields");
       if (f.payloadLen % 16 != 0 || f.payloadLen > 16 * 256) return bad("nak ranges");
       break;
+    case FrameType::kMcastAck:
+      if (f.payloadLen != 0 || f.msgSize != 0 || f.offset != 0) return bad("ack fields");
+      break;
     case FrameType::kMcastRepair:
       if (f.tag <= 0 || f.payloadLen == 0 || f.msgSize > lim.maxMessage || f.offset > f.msgSize ||
           f.payloadLen > f.msgSize - f.offset)

@@ -25,6 +25,7 @@ enum class FrameType : uint8_t {
   // reliable multicast repair (mcast.h): context, a = collective seq, b = sub id
   kMcastNak = 20,     // msgSize = message length, payload = (offset, length) u64 pairs
   kMcastRepair = 21,  // tag = fragment size, msgSize, offset, payload = the bytes
+  kMcastAck = 22,     // receiver -> root: the message is whole here (no payload)
 };
 
 enum FrameFlags : uint8_t {

@@ -44,6 +44,11 @@ Tunable<double> kMbits("CCMPI_MCAST_MBITS", 0,
                        "down to half of it, and speeds up again by 2% per clean message");
 Tunable<uint64_t> kBurst("CCMPI_MCAST_BURST", 32 * 1024,
                          "bytes a multicast sender may send back to back above the pacing rate");
+Tunable<uint64_t> kEager("CCMPI_MCAST_EAGER", 64 * 1024,
+                         "largest multicast message whose root completes as soon as its "
+                         "datagrams are out (the transport keeps a copy for repairs until "
+                         "every receiver acknowledged); larger ones wait for the "
+                         "acknowledgements");
 Tunable<uint64_t> kNakUs("CCMPI_MCAST_NAK_US", 5000,
                          "silence (microseconds) after which a receiver asks for missing "
                          "fragments (1/5 of it once the last fragment arrived)");
@@ -65,6 +70,10 @@ constexpr uint64_t kMaxBuffered = 256ull << 20;  // bytes of messages nobody wai
 constexpr size_t kRepairFrame = 64 * 1024;
 constexpr int64_t kMaxNakBackoffNs = 100'000'000;  // longest wait between two NAKs
 constexpr size_t kMaxNakRanges = 256;
+// Copies of released messages a root may hold (beyond, it waits for acknowledgements):
+// fewer than receivers would buffer ahead (kMaxAhead).
+constexpr uint64_t kMaxReleasedBytes = 32ull << 20;
+constexpr size_t kMaxReleased = 256;
 
 template <typename T>
 void put(unsigned char* p, T v) {
@@ -273,9 +282,10 @@ uint32_t McastTransport::fragSize() const {
   return static_cast<uint32_t>(mtu_ - 28 - kHdr - kMac);
 }
 
-int McastTransport::send(in_addr_t group, const McastKey& key, const void* data, uint64_t len) {
+int McastTransport::send(in_addr_t group, const McastKey& key, const void* data, uint64_t len,
+                         int acks) {
   McastSendOp op;
-  if (int rc = sendStart(&op, group, key, data, len)) return rc;
+  if (int rc = sendStart(&op, group, key, data, len, acks)) return rc;
   for (;;) {
     bool done = false;
     int64_t wake = 0;
@@ -286,7 +296,7 @@ int McastTransport::send(in_addr_t group, const McastKey& key, const void* data,
 }
 
 int McastTransport::sendStart(McastSendOp* op, in_addr_t group, const McastKey& key,
-                              const void* data, uint64_t len) {
+                              const void* data, uint64_t len, int acks) {
   if (fd_ < 0) return setErrorCause(MPI_ERR_OTHER, "multicast is not available: %s", why_.c_str());
   if (len > kMaxMessage)
     return setErrorCause(MPI_ERR_COUNT, "multicast message of %llu bytes is too large",
@@ -296,8 +306,44 @@ int McastTransport::sendStart(McastSendOp* op, in_addr_t group, const McastKey& 
   op->key = key;
   op->data = static_cast<const unsigned char*>(data);
   op->len = len;
-  tx_[key] = Tx{op->data, len};
+  Tx& tx = tx_[key];
+  tx = Tx{op->data, len};
+  tx.acksLeft = acks;
   return MPI_SUCCESS;
+}
+
+bool McastTransport::release(const McastKey& key) {
+  auto it = tx_.find(key);
+  if (it == tx_.end()) return true;
+  Tx& tx = it->second;
+  if (tx.acksLeft <= 0) {
+    retire(key);
+    return true;
+  }
+  if (tx.len > kEager.get() || releasedCount_ >= kMaxReleased ||
+      releasedBytes_ + tx.len > kMaxReleasedBytes)
+    return false;
+  tx.copy.assign(tx.data, tx.data + tx.len);
+  tx.data = tx.copy.data();
+  tx.released = true;
+  releasedBytes_ += tx.len;
+  ++releasedCount_;
+  return true;
+}
+
+bool McastTransport::acked(const McastKey& key) const {
+  auto it = tx_.find(key);
+  return it == tx_.end() || it->second.acksLeft <= 0;
+}
+
+void McastTransport::ack(const McastKey& key) {
+  FrameHeader h;
+  h.type = FrameType::kMcastAck;
+  h.src = myRank_;
+  h.context = key.context;
+  h.a = key.seq;
+  h.b = key.sub;
+  tcp_->send(key.root, new OwnedFrame(h, {}));
 }
 
 int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
@@ -386,6 +432,10 @@ void McastTransport::retire(const McastKey& key) {
   if (it == tx_.end()) return;
   // Pacing feedback: a message nobody had to repair lets the rate recover.
   if (!it->second.repaired) scale_ = std::min(1.0, scale_ * 1.02);
+  if (it->second.released) {
+    releasedBytes_ -= it->second.len;
+    --releasedCount_;
+  }
   tx_.erase(it);
 }
 
@@ -695,6 +745,16 @@ void McastTransport::receiveCancel(McastRecvOp* op) {
 
 int McastTransport::onTcpFrame(int peer, const FrameHeader& h, PayloadTarget* t) {
   t->keep = 0;
+  if (h.type == FrameType::kMcastAck) {
+    // An acknowledgement of a message of ours; a late or duplicate one finds nothing.
+    auto it = tx_.find(McastKey{h.context, h.a, myRank_, static_cast<uint16_t>(h.b)});
+    if (it != tx_.end() && it->second.acksLeft > 0 && --it->second.acksLeft == 0 &&
+        it->second.released) {
+      const McastKey key = it->first;
+      retire(key);
+    }
+    return 0;
+  }
   if (h.type == FrameType::kMcastNak) {
     ++stats_.naksReceived;
     if (nakBuf_.size() != static_cast<size_t>(worldSize_)) nakBuf_.resize(worldSize_);

@@ -14,9 +14,12 @@
 // silence for CCMPI_MCAST_NAK_US) sends a NAK listing the missing fragment ranges to the
 // root over the job's authenticated TCP connection, and the root answers with the bytes
 // over the same connection. NAKs are repeated with back-off until the message is whole.
-// Completion (the root's buffer may be reused) is the caller's business: the collective
-// algorithms aggregate acknowledgements up a tree of TCP messages, so the root hears
-// from 2 ranks, not from everyone.
+// Completion: a receiver that has a whole message acknowledges it to the root over TCP
+// (ack). The root's send says how many acknowledgements to expect; once its datagrams
+// are out, release() either hands the message to the transport (a copy of a message of
+// at most CCMPI_MCAST_EAGER bytes, kept for repairs until every acknowledgement is in:
+// the root completes at once, like an eager send) or leaves the root to wait until
+// acked() and then retire() (larger messages, or too many copies outstanding).
 //
 // Groups: a pool of at most CCMPI_MCAST_GROUPS addresses per job (NICs filter only a
 // limited number of groups), each joined with a reference count; a communicator's group
@@ -120,14 +123,25 @@ class McastTransport final : public progress::EventHandler {
 
   // Root: sends the message to the group, paced, serving repairs while it does; the
   // message stays available for repairs until retire().
-  int send(in_addr_t group, const McastKey& key, const void* data, uint64_t len);
+  int send(in_addr_t group, const McastKey& key, const void* data, uint64_t len, int acks = 0);
   // The same without blocking. sendSome emits the datagrams the pacing allows now (one
   // token bucket for every message of this process); *done once all are out, else
   // *wakeNs is when it can go on. The message is served for repairs from sendStart on.
+  // `acks`: acknowledgements the message will get (0: none expected; the caller retires
+  // it when it knows the receivers are done).
   int sendStart(McastSendOp* op, in_addr_t group, const McastKey& key, const void* data,
-                uint64_t len);
+                uint64_t len, int acks = 0);
   int sendSome(McastSendOp* op, bool* done, int64_t* wakeNs);
+  // After the last datagram: true if the root is done with the message (every
+  // acknowledgement is in, or the transport keeps a copy until they are); false: the
+  // caller's buffer is still needed: wait for acked(), then retire().
+  bool release(const McastKey& key);
+  bool acked(const McastKey& key) const;
   void retire(const McastKey& key);
+  // Receiver: the message is whole here (tells its root).
+  void ack(const McastKey& key);
+  // Released messages not acknowledged by every receiver yet (MPI_Finalize waits for them).
+  size_t releasedPending() const { return releasedCount_; }
   // Drives progress for `ns` nanoseconds (sleeping, not spinning).
   void pause(int64_t ns);
 
@@ -182,6 +196,9 @@ class McastTransport final : public progress::EventHandler {
     uint64_t len = 0;
     uint64_t sent = 0;  // bytes multicast so far: NAKs for later ones are premature
     bool repaired = false;
+    int acksLeft = 0;
+    std::vector<unsigned char> copy;  // released: the transport's copy of the message
+    bool released = false;            // retired by the last acknowledgement
   };
   struct Ctx {
     uint64_t low = 0;            // every seq below this is retired
@@ -216,9 +233,11 @@ class McastTransport final : public progress::EventHandler {
   double rate_ = 0;   // configured pacing, bytes per second on the wire
   double scale_ = 1;  // share of rate_ in use (loss feedback, 0.5 .. 1)
   uint64_t burst_ = 0;
-  double allowance_ = 0;    // the pacing token bucket: bytes that may go now
-  int64_t lastFillNs_ = 0;  // when it was last filled
-  uint64_t arrivals_ = 0;   // datagrams and repairs taken into waited-for messages
+  double allowance_ = 0;        // the pacing token bucket: bytes that may go now
+  int64_t lastFillNs_ = 0;      // when it was last filled
+  uint64_t arrivals_ = 0;       // datagrams and repairs taken into waited-for messages
+  uint64_t releasedBytes_ = 0;  // copies held for released messages
+  size_t releasedCount_ = 0;
   double testDrop_ = 0;
   uint64_t dropState_ = 0;
   std::map<in_addr_t, int> joined_;

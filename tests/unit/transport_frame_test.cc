@@ -189,4 +189,16 @@ TEST(Frame, MulticastRepairFrames) {
   rep.payloadLen = 10;
   rep.tag = 0;  // no fragment size
   EXPECT_EQ(roundTrip(rep, &out), DecodeStatus::kBad);
+
+  FrameHeader ack;
+  ack.type = FrameType::kMcastAck;
+  ack.src = 2;
+  ack.context = 0xC0000401u;
+  ack.a = 9;
+  ack.b = 2;
+  EXPECT_EQ(roundTrip(ack, &out), DecodeStatus::kOk);
+  EXPECT_EQ(out.type, FrameType::kMcastAck);
+  EXPECT_EQ(out.a, 9u);
+  ack.payloadLen = 8;  // an acknowledgement carries nothing
+  EXPECT_EQ(roundTrip(ack, &out), DecodeStatus::kBad);
 }

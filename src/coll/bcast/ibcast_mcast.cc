@@ -2,8 +2,9 @@
 // bcast_mcast.cc. Rounds: wait for the communicator's multicast agreement (started by the
 // first multicast operation on it); the root packs a non-contiguous buffer; one paced
 // multicast of the whole buffer to the communicator's group, repaired by NAK, or TCP sends
-// from the root where multicast does not work; acknowledgements up the binomial tree to
-// the root, which may then reuse its buffer; receivers unpack. A persistent request
+// from the root where multicast does not work; receivers acknowledge to the root (which
+// completes once they all did, or at once for a message the transport copied) and
+// unpack. A persistent request
 // replays these rounds at every MPI_Start, each start a new message number on the group.
 #include "coll/mcast/mcast_sched.h"
 #include "coll/nb_algorithms.h"
@@ -38,7 +39,7 @@ int ibcastMcast(Plan& p) {
   m->send = data;
   m->recv = data;
   appendMcastMessage(s, op, m);
-  appendMcastDone(s, op, m, true);
+  appendMcastDone(s, op, m);
   if (!root && !dt.contiguous()) {
     s.copy(data, bytes, MPI_BYTE, a.recvbuf, a.recvcount, a.recvtype);
     s.endRound();

@@ -376,12 +376,16 @@ int mcastMessage(McastGroup& g, comm::Comm& c, int root, const void* sendData, v
   const transport::McastKey key = mcastKey(g, c, root, sub);
   int rc;
   if (c.rank == root) {
-    rc = m.send(g.group, key, sendData, bytes);
-    if (rc == MPI_SUCCESS) rc = ackTree(c, root);
-    m.retire(key);
+    rc = m.send(g.group, key, sendData, bytes, c.size - 1);
+    if (rc != MPI_SUCCESS) {
+      m.retire(key);
+    } else if (!m.release(key)) {
+      progress::engine().waitUntil([&] { return m.acked(key); });
+      m.retire(key);
+    }
   } else {
     rc = m.receive(key, recvData, bytes);
-    if (rc == MPI_SUCCESS) rc = ackTree(c, root);
+    if (rc == MPI_SUCCESS) m.ack(key);
   }
   return rc;
 }

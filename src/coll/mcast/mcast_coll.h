@@ -15,10 +15,12 @@
 // steps wait for the outcome (mcast_sched.h). A blocking collective that finds that
 // schedule running waits for it.
 //
-// Completion: after a multicast message, the ranks acknowledge up a binomial tree
-// rooted at the sender (zero-byte TCP messages): the root learns that everyone has the
-// message from its ceil(log2 n) children, not from n-1 ACKs, and may then reuse its
-// buffer. Ranks not in the tree's path to the root return as soon as they acknowledged.
+// Completion: a receiver returns as soon as it has the message, and acknowledges it to
+// the root (transport/mcast.h). The root of a message of at most CCMPI_MCAST_EAGER bytes
+// returns as soon as its datagrams are out (the transport keeps a copy for repairs until
+// every acknowledgement is in); the root of a larger one waits for the acknowledgements,
+// since repairs come from its buffer. The agreement's probe acknowledges up a binomial
+// tree of zero-byte TCP messages instead.
 #include <netinet/in.h>
 
 #include <cstdint>

@@ -72,7 +72,8 @@ int pollMessage(Schedule& s, McastOp& op, const McastMsg& m, MsgRun& run, bool* 
       }
     } else {
       const transport::McastKey key{op.context, op.seq, c.worldRankOf(m.root), m.sub};
-      const int rc = root ? t.sendStart(&run.sop, op.group, key, m.send, m.bytes)
+      const int rc = root ? t.sendStart(&run.sop, op.group, key, m.send, m.bytes,
+                                        static_cast<int>(m.receivers.size()))
                           : t.receiveStart(&run.rop, key, m.recv, m.bytes);
       if (rc) {
         run.phase = 0;
@@ -143,34 +144,36 @@ void appendMcastMessage(Schedule& s, const std::shared_ptr<McastOp>& op,
 }
 
 void appendMcastDone(Schedule& s, const std::shared_ptr<McastOp>& op,
-                     const std::shared_ptr<McastMsg>& m, bool tree) {
-  const int n = s.size(), me = s.rank(), root = m->root;
-  if (tree) {
-    const int v = (me - root + n) % n;
-    int lowbit = 1;
-    while (lowbit < n && !(v & lowbit)) lowbit <<= 1;
-    for (int mask = 1; mask < lowbit && v + mask < n; mask <<= 1)
-      s.recv(nullptr, 0, MPI_BYTE, (v + mask + root) % n);
-    s.endRound();
-    if (v != 0) s.send(nullptr, 0, MPI_BYTE, (v - lowbit + root) % n);
-  } else if (me == root) {
-    for (int r : m->receivers) s.recv(nullptr, 0, MPI_BYTE, r);
-  } else {
-    s.send(nullptr, 0, MPI_BYTE, root);
-  }
-  s.endRound();
-  const std::shared_ptr<McastOp>& o = op;
-  const int worldRoot = s.comm().worldRankOf(root);
-  const bool isRoot = me == root;
+                     const std::shared_ptr<McastMsg>& m) {
+  const int worldRoot = s.comm().worldRankOf(m->root);
   const uint16_t sub = m->sub;
-  s.local([o, worldRoot, isRoot, sub] {
-    auto& t = transport::mcast();
-    if (isRoot)
-      t.retire(transport::McastKey{o->context, o->seq, worldRoot, sub});
-    else
-      t.retireSeq(o->context, o->seq);
-    return MPI_SUCCESS;
-  });
+  if (s.rank() == m->root) {
+    // Released (a copy kept until the acknowledgements are in), or wait for them.
+    auto waiting = std::make_shared<bool>(false);
+    s.poll([op, worldRoot, sub, waiting](bool* done) {
+      auto& t = transport::mcast();
+      const transport::McastKey key{op->context, op->seq, worldRoot, sub};
+      if (!op->mcast()) {
+        *done = true;
+      } else if (!*waiting) {
+        *done = t.release(key);
+        *waiting = !*done;
+      } else if (t.acked(key)) {
+        t.retire(key);
+        *waiting = false;
+        *done = true;
+      }
+      return MPI_SUCCESS;
+    });
+  } else {
+    s.local([op, worldRoot, sub] {
+      if (!op->mcast()) return MPI_SUCCESS;
+      auto& t = transport::mcast();
+      t.ack(transport::McastKey{op->context, op->seq, worldRoot, sub});
+      t.retireSeq(op->context, op->seq);
+      return MPI_SUCCESS;
+    });
+  }
   s.endRound();
 }
 

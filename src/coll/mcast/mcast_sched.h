@@ -59,11 +59,11 @@ struct McastMsg {
 // Appends a round delivering *m (this rank is its root or one of its receivers).
 void appendMcastMessage(Schedule& s, const std::shared_ptr<McastOp>& op,
                         const std::shared_ptr<McastMsg>& m);
-// Appends the end of a message: acknowledgements (receivers to the root, up the
-// binomial tree rooted at `root` over every rank of the communicator when `tree`, else
-// each receiver straight to the root), then the root retires the message and receivers
-// mark it stale.
+// Appends the end of the operation's (last) message: receivers acknowledge it to the root
+// and mark the operation's number stale; the root is done once the transport took the
+// message over (a copy, up to CCMPI_MCAST_EAGER bytes) or every acknowledgement is in.
+// Nothing to do where the message went by TCP.
 void appendMcastDone(Schedule& s, const std::shared_ptr<McastOp>& op,
-                     const std::shared_ptr<McastMsg>& m, bool tree);
+                     const std::shared_ptr<McastMsg>& m);
 
 }  // namespace ccmpi::coll

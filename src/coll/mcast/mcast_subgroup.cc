@@ -7,6 +7,7 @@
 #include "coll/mcast/mcast_coll.h"
 #include "coll/util.h"
 #include "p2p/p2p.h"
+#include "progress/engine.h"
 #include "transport/mcast.h"
 
 namespace ccmpi::coll {
@@ -89,16 +90,19 @@ int subgroupScatter(McastSubgroup& s, const void* aggregate, void* mine) {
   auto& m = transport::mcast();
   const transport::McastKey key{s.context, s.seq, c.worldRankOf(s.root), 2};
   if (isRoot) {
-    rc = m.send(s.group, key, aggregate, total);
-    for (int i : s.members)
-      if (rc == MPI_SUCCESS) rc = zeroRecv(c, i);
-    m.retire(key);
+    rc = m.send(s.group, key, aggregate, total, static_cast<int>(s.members.size()));
+    if (rc != MPI_SUCCESS) {
+      m.retire(key);
+    } else if (!m.release(key)) {
+      progress::engine().waitUntil([&] { return m.acked(key); });
+      m.retire(key);
+    }
   } else {
     std::vector<unsigned char> all(total);
     rc = m.receive(key, all.data(), total);
     if (rc == MPI_SUCCESS) {
       std::memcpy(mine, all.data() + myOffset, s.sizes[static_cast<size_t>(c.rank)]);
-      rc = zeroSend(c, s.root);
+      m.ack(key);
     }
   }
   m.retireSeq(s.context, s.seq);

@@ -127,7 +127,7 @@ int iscattervMcastGroup(Plan& p) {
       }
       s.endRound();
       appendMcastMessage(s, op, m);
-      appendMcastDone(s, op, m, false);
+      appendMcastDone(s, op, m);
     }
     if (a.recvbuf != MPI_IN_PLACE)
       s.copy(elemAt(a.sendbuf, a.sdispls[static_cast<size_t>(root)], dt),
@@ -160,7 +160,7 @@ int iscattervMcastGroup(Plan& p) {
   s.skipRoundIf([g] { return g->placed; });
   s.endRound();
   appendMcastMessage(s, op, m);
-  appendMcastDone(s, op, m, false);
+  appendMcastDone(s, op, m);
   void* recvbuf = a.recvbuf;
   const int64_t rcount = a.recvcount;
   const MPI_Datatype rtype = s.ownType(a.recvtype);
