@@ -49,6 +49,11 @@ Tunable<uint64_t> kEager("CCMPI_MCAST_EAGER", 64 * 1024,
                          "datagrams are out (the transport keeps a copy for repairs until "
                          "every receiver acknowledged); larger ones wait for the "
                          "acknowledgements");
+Tunable<uint64_t> kBatchUs(
+    "CCMPI_MCAST_BATCH_US", 0,
+    "a blocked receiver of a large multicast message, while its datagrams flow, sleeps this "
+    "long between reads instead of waking for each datagram (they queue in the socket): "
+    "fewer wake-ups where many ranks share few cores (0 = wake for each)");
 Tunable<uint64_t> kNakUs("CCMPI_MCAST_NAK_US", 5000,
                          "silence (microseconds) after which a receiver asks for missing "
                          "fragments (1/5 of it once the last fragment arrived)");
@@ -336,14 +341,18 @@ bool McastTransport::acked(const McastKey& key) const {
   return it == tx_.end() || it->second.acksLeft <= 0;
 }
 
-void McastTransport::ack(const McastKey& key) {
+FrameHeader McastTransport::tcpFrame(FrameType type, const McastKey& key) const {
   FrameHeader h;
-  h.type = FrameType::kMcastAck;
+  h.type = type;
   h.src = myRank_;
   h.context = key.context;
   h.a = key.seq;
   h.b = key.sub;
-  tcp_->send(key.root, new OwnedFrame(h, {}));
+  return h;
+}
+
+void McastTransport::ack(const McastKey& key) {
+  tcp_->send(key.root, new OwnedFrame(tcpFrame(FrameType::kMcastAck, key), {}));
 }
 
 int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
@@ -619,12 +628,7 @@ void McastTransport::sendNak(const McastKey& key, Rx& r, bool all) {
       f = g;
     }
   }
-  FrameHeader h;
-  h.type = FrameType::kMcastNak;
-  h.src = myRank_;
-  h.context = key.context;
-  h.a = key.seq;
-  h.b = key.sub;
+  FrameHeader h = tcpFrame(FrameType::kMcastNak, key);
   h.msgSize = r.len;
   h.payloadLen = ranges.size();
   ++stats_.naksSent;
@@ -640,6 +644,24 @@ int McastTransport::receive(const McastKey& key, void* dest, uint64_t len, bool*
     int64_t wake = 0;
     if (int rc = receiveSome(&op, &done, &wake)) return rc;
     if (done) break;
+    const int64_t batch = static_cast<int64_t>(std::min<uint64_t>(kBatchUs.get(), 100000)) * 1000;
+    if (batch > 0) {
+      const Rx& r = rx_.find(key)->second;
+      const int64_t now = progress::Engine::nowNs();
+      const uint64_t left = r.frag ? (r.have.size() - r.fragsHave) * uint64_t{r.frag} : r.len;
+      // Datagrams are flowing and more than a batch is still to come: let them queue.
+      if (r.any && !r.finSeen &&
+          now - r.lastNs<op.delay&& static_cast<double>(left)> rate_ * 1e-9 *
+                    static_cast<double>(batch)) {
+        const int64_t until = std::min(now + batch, wake);
+        if (until > now) {
+          const timespec ts{0, static_cast<long>(until - now)};
+          nanosleep(&ts, nullptr);
+        }
+        progress::engine().poll(0);
+        continue;
+      }
+    }
     // Wake on completion, or on any arrival (the deadline moves with the traffic).
     const uint64_t seen = arrivals_;
     waitUntilNs(wake, [&] { return arrivals_ != seen; });

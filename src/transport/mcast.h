@@ -216,6 +216,8 @@ class McastTransport final : public progress::EventHandler {
   // seen (`all`: every missing fragment, after silence).
   void sendNak(const McastKey& key, Rx& rx, bool all);
   uint64_t buffered() const;
+  // A repair-protocol TCP frame about message `key` (context, a = seq, b = sub).
+  FrameHeader tcpFrame(FrameType type, const McastKey& key) const;
   uint32_t fragSize() const;
 
   int fd_ = -1;

@@ -293,6 +293,10 @@ std::shared_ptr<McastGroup> mcastGroupRecord(comm::Comm& c) {
 
 void mcastAgreeStart(comm::Comm& c, McastGroup& g, int tag) {
   if (g.state != McastGroup::State::kUnknown) return;
+  if (c.size == 1) {  // nobody to reach: the unicast path (which moves nothing) is used
+    g.state = McastGroup::State::kOff;
+    return;
+  }
   g.state = McastGroup::State::kAgreeing;
   auto a = std::make_shared<Agreement>(c, &g, g.seq);
   g.seq += kProbeRounds;
@@ -310,6 +314,8 @@ McastGroup* mcastGroup(comm::Comm& c) {
     // place among its collectives, so it completes.
     progress::engine().waitUntil([g] { return g->decided(); });
   }
+  if (g->state == McastGroup::State::kUnknown && c.size == 1)
+    g->state = McastGroup::State::kOff;  // nobody to reach: unicast algorithms serve
   if (g->state != McastGroup::State::kUnknown) return g->works() ? g : nullptr;
   g->state = McastGroup::State::kAgreeing;
   auto& m = transport::mcast();

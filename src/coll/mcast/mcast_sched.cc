@@ -17,6 +17,7 @@ struct MsgRun {
   transport::McastSendOp sop;
   transport::McastRecvOp rop;
   std::vector<p2p::Request*> reqs;  // unicast fallback
+  bool root = false;
 
   void abort() {
     if (!viaMcast) {
@@ -24,6 +25,8 @@ struct MsgRun {
         p2p::cancel(r);
         p2p::requestFree(r);
       }
+    } else if (root) {
+      transport::mcast().retire(sop.key);
     } else {
       transport::mcast().receiveCancel(&rop);
     }
@@ -64,6 +67,7 @@ int pollMessage(Schedule& s, McastOp& op, const McastMsg& m, MsgRun& run, bool* 
   const bool root = c.rank == m.root;
   if (run.phase == 0) {
     run.phase = 1;
+    run.root = root;
     run.viaMcast = op.mcast();
     if (!run.viaMcast) {
       if (int rc = startUnicast(s, m, run)) {
