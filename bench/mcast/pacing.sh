@@ -7,7 +7,8 @@
 #
 # Usage (root): bench/mcast/pacing.sh [BUILD_DIR]    (default ./build; about 5 minutes)
 # Environment: REPS [3], VARIANTS ["90 32768;95 32768;98 32768;98 65536;100 32768": Mbit/s
-# and burst bytes per setting], SIZES [262144], HOSTS [16].
+# and burst bytes per setting, optionally followed by more VAR=VALUE settings for the
+# ranks, e.g. "90 32768 CCMPI_MCAST_BATCH_US=500"], SIZES [262144], HOSTS [16].
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$repo/build}" && pwd)
@@ -31,13 +32,15 @@ hostfile=$("$cluster" up --hosts "$hosts" --rate 100mbit --name "$name" --owner 
 IFS=';' read -r -a settings <<<"$variants"
 for ((rep = 1; rep <= reps; rep++)); do
   for v in "${settings[@]}"; do
-    read -r mbits burst <<<"$v"
+    read -r mbits burst extra <<<"$v"
+    envs=()
+    for e in $extra; do envs+=(--env "$e"); done
     out=$(timeout 120 "$build/bin/mpirun" --hostfile "$hostfile" \
       --launcher "$cluster exec --name $name" --iface r0 -n "$hosts" \
       --env CCMPI_BCAST_ALGORITHM=mcast --env CCMPI_MCAST_MBITS="$mbits" \
-      --env CCMPI_MCAST_BURST="$burst" "$work/coll_bench" bcast --sizes "${SIZES:-262144}" \
+      --env CCMPI_MCAST_BURST="$burst" "${envs[@]}" "$work/coll_bench" bcast --sizes "${SIZES:-262144}" \
       --target-ms 2000 --warmup 3 --min-iters 10 --max-iters 200 2>&1)
-    echo "rep=$rep mbits=$mbits burst=$burst :: $(echo "$out" | awk '$1 == "result" {
+    echo "rep=$rep mbits=$mbits burst=$burst $extra :: $(echo "$out" | awk '$1 == "result" {
       printf "size=%s median_us=%s mean_us=%s min_us=%s iters=%s ", $4, $5, $6, $7, $9 }')"
   done
 done
