@@ -47,6 +47,12 @@ ibarrier                *       *            dissemination
 # receiver and a plain send is 8% faster (10 KiB: 0.87 vs 0.94 ms). It declines where
 # multicast does not work, and the rules below apply.
 bcast                   *       4k-*         mcast                3-*
+# Within one host large messages move by single-copy reads (p2p/cma): every receiver
+# reads the root's buffer at once, so the linear broadcast beats the trees from 64 KiB
+# (OSU sweep on 2 cores, 2026-11-25, docs/results/osu-coll/sweep.md: 4 ranks 64 KiB 7.1
+# vs 10.3 us binomial, 1 MiB 154 vs 193 us; 16 ranks 64 KiB 41 vs 55 us, 1 MiB 414 vs
+# 823 us).
+bcast                   *       64k-*        linear               1
 bcast                   1-6     16k-512k     binary_tree
 bcast                   *       *            binomial
 # The same for the nonblocking and persistent broadcast (the multicast algorithm is the
@@ -94,6 +100,10 @@ allgather               7-*     128k-*       ring
 iallgather              *       0-128k       bruck
 iallgather              *       128k-*       ring
 allgatherv              *       *            ring
+# One host, 7 ranks or more, from 64 KiB: every exchange posted at once (the same sweep:
+# 16 ranks 64 KiB 2.7 vs 3.4 ms pairwise, 1 MiB 16.8 vs 21.5 ms; at 4 ranks the two are
+# within 3%).
+alltoall                7-*     64k-*        linear               1
 alltoall                *       0-4k         bruck
 alltoall                *       4k-*         pairwise
 ialltoall               *       0-4k         bruck
