@@ -94,6 +94,11 @@ alltoall                *       0-512        bruck                2-8
 alltoall                *       512-*        pairwise             2-8
 ialltoall               *       0-512        bruck                2-8
 ialltoall               *       512-*        pairwise             2-8
+# One host, small blocks: recursive doubling (folding the ranks beyond a power of two)
+# ahead of Bruck at every size tried (OSU osu_allgather 8 B-8 KiB on 2 cores, 2026-11-25,
+# 2000 iterations: 3 ranks 19-27 vs 23-27 us, 5 ranks 48-59 vs 57-72, 8 ranks 90-107 vs
+# 105-122, 16 ranks 313-417 vs 345-418; 4 ranks 8 B, 20,000 iterations: 29 vs 34-38 us).
+allgather               *       0-8k         recursive_doubling   1
 allgather               *       0-128k       bruck
 allgather               1-6     128k-*       recursive_doubling
 allgather               7-*     128k-*       ring
