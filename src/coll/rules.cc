@@ -46,6 +46,13 @@ ibarrier                *       *            dissemination
 # wins from 4 hosts up); below, trees are as fast. On 2 hosts there is one remote
 # receiver and a plain send is 8% faster (10 KiB: 0.87 vs 0.94 ms). It declines where
 # multicast does not work, and the rules below apply.
+# Since a small multicast's root returns as soon as its datagram is out (acknowledgements
+# come later, docs/multicast.md), multicast is also the fastest broadcast below 4 KiB from
+# 16 hosts on (2026-11-25: 16 hosts 1 B 0.28-0.32 ms vs 0.31-0.38 for the best unicast
+# algorithm, 1 KiB 0.26 vs 0.32; 20 hosts 1 B 0.39 vs 0.46; 29 hosts 0.65 vs 0.67;
+# docs/results/bcast and bcast-sizes). On 5-15 hosts the binary tree is the fastest below
+# 1 KiB (8 hosts 1 B 0.12 ms vs binomial's 0.15, 12 hosts 0.24 vs 0.31).
+bcast                   *       *            mcast                16-*
 bcast                   *       4k-*         mcast                3-*
 # Within one host large messages move by single-copy reads (p2p/cma): every receiver
 # reads the root's buffer at once, so the linear broadcast beats the trees from 64 KiB
@@ -53,10 +60,12 @@ bcast                   *       4k-*         mcast                3-*
 # vs 10.3 us binomial, 1 MiB 154 vs 193 us; 16 ranks 64 KiB 41 vs 55 us, 1 MiB 414 vs
 # 823 us).
 bcast                   *       64k-*        linear               1
+bcast                   *       0-1k         binary_tree          5-*
 bcast                   1-6     16k-512k     binary_tree
 bcast                   *       *            binomial
 # The same for the nonblocking and persistent broadcast (the multicast algorithm is the
 # same message as a schedule).
+ibcast                  *       *            mcast                16-*
 ibcast                  *       4k-*         mcast                3-*
 ibcast                  *       *            binomial
 allreduce               1-6     0-16k        recursive_doubling
