@@ -77,6 +77,16 @@ void setSocketOptions(int fd) {
   }
 }
 
+void setKeepalive(int fd, bool on) {
+  int v = on ? 1 : 0;
+  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, sizeof v);
+  if (!on) return;
+  int idle = 1, interval = 1, count = 10;
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
+}
+
 // A handshake frame owned by its connection.
 class CtrlFrame final : public OutFrame {
  public:
@@ -195,7 +205,7 @@ class TcpConn final : public progress::EventHandler {
           wantWrite(true);
           return;
         }
-        return fail(std::string("write failed: ") + strerror(errno));
+        return failIo(std::string("write failed: ") + strerror(errno));
       }
       if (busyStartNs_) {
         busyBytes_ += static_cast<uint64_t>(n);
@@ -223,6 +233,20 @@ class TcpConn final : public progress::EventHandler {
     if (st_ == State::kClosed) return;
     closeQuietly();
     t_->connFailed(this, why);
+  }
+
+  // The socket broke. An attempt of ours still waiting for the peer's challenge or
+  // acceptance is made again (within CCMPI_TCP_CONNECT_RETRY): on a lossy network the
+  // peer's end of a connection can fail to come up although ours did (its last handshake
+  // segments lost), and the keepalive probes of a connecting socket find that out.
+  void failIo(const std::string& why) {
+    if ((st_ == State::kAwaitChallenge || st_ == State::kAwaitAccept) && t_->retryConnect(this)) {
+      log::info("connection to rank %d broke during the handshake (%s); trying again", peer_,
+                why.c_str());
+      closeQuietly();
+      return;
+    }
+    fail(why);
   }
 
   // Frames still queued when the connection dies are released so nothing leaks.
@@ -352,11 +376,11 @@ class TcpConn final : public progress::EventHandler {
         n = ::read(fd_, in_.data() + inEnd_, asked);
         if (n > 0) inEnd_ += n;
       }
-      if (n == 0) return fail("connection closed by peer");
+      if (n == 0) return failIo("connection closed by peer");
       if (n < 0) {
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-        return fail(std::string("read failed: ") + strerror(errno));
+        return failIo(std::string("read failed: ") + strerror(errno));
       }
       parse();
       // A short read drained the socket: level-triggered epoll reports more data later,
@@ -580,6 +604,11 @@ void TcpTransport::connectTo(int peer) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) log::fatal("socket() failed: %s", strerror(errno));
   setSocketOptions(fd);
+  // Until the peer's challenge arrives, probe the connection every second: a peer whose
+  // end never came up (its last handshake segments lost) answers with a reset, and we try
+  // again, instead of both sides waiting forever. A peer that is merely busy acknowledges
+  // the probes. Switched off once the connection is open.
+  setKeepalive(fd, true);
   int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
   if (rc != 0 && errno != EINPROGRESS) {
     const int err = errno;
@@ -639,6 +668,7 @@ bool TcpTransport::sameHost(int peer) const {
 
 void TcpTransport::opened(int peer, TcpConn* c) {
   Peer& p = peers_[peer];
+  if (p.outgoing == c) setKeepalive(c->fd(), false);
   if (p.outgoing == c) p.outgoing = nullptr;
   p.active = c;
   p.sameHost = socketIsLocal(c->fd());
