@@ -5,7 +5,8 @@
 # multicast Bcasts and OPS multicast Scatters (tests/mpi/mcast_bcast.c, "loss OPS
 # scatter": every byte of every operation checked), then about OPS multicast Scatterv
 # calls with the static, dynamic and compiler-assisted groups (tests/mpi/mcast_scatterv.c,
-# every byte checked). A run that does not finish within TIMEOUT seconds counts as a hang.
+# every byte checked; the compiler-assisted data by multicast at every block size,
+# CCMPI_MPIX_SCATTERV_DATA=mcast). A run that does not finish within TIMEOUT seconds counts as a hang.
 # Writes docs/results/mcast-loss/README.md and results.csv.
 #
 # Usage (root): bench/mcast/loss.sh [BUILD_DIR]    (default ./build)
@@ -70,7 +71,7 @@ for spec in "${spec_list[@]}"; do
       n_ops=$((2 * ops))
     else
       cmd=("$mpirun" --hostfile "$hostfile" --launcher "$cluster exec --name $name" --iface r0
-        -n "$hosts" "$scatterv_prog" "$scatterv_iters" lossy)
+        -n "$hosts" --env CCMPI_MPIX_SCATTERV_DATA=mcast "$scatterv_prog" "$scatterv_iters" lossy)
       n_ops=$(((scatterv_iters / 4 + 1) * 2 + 3 * scatterv_iters))
       what="$n_ops Scatterv (static, dynamic, compiler-assisted)"
     fi

@@ -10,6 +10,7 @@
 
 #include "api/api.h"
 #include "api/coll_checks.h"
+#include "coll/algorithms.h"
 #include "coll/alltoallv/alltoallv_levels.h"
 #include "coll/mcast/mcast_coll.h"
 #include "coll/mcast/mcast_subgroup.h"
@@ -17,6 +18,7 @@
 #include "comm/comm.h"
 #include "datatype/datatype.h"
 #include "p2p/compress_channel.h"
+#include "p2p/p2p.h"
 #include "transport/mcast.h"
 
 using namespace ccmpi;
@@ -232,7 +234,7 @@ extern "C" int MPIX_Scatterv_open_group(const int sendcounts[], MPI_Datatype sen
     CCMPI_CHECK(comm, recvcount >= 0, MPI_ERR_COUNT, "recvcount %d is negative", recvcount);
   }
   auto g = std::make_unique<ccmpix_mcast_group>();
-  const int rc = coll::subgroupOpen(*c, root, sizes.data(), &g->sub);
+  const int rc = coll::subgroupOpen(*c, root, sizes.data(), &g->sub, true);
   if (rc) return api::raiseComm(comm, kFunc, rc);
   if (c->rank != root) {
     const uint64_t want = static_cast<uint64_t>(recvcount) * datatype::lookup(recvtype)->size();
@@ -273,6 +275,12 @@ extern "C" int MPIX_Scatterv_data_movement(const void* sendbuf, const int sendco
                   static_cast<unsigned long long>(s.sizes[static_cast<size_t>(i)]));
       if (i != s.root) total += n;
     }
+    if (!s.mcast || s.tcpData) {
+      // By TCP: each member's block straight from the send buffer, all sends at once.
+      const int rc = coll::scattervLinear(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                          recvtype, s.root, c);
+      return rc ? api::raiseComm(comm, kFunc, rc) : MPI_SUCCESS;
+    }
     std::vector<unsigned char> aggregate(total);
     uint64_t at = 0;
     for (int i : s.members) {
@@ -296,6 +304,11 @@ extern "C" int MPIX_Scatterv_data_movement(const void* sendbuf, const int sendco
               MPI_ERR_TRUNCATE, "the root sends %llu bytes, the receive holds %lld",
               static_cast<unsigned long long>(got),
               static_cast<long long>(recvcount) * static_cast<long long>(rt->size()));
+  if (!s.mcast || s.tcpData) {
+    const int rc = p2p::recv(recvbuf, recvcount, recvtype, s.root, coll::kTagScatterv, c,
+                             MPI_STATUS_IGNORE, coll::kCtx);
+    return rc ? api::raiseComm(comm, kFunc, rc) : MPI_SUCCESS;
+  }
   std::vector<unsigned char> mine(got);
   const int rc = coll::subgroupScatter(s, nullptr, mine.data());
   if (rc) return api::raiseComm(comm, kFunc, rc);

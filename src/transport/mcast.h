@@ -107,6 +107,11 @@ class McastTransport final : public progress::EventHandler {
   void shutdown();
   bool available() const { return fd_ >= 0; }
   const std::string& why() const { return why_; }
+  // Path MTU (CCMPI_MCAST_MTU), and the bytes a message of `len` bytes puts on the root's
+  // cable: its datagrams and the end-of-message mark, each with the transport's header
+  // and MAC, UDP/IP (28) and Ethernet framing (38: header, FCS, preamble, gap).
+  uint32_t mtu() const { return mtu_; }
+  uint64_t wireBytes(uint64_t len) const;
 
   // The pool address for a context id; join/leave count references. join returns false
   // (and sets why()) when the kernel refuses.

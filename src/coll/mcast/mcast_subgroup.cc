@@ -3,17 +3,27 @@
 
 #include <cstring>
 
+#include "base/error.h"
+#include "base/tunables.h"
 #include "coll/algorithms.h"
 #include "coll/mcast/mcast_coll.h"
 #include "coll/util.h"
 #include "p2p/p2p.h"
 #include "progress/engine.h"
+#include "transport/frame.h"
 #include "transport/mcast.h"
 
 namespace ccmpi::coll {
 namespace {
 
 constexpr int kTagSub = kTagScatterv;
+
+Tunable<std::string> kData(
+    "CCMPI_MPIX_SCATTERV_DATA", "auto",
+    "how MPIX_Scatterv_data_movement moves the blocks: auto (one multicast message when "
+    "that puts no more bytes on the root's cable than one TCP message per member, as for "
+    "blocks of up to about 1 KiB; else TCP, since every member needs bytes of its own), "
+    "mcast, tcp");
 
 int zeroSend(comm::Comm& c, int to) {
   return p2p::send(nullptr, 0, MPI_BYTE, to, kTagSub, c, kCtx);
@@ -24,7 +34,32 @@ int zeroRecv(comm::Comm& c, int from) {
 
 }  // namespace
 
-int subgroupOpen(comm::Comm& c, int root, const uint64_t* sizesAtRoot, McastSubgroup* s) {
+int subgroupTcpCheaper(const std::vector<uint64_t>& sizes, int root, bool* tcp) {
+  const std::string& mode = kData.get();
+  if (mode == "mcast" || mode == "tcp") {
+    *tcp = mode == "tcp";
+    return MPI_SUCCESS;
+  }
+  if (mode != "auto")
+    return setErrorCause(MPI_ERR_OTHER, "CCMPI_MPIX_SCATTERV_DATA=%s: expected auto, mcast or tcp",
+                         mode.c_str());
+  // Bytes on the root's cable. TCP: per member one frame (header + block) in segments of
+  // MSS = MTU - 52, each with 52 bytes of TCP/IP (timestamps on) and 38 of Ethernet.
+  const auto& m = transport::mcast();
+  const uint64_t mss = m.mtu() - 52, hdr = sizeof(transport::FrameHeader);
+  uint64_t total = 0, viaTcp = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (static_cast<int>(i) == root || sizes[i] == 0) continue;
+    total += sizes[i];
+    const uint64_t frame = hdr + sizes[i];
+    viaTcp += frame + (frame + mss - 1) / mss * (52 + 38);
+  }
+  *tcp = viaTcp < m.wireBytes(total);
+  return MPI_SUCCESS;
+}
+
+int subgroupOpen(comm::Comm& c, int root, const uint64_t* sizesAtRoot, McastSubgroup* s,
+                 bool chooseTransport) {
   *s = McastSubgroup{};
   s->comm = &c;
   s->root = root;
@@ -47,7 +82,12 @@ int subgroupOpen(comm::Comm& c, int root, const uint64_t* sizesAtRoot, McastSubg
   s->member = c.rank != root && s->sizes[static_cast<size_t>(c.rank)] > 0;
   s->mcast = g != nullptr;
   s->open = true;
-  if (!s->mcast || (c.rank != root && !s->member)) return MPI_SUCCESS;
+  if (s->mcast && chooseTransport) {
+    // Every rank decides alike: from the sizes all now hold and the job-wide settings.
+    rc = subgroupTcpCheaper(s->sizes, root, &s->tcpData);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  if (!s->mcast || s->tcpData || (c.rank != root && !s->member)) return MPI_SUCCESS;
   auto& m = transport::mcast();
   s->group = m.groupBeside(staticContext, s->context & 0xff);
   if (s->member) {
@@ -67,8 +107,8 @@ int subgroupScatter(McastSubgroup& s, const void* aggregate, void* mine) {
   const bool isRoot = c.rank == s.root;
   if (!isRoot && !s.member) return MPI_SUCCESS;
   int rc = MPI_SUCCESS;
-  if (!s.mcast) {
-    // TCP fallback: each member's block from the root.
+  if (!s.mcast || s.tcpData) {
+    // TCP (fallback, or the cheaper way): each member's block from the root.
     if (!isRoot)
       return p2p::recv(mine, static_cast<int64_t>(s.sizes[static_cast<size_t>(c.rank)]), MPI_BYTE,
                        s.root, kTagSub, c, MPI_STATUS_IGNORE, kCtx);
@@ -113,7 +153,7 @@ int subgroupScatter(McastSubgroup& s, const void* aggregate, void* mine) {
 void subgroupClose(McastSubgroup& s) {
   if (!s.open) return;
   s.open = false;
-  if (!s.mcast) return;
+  if (!s.mcast || s.tcpData) return;
   auto& m = transport::mcast();
   if (s.member) {
     m.leave(s.group);

@@ -14,6 +14,14 @@
 // Where multicast does not work on the communicator, the sizes go by TCP (a binomial
 // broadcast) and data movement sends each member its block by TCP: the MPIX calls work
 // everywhere, only without multicast.
+//
+// Data by TCP on purpose (compiler-assisted groups, CCMPI_MPIX_SCATTERV_DATA=auto): every
+// member needs bytes of its own, so multicast cannot take bytes off the root's cable as it
+// does for a broadcast; it saves packets when blocks are smaller than a datagram, and costs
+// more header per byte (UDP, the transport's header and MAC, the end-of-message mark) for
+// large ones. The group opened for such sizes decides from the block sizes, which every
+// rank knows after the opening, and sends each member its block by TCP when that puts
+// fewer bytes on the root's cable; members then join no address.
 #include <netinet/in.h>
 
 #include <cstdint>
@@ -30,6 +38,7 @@ struct McastSubgroup {
   std::vector<int> members;     // comm ranks with a block, the root excluded
   bool member = false;          // this rank is a member
   bool mcast = false;           // multicast (else TCP fallback)
+  bool tcpData = false;         // data by TCP although multicast works (the cheaper way)
   in_addr_t group = 0;
   uint32_t context = 0;
   uint64_t seq = 0;
@@ -37,7 +46,16 @@ struct McastSubgroup {
 };
 
 // Collective over c. sizesAtRoot (significant at the root only): bytes per comm rank.
-int subgroupOpen(comm::Comm& c, int root, const uint64_t* sizesAtRoot, McastSubgroup* s);
+// chooseTransport: the data may go by TCP where that is cheaper (compiler-assisted
+// groups; the dynamic scheme, an algorithm chosen or forced as multicast, always
+// multicasts).
+int subgroupOpen(comm::Comm& c, int root, const uint64_t* sizesAtRoot, McastSubgroup* s,
+                 bool chooseTransport = false);
+// Whether the data movement of blocks of these sizes (bytes, the root's included) from
+// `root` is cheaper by one TCP message per member than by one multicast message
+// (CCMPI_MPIX_SCATTERV_DATA: auto decides by bytes on the root's cable, mcast and tcp
+// force). Fails on an unknown setting.
+int subgroupTcpCheaper(const std::vector<uint64_t>& sizes, int root, bool* tcp);
 // Root: `aggregate` holds the members' blocks in rank order (sizes[members[i]] bytes
 // each). Members: their block goes to `mine` (sizes[rank] bytes). Others: nothing to do.
 int subgroupScatter(McastSubgroup& s, const void* aggregate, void* mine);
