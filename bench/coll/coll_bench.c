@@ -22,7 +22,11 @@
  *                     (called by the root and the 5 receivers only; the other ranks'
  *                     iteration is the barrier alone), MPIX_Scatterv_close_group after the
  *                     last iteration. Built only where mpix_ccmpi.h exists (ccmpi); other
- *                     MPIs print that it is unsupported and exit with status 4
+ *                     MPIs print that it is unsupported and exit with status 4. ccmpi moves
+ *                     the blocks by multicast or by TCP, whichever puts fewer bytes on
+ *                     the root's cable (CCMPI_MPIX_SCATTERV_DATA=auto)
+ *   scatterv5-mpix-mcast  scatterv5-mpix with the blocks always multicast (sets
+ *                     CCMPI_MPIX_SCATTERV_DATA=mcast before MPI_Init unless it is set)
  *   scatterv5-init    the same Scatterv as an MPI-4 persistent collective: MPI_Scatterv_init
  *                     once per size before the warm-up (not timed), MPI_Start + MPI_Wait as
  *                     the operation, MPI_Request_free after the last iteration (ccmpi with
@@ -205,7 +209,9 @@ static int setup(const Config* c, size_t s, Op* op) {
   } else if (!strcmp(c->test, "scatter")) {
     op->kind = 4, sb = r == 0 ? s * n : 0, rb = s, op->bound = (long long)(n - 1) * (long long)s;
   } else if (!strncmp(c->test, "scatterv5", 9)) {
-    op->kind = !strcmp(c->test, "scatterv5") ? 5 : !strcmp(c->test, "scatterv5-mpix") ? 6 : 7;
+    op->kind = !strcmp(c->test, "scatterv5")        ? 5
+               : !strncmp(c->test, "scatterv5-mpix", 14) ? 6
+                                                          : 7;
     op->scounts = calloc((size_t)n, sizeof(int));
     op->sdispls = calloc((size_t)n, sizeof(int));
     int receivers = 0;
@@ -445,6 +451,9 @@ int main(int argc, char** argv) {
   c.degree = 4, c.seed = 20031, c.warmup = 2, c.min_iters = 3, c.max_iters = 200;
   c.target_ms = 1000;
   const char* sizes = "1024";
+  /* Read by ccmpi at MPI_Init. */
+  if (argc > 1 && !strcmp(argv[1], "scatterv5-mpix-mcast"))
+    setenv("CCMPI_MPIX_SCATTERV_DATA", "mcast", 0);
   MPI_Init(&argc, &argv);
   MPI_Comm_size(MPI_COMM_WORLD, &c.n);
   MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
@@ -469,10 +478,10 @@ int main(int argc, char** argv) {
   }
   if (c.max_iters < c.min_iters) c.max_iters = c.min_iters;
 #ifndef COLL_BENCH_MPIX
-  if (!strcmp(c.test, "scatterv5-mpix")) {
+  if (!strncmp(c.test, "scatterv5-mpix", 14)) {
     if (c.rank == 0)
       fprintf(stderr,
-              "coll_bench: scatterv5-mpix is unsupported by this MPI: it needs ccmpi's "
+              "coll_bench: scatterv5-mpix(-mcast) is unsupported by this MPI: it needs ccmpi's "
               "mpix_ccmpi.h (MPIX_Scatterv_open_group / _data_movement / _close_group)\n");
     MPI_Finalize();
     return 4;
