@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages ccmpi needs to build and test (only the missing ones).
 # Needs root (or sudo). Extra package names may be passed as arguments.
 set -euo pipefail
-pkgs=(build-essential cmake ninja-build pkg-config libgtest-dev clang libclang-rt-14-dev
+pkgs=(build-essential cmake ninja-build pkg-config libgtest-dev clang clang-format libclang-rt-14-dev
       mpich iproute2 procps gawk python3 gnuplot-nox "$@")
 missing=()
 for p in "${pkgs[@]}"; do

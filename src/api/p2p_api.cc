@@ -41,8 +41,8 @@ int checkBuffer(const char* func, MPI_Comm comm, comm::Comm& c, const void* buf,
                       dt->name().empty() ? "(unnamed)" : dt->name().c_str());
   if (buf == nullptr && count > 0 && dt->predefined() && dt->size() > 0)
     return raiseCommf(comm, func, MPI_ERR_BUFFER, "buffer is NULL but count is %d", count);
-  const bool rankOk = peer == MPI_PROC_NULL || (peer >= 0 && peer < c.size) ||
-                      (isRecv && peer == MPI_ANY_SOURCE);
+  const bool rankOk =
+      peer == MPI_PROC_NULL || (peer >= 0 && peer < c.size) || (isRecv && peer == MPI_ANY_SOURCE);
   if (!rankOk)
     return raiseCommf(comm, func, MPI_ERR_RANK, "rank %d is not valid in a communicator of size %d",
                       peer, c.size);
@@ -99,7 +99,8 @@ int persistentInit(const char* func, const void* buf, int count, MPI_Datatype ty
   if (int rc = checkComm(func, comm, &c)) return rc;
   if (int rc = checkBuffer(func, comm, *c, buf, count, type, peer, tag, isRecv)) return rc;
   if (!request) return raiseCommf(comm, func, MPI_ERR_REQUEST, "request pointer is NULL");
-  Request* p = p2p::newRequest(isRecv ? Request::Kind::kPersistentRecv : Request::Kind::kPersistentSend);
+  Request* p =
+      p2p::newRequest(isRecv ? Request::Kind::kPersistentRecv : Request::Kind::kPersistentSend);
   p->buf = const_cast<void*>(buf);
   p->count = count;
   p->type = type;
@@ -160,8 +161,8 @@ Request* requestFromHandle(MPI_Request h) {
 
 void dropRequestHandle(MPI_Request h) {
   const int idx = handleIndex(h);
-  if (handleKind(h) != HandleKind::kRequest || idx <= 0 || idx >= static_cast<int>(gRequests.size()) ||
-      !gRequests[idx])
+  if (handleKind(h) != HandleKind::kRequest || idx <= 0 ||
+      idx >= static_cast<int>(gRequests.size()) || !gRequests[idx])
     return;
   gRequests[idx] = nullptr;
   gFreeSlots.push_back(idx);
@@ -240,60 +241,64 @@ using p2p::SendMode;
 
 // ---------- sends and receives ----------
 
-extern "C" int PMPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+extern "C" int PMPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                         MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Send");
   return doSend(kFunc, buf, count, type, dest, tag, comm, SendMode::kStandard);
 }
 CCMPI_MPI_ALIAS(MPI_Send)
 
-extern "C" int PMPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+extern "C" int PMPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                          MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Bsend");
   return doSend(kFunc, buf, count, type, dest, tag, comm, SendMode::kBuffered);
 }
 CCMPI_MPI_ALIAS(MPI_Bsend)
 
-extern "C" int PMPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+extern "C" int PMPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                          MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Ssend");
   return doSend(kFunc, buf, count, type, dest, tag, comm, SendMode::kSynchronous);
 }
 CCMPI_MPI_ALIAS(MPI_Ssend)
 
-extern "C" int PMPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+extern "C" int PMPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                          MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Rsend");
   return doSend(kFunc, buf, count, type, dest, tag, comm, SendMode::kReady);
 }
 CCMPI_MPI_ALIAS(MPI_Rsend)
 
-extern "C" int PMPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                          MPI_Request* request) {
+extern "C" int PMPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                          MPI_Comm comm, MPI_Request* request) {
   CCMPI_API_BEGIN("MPI_Isend");
   return doIsend(kFunc, buf, count, type, dest, tag, comm, SendMode::kStandard, request);
 }
 CCMPI_MPI_ALIAS(MPI_Isend)
 
-extern "C" int PMPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                           MPI_Request* request) {
+extern "C" int PMPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                           MPI_Comm comm, MPI_Request* request) {
   CCMPI_API_BEGIN("MPI_Ibsend");
   return doIsend(kFunc, buf, count, type, dest, tag, comm, SendMode::kBuffered, request);
 }
 CCMPI_MPI_ALIAS(MPI_Ibsend)
 
-extern "C" int PMPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                           MPI_Request* request) {
+extern "C" int PMPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                           MPI_Comm comm, MPI_Request* request) {
   CCMPI_API_BEGIN("MPI_Issend");
   return doIsend(kFunc, buf, count, type, dest, tag, comm, SendMode::kSynchronous, request);
 }
 CCMPI_MPI_ALIAS(MPI_Issend)
 
-extern "C" int PMPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                           MPI_Request* request) {
+extern "C" int PMPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                           MPI_Comm comm, MPI_Request* request) {
   CCMPI_API_BEGIN("MPI_Irsend");
   return doIsend(kFunc, buf, count, type, dest, tag, comm, SendMode::kReady, request);
 }
 CCMPI_MPI_ALIAS(MPI_Irsend)
 
-extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-                         MPI_Status* status) {
+extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag,
+                         MPI_Comm comm, MPI_Status* status) {
   CCMPI_API_BEGIN("MPI_Recv");
   comm::Comm* c = nullptr;
   if (int rc = checkComm(kFunc, comm, &c)) return rc;
@@ -306,8 +311,8 @@ extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, in
 }
 CCMPI_MPI_ALIAS(MPI_Recv)
 
-extern "C" int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-                          MPI_Request* request) {
+extern "C" int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag,
+                          MPI_Comm comm, MPI_Request* request) {
   CCMPI_API_BEGIN("MPI_Irecv");
   return doIrecv(kFunc, buf, count, type, source, tag, comm, request);
 }
@@ -319,8 +324,10 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
   CCMPI_API_BEGIN("MPI_Sendrecv");
   comm::Comm* c = nullptr;
   if (int rc = checkComm(kFunc, comm, &c)) return rc;
-  if (int rc = checkBuffer(kFunc, comm, *c, sendbuf, sendcount, sendtype, dest, sendtag, false)) return rc;
-  if (int rc = checkBuffer(kFunc, comm, *c, recvbuf, recvcount, recvtype, source, recvtag, true)) return rc;
+  if (int rc = checkBuffer(kFunc, comm, *c, sendbuf, sendcount, sendtype, dest, sendtag, false))
+    return rc;
+  if (int rc = checkBuffer(kFunc, comm, *c, recvbuf, recvcount, recvtype, source, recvtag, true))
+    return rc;
   if (int rc = p2p::sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                              recvtype, source, recvtag, *c, status, p2p::Ctx::kPt2pt))
     return raiseComm(comm, kFunc, rc);
@@ -339,8 +346,9 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, in
   datatype::Datatype* dt = datatype::lookup(type);
   std::vector<unsigned char> copy(static_cast<size_t>(count) * dt->size());
   if (!copy.empty()) dt->pack(buf, count, 0, copy.data(), copy.size());
-  if (int rc = p2p::sendrecv(copy.data(), static_cast<int64_t>(copy.size()), MPI_BYTE, dest, sendtag,
-                             buf, count, type, source, recvtag, *c, status, p2p::Ctx::kPt2pt))
+  if (int rc =
+          p2p::sendrecv(copy.data(), static_cast<int64_t>(copy.size()), MPI_BYTE, dest, sendtag,
+                        buf, count, type, source, recvtag, *c, status, p2p::Ctx::kPt2pt))
     return raiseComm(comm, kFunc, rc);
   return MPI_SUCCESS;
 }
@@ -351,21 +359,24 @@ CCMPI_MPI_ALIAS(MPI_Sendrecv_replace)
 extern "C" int PMPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                               MPI_Comm comm, MPI_Request* request) {
   CCMPI_API_BEGIN("MPI_Send_init");
-  return persistentInit(kFunc, buf, count, type, dest, tag, comm, false, SendMode::kStandard, request);
+  return persistentInit(kFunc, buf, count, type, dest, tag, comm, false, SendMode::kStandard,
+                        request);
 }
 CCMPI_MPI_ALIAS(MPI_Send_init)
 
 extern "C" int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                                MPI_Comm comm, MPI_Request* request) {
   CCMPI_API_BEGIN("MPI_Bsend_init");
-  return persistentInit(kFunc, buf, count, type, dest, tag, comm, false, SendMode::kBuffered, request);
+  return persistentInit(kFunc, buf, count, type, dest, tag, comm, false, SendMode::kBuffered,
+                        request);
 }
 CCMPI_MPI_ALIAS(MPI_Bsend_init)
 
 extern "C" int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                                MPI_Comm comm, MPI_Request* request) {
   CCMPI_API_BEGIN("MPI_Ssend_init");
-  return persistentInit(kFunc, buf, count, type, dest, tag, comm, false, SendMode::kSynchronous, request);
+  return persistentInit(kFunc, buf, count, type, dest, tag, comm, false, SendMode::kSynchronous,
+                        request);
 }
 CCMPI_MPI_ALIAS(MPI_Ssend_init)
 
@@ -379,7 +390,8 @@ CCMPI_MPI_ALIAS(MPI_Rsend_init)
 extern "C" int PMPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag,
                               MPI_Comm comm, MPI_Request* request) {
   CCMPI_API_BEGIN("MPI_Recv_init");
-  return persistentInit(kFunc, buf, count, type, source, tag, comm, true, SendMode::kStandard, request);
+  return persistentInit(kFunc, buf, count, type, source, tag, comm, true, SendMode::kStandard,
+                        request);
 }
 CCMPI_MPI_ALIAS(MPI_Recv_init)
 
@@ -438,7 +450,8 @@ static int checkRequestArray(const char* kFunc, int count, const MPI_Request* re
   if (count > 0 && !reqs) return raisef(kFunc, MPI_ERR_REQUEST, "request array is NULL");
   for (int i = 0; i < count; ++i)
     if (reqs[i] != MPI_REQUEST_NULL && !requestFromHandle(reqs[i]))
-      return raisef(kFunc, MPI_ERR_REQUEST, "requests[%d] = 0x%x is not a valid request", i, reqs[i]);
+      return raisef(kFunc, MPI_ERR_REQUEST, "requests[%d] = 0x%x is not a valid request", i,
+                    reqs[i]);
   return MPI_SUCCESS;
 }
 
@@ -467,7 +480,9 @@ extern "C" int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status status
       errComm = comm;
     }
   }
-  if (anyErr) return raiseCommf(errComm, kFunc, MPI_ERR_IN_STATUS, "one or more requests failed; see the statuses");
+  if (anyErr)
+    return raiseCommf(errComm, kFunc, MPI_ERR_IN_STATUS,
+                      "one or more requests failed; see the statuses");
   return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Waitall)
@@ -489,7 +504,8 @@ extern "C" int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_St
     if (statuses != MPI_STATUSES_IGNORE) statuses[i].MPI_ERROR = rc;
     anyErr |= rc != MPI_SUCCESS;
   }
-  if (anyErr) return raisef(kFunc, MPI_ERR_IN_STATUS, "one or more requests failed; see the statuses");
+  if (anyErr)
+    return raisef(kFunc, MPI_ERR_IN_STATUS, "one or more requests failed; see the statuses");
   return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Testall)
@@ -527,7 +543,8 @@ extern "C" int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_S
 }
 CCMPI_MPI_ALIAS(MPI_Waitany)
 
-extern "C" int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+extern "C" int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag,
+                            MPI_Status* status) {
   CCMPI_API_BEGIN("MPI_Testany");
   if (int rc = checkRequestArray(kFunc, count, requests)) return rc;
   if (!index || !flag) return raisef(kFunc, MPI_ERR_ARG, "index or flag pointer is NULL");
@@ -562,7 +579,8 @@ static int collectSome(const char* kFunc, int incount, MPI_Request* requests, in
     indices[n++] = i;
   }
   *outcount = n;
-  if (anyErr) return raisef(kFunc, MPI_ERR_IN_STATUS, "one or more requests failed; see the statuses");
+  if (anyErr)
+    return raisef(kFunc, MPI_ERR_IN_STATUS, "one or more requests failed; see the statuses");
   return MPI_SUCCESS;
 }
 
@@ -570,9 +588,11 @@ extern "C" int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount,
                              MPI_Status statuses[]) {
   CCMPI_API_BEGIN("MPI_Waitsome");
   if (int rc = checkRequestArray(kFunc, incount, requests)) return rc;
-  if (!outcount || (incount > 0 && !indices)) return raisef(kFunc, MPI_ERR_ARG, "outcount or indices is NULL");
+  if (!outcount || (incount > 0 && !indices))
+    return raisef(kFunc, MPI_ERR_ARG, "outcount or indices is NULL");
   bool allInactive = true;
-  progress::engine().waitUntil([&] { return firstComplete(incount, requests, &allInactive) >= 0 || allInactive; });
+  progress::engine().waitUntil(
+      [&] { return firstComplete(incount, requests, &allInactive) >= 0 || allInactive; });
   if (allInactive) {
     *outcount = MPI_UNDEFINED;
     return MPI_SUCCESS;
@@ -585,7 +605,8 @@ extern "C" int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount,
                              MPI_Status statuses[]) {
   CCMPI_API_BEGIN("MPI_Testsome");
   if (int rc = checkRequestArray(kFunc, incount, requests)) return rc;
-  if (!outcount || (incount > 0 && !indices)) return raisef(kFunc, MPI_ERR_ARG, "outcount or indices is NULL");
+  if (!outcount || (incount > 0 && !indices))
+    return raisef(kFunc, MPI_ERR_ARG, "outcount or indices is NULL");
   p2p::pollOnce();
   bool allInactive;
   firstComplete(incount, requests, &allInactive);
@@ -718,7 +739,8 @@ extern "C" int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_M
   comm::Comm* c = nullptr;
   if (int rc = checkComm(kFunc, comm, &c)) return rc;
   if (int rc = checkBuffer(kFunc, comm, *c, nullptr, 0, MPI_BYTE, source, tag, true)) return rc;
-  if (!flag || !message) return raiseCommf(comm, kFunc, MPI_ERR_ARG, "flag or message pointer is NULL");
+  if (!flag || !message)
+    return raiseCommf(comm, kFunc, MPI_ERR_ARG, "flag or message pointer is NULL");
   if (source == MPI_PROC_NULL) {
     *flag = 1;
     *message = MPI_MESSAGE_NO_PROC;
@@ -734,7 +756,8 @@ extern "C" int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_M
 }
 CCMPI_MPI_ALIAS(MPI_Improbe)
 
-extern "C" int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+extern "C" int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message,
+                           MPI_Status* status) {
   CCMPI_API_BEGIN("MPI_Mprobe");
   comm::Comm* c = nullptr;
   if (int rc = checkComm(kFunc, comm, &c)) return rc;
@@ -754,7 +777,8 @@ extern "C" int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* mess
 }
 CCMPI_MPI_ALIAS(MPI_Mprobe)
 
-static int takeMessage(const char* kFunc, MPI_Message* message, p2p::Unexpected** u, comm::Comm** c) {
+static int takeMessage(const char* kFunc, MPI_Message* message, p2p::Unexpected** u,
+                       comm::Comm** c) {
   if (!message) return raisef(kFunc, MPI_ERR_ARG, "message pointer is NULL");
   const int idx = handleIndex(*message);
   if (handleKind(*message) != HandleKind::kMessage || idx < 2 ||
@@ -790,7 +814,8 @@ extern "C" int PMPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message*
 }
 CCMPI_MPI_ALIAS(MPI_Imrecv)
 
-extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
+extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message,
+                          MPI_Status* status) {
   CCMPI_API_BEGIN("MPI_Mrecv");
   MPI_Request req;
   if (int rc = PMPI_Imrecv(buf, count, type, message, &req)) return rc;
