@@ -293,7 +293,7 @@ extern "C" int MPIX_Scatterv_data_movement(const void* sendbuf, const int sendco
                                    sendtype, recvbuf, recvcount, recvtype))
         return api::raiseComm(comm, kFunc, rc);
     }
-    const int rc = coll::subgroupScatter(s, aggregate.data(), nullptr);
+    const int rc = coll::subgroupScatter(s, &aggregate, nullptr, 0, MPI_BYTE);
     return rc ? api::raiseComm(comm, kFunc, rc) : MPI_SUCCESS;
   }
   if (!s.member) return MPI_SUCCESS;
@@ -309,11 +309,8 @@ extern "C" int MPIX_Scatterv_data_movement(const void* sendbuf, const int sendco
                              MPI_STATUS_IGNORE, coll::kCtx);
     return rc ? api::raiseComm(comm, kFunc, rc) : MPI_SUCCESS;
   }
-  std::vector<unsigned char> mine(got);
-  const int rc = coll::subgroupScatter(s, nullptr, mine.data());
-  if (rc) return api::raiseComm(comm, kFunc, rc);
-  rt->unpack(recvbuf, recvcount, 0, mine.data(), got);
-  return MPI_SUCCESS;
+  const int rc = coll::subgroupScatter(s, nullptr, recvbuf, recvcount, recvtype);
+  return rc ? api::raiseComm(comm, kFunc, rc) : MPI_SUCCESS;
 }
 
 extern "C" int MPIX_Scatterv_close_group(MPIX_Mcast_group* group) {

@@ -287,16 +287,15 @@ std::shared_ptr<McastGroup> mcastGroupRecord(comm::Comm& c) {
   auto g = std::make_shared<McastGroup>();
   g->context = c.contextId + static_cast<uint32_t>(kCtx);
   g->group = transport::mcast().groupFor(g->context);
+  // A communicator of one rank has nobody to reach: no agreement (its probes cost 20 ms),
+  // the unicast path, which moves nothing, serves.
+  if (c.size == 1) g->state = McastGroup::State::kOff;
   c.mcastState = g;
   return g;
 }
 
 void mcastAgreeStart(comm::Comm& c, McastGroup& g, int tag) {
   if (g.state != McastGroup::State::kUnknown) return;
-  if (c.size == 1) {  // nobody to reach: the unicast path (which moves nothing) is used
-    g.state = McastGroup::State::kOff;
-    return;
-  }
   g.state = McastGroup::State::kAgreeing;
   auto a = std::make_shared<Agreement>(c, &g, g.seq);
   g.seq += kProbeRounds;
@@ -314,8 +313,6 @@ McastGroup* mcastGroup(comm::Comm& c) {
     // place among its collectives, so it completes.
     progress::engine().waitUntil([g] { return g->decided(); });
   }
-  if (g->state == McastGroup::State::kUnknown && c.size == 1)
-    g->state = McastGroup::State::kOff;  // nobody to reach: unicast algorithms serve
   if (g->state != McastGroup::State::kUnknown) return g->works() ? g : nullptr;
   g->state = McastGroup::State::kAgreeing;
   auto& m = transport::mcast();
@@ -382,13 +379,7 @@ int mcastMessage(McastGroup& g, comm::Comm& c, int root, const void* sendData, v
   const transport::McastKey key = mcastKey(g, c, root, sub);
   int rc;
   if (c.rank == root) {
-    rc = m.send(g.group, key, sendData, bytes, c.size - 1);
-    if (rc != MPI_SUCCESS) {
-      m.retire(key);
-    } else if (!m.release(key)) {
-      progress::engine().waitUntil([&] { return m.acked(key); });
-      m.retire(key);
-    }
+    rc = m.sendComplete(g.group, key, sendData, bytes, c.size - 1);
   } else {
     rc = m.receive(key, recvData, bytes);
     if (rc == MPI_SUCCESS) m.ack(key);

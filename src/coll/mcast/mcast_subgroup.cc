@@ -1,15 +1,12 @@
 // Multicast to a group of only the receiving ranks (see mcast_subgroup.h).
 #include "coll/mcast/mcast_subgroup.h"
 
-#include <cstring>
-
 #include "base/error.h"
 #include "base/tunables.h"
 #include "coll/algorithms.h"
 #include "coll/mcast/mcast_coll.h"
 #include "coll/util.h"
 #include "p2p/p2p.h"
-#include "progress/engine.h"
 #include "transport/frame.h"
 #include "transport/mcast.h"
 
@@ -31,8 +28,6 @@ int zeroSend(comm::Comm& c, int to) {
 int zeroRecv(comm::Comm& c, int from) {
   return p2p::recv(nullptr, 0, MPI_BYTE, from, kTagSub, c, MPI_STATUS_IGNORE, kCtx);
 }
-
-}  // namespace
 
 int subgroupTcpCheaper(const std::vector<uint64_t>& sizes, int root, bool* tcp) {
   const std::string& mode = kData.get();
@@ -57,6 +52,8 @@ int subgroupTcpCheaper(const std::vector<uint64_t>& sizes, int root, bool* tcp) 
   *tcp = viaTcp < m.wireBytes(total);
   return MPI_SUCCESS;
 }
+
+}  // namespace
 
 int subgroupOpen(comm::Comm& c, int root, const uint64_t* sizesAtRoot, McastSubgroup* s,
                  bool chooseTransport) {
@@ -102,26 +99,12 @@ int subgroupOpen(comm::Comm& c, int root, const uint64_t* sizesAtRoot, McastSubg
   return MPI_SUCCESS;
 }
 
-int subgroupScatter(McastSubgroup& s, const void* aggregate, void* mine) {
+int subgroupScatter(McastSubgroup& s, std::vector<unsigned char>* aggregate, void* recvbuf,
+                    int64_t recvcount, MPI_Datatype recvtype) {
   comm::Comm& c = *s.comm;
   const bool isRoot = c.rank == s.root;
   if (!isRoot && !s.member) return MPI_SUCCESS;
   int rc = MPI_SUCCESS;
-  if (!s.mcast || s.tcpData) {
-    // TCP (fallback, or the cheaper way): each member's block from the root.
-    if (!isRoot)
-      return p2p::recv(mine, static_cast<int64_t>(s.sizes[static_cast<size_t>(c.rank)]), MPI_BYTE,
-                       s.root, kTagSub, c, MPI_STATUS_IGNORE, kCtx);
-    uint64_t at = 0;
-    for (int i : s.members) {
-      const uint64_t n = s.sizes[static_cast<size_t>(i)];
-      if (int e = p2p::send(static_cast<const unsigned char*>(aggregate) + at,
-                            static_cast<int64_t>(n), MPI_BYTE, i, kTagSub, c, kCtx))
-        return e;
-      at += n;
-    }
-    return MPI_SUCCESS;
-  }
   uint64_t total = 0, myOffset = 0;
   for (int i : s.members) {
     if (i == c.rank) myOffset = total;
@@ -130,19 +113,15 @@ int subgroupScatter(McastSubgroup& s, const void* aggregate, void* mine) {
   auto& m = transport::mcast();
   const transport::McastKey key{s.context, s.seq, c.worldRankOf(s.root), 2};
   if (isRoot) {
-    rc = m.send(s.group, key, aggregate, total, static_cast<int>(s.members.size()));
-    if (rc != MPI_SUCCESS) {
-      m.retire(key);
-    } else if (!m.release(key)) {
-      progress::engine().waitUntil([&] { return m.acked(key); });
-      m.retire(key);
-    }
+    rc = m.sendComplete(s.group, key, aggregate->data(), total, static_cast<int>(s.members.size()),
+                        aggregate);
   } else {
     std::vector<unsigned char> all(total);
     rc = m.receive(key, all.data(), total);
     if (rc == MPI_SUCCESS) {
-      std::memcpy(mine, all.data() + myOffset, s.sizes[static_cast<size_t>(c.rank)]);
       m.ack(key);
+      typeOf(recvtype).unpack(recvbuf, recvcount, 0, all.data() + myOffset,
+                              s.sizes[static_cast<size_t>(c.rank)]);
     }
   }
   m.retireSeq(s.context, s.seq);

@@ -12,8 +12,9 @@
 // acknowledges to the root. Closing: members leave the group (local).
 //
 // Where multicast does not work on the communicator, the sizes go by TCP (a binomial
-// broadcast) and data movement sends each member its block by TCP: the MPIX calls work
-// everywhere, only without multicast.
+// broadcast) and the caller moves the data by TCP (MPIX_Scatterv_data_movement sends each
+// member its block, as a linear Scatterv): the MPIX calls work everywhere, only without
+// multicast. (The dynamic scheme declines there.)
 //
 // Data by TCP on purpose (compiler-assisted groups, CCMPI_MPIX_SCATTERV_DATA=auto): every
 // member needs bytes of its own, so multicast cannot take bytes off the root's cable as it
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "comm/comm.h"
+#include "mpi.h"
 
 namespace ccmpi::coll {
 
@@ -37,7 +39,7 @@ struct McastSubgroup {
   std::vector<uint64_t> sizes;  // bytes of each comm rank's block
   std::vector<int> members;     // comm ranks with a block, the root excluded
   bool member = false;          // this rank is a member
-  bool mcast = false;           // multicast (else TCP fallback)
+  bool mcast = false;           // multicast works on the communicator
   bool tcpData = false;         // data by TCP although multicast works (the cheaper way)
   in_addr_t group = 0;
   uint32_t context = 0;
@@ -51,14 +53,13 @@ struct McastSubgroup {
 // multicasts).
 int subgroupOpen(comm::Comm& c, int root, const uint64_t* sizesAtRoot, McastSubgroup* s,
                  bool chooseTransport = false);
-// Whether the data movement of blocks of these sizes (bytes, the root's included) from
-// `root` is cheaper by one TCP message per member than by one multicast message
-// (CCMPI_MPIX_SCATTERV_DATA: auto decides by bytes on the root's cable, mcast and tcp
-// force). Fails on an unknown setting.
-int subgroupTcpCheaper(const std::vector<uint64_t>& sizes, int root, bool* tcp);
-// Root: `aggregate` holds the members' blocks in rank order (sizes[members[i]] bytes
-// each). Members: their block goes to `mine` (sizes[rank] bytes). Others: nothing to do.
-int subgroupScatter(McastSubgroup& s, const void* aggregate, void* mine);
+// The multicast data movement (s.mcast and not s.tcpData; the caller moves the data by TCP
+// otherwise). Root: `aggregate` holds the members' blocks in rank order (sizes[members[i]]
+// bytes each); the transport may take it as its copy for repairs (it is left empty then).
+// Members: their block (sizes[rank] bytes, which the receive must hold) is unpacked into
+// recvbuf. Others: nothing to do.
+int subgroupScatter(McastSubgroup& s, std::vector<unsigned char>* aggregate, void* recvbuf,
+                    int64_t recvcount, MPI_Datatype recvtype);
 // Leaves the group (local).
 void subgroupClose(McastSubgroup& s);
 

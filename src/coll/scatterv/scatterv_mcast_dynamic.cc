@@ -53,11 +53,9 @@ int scattervMcastDynamic(const void* sendbuf, const int* sendcounts, const int* 
       rc = setErrorCause(MPI_ERR_TRUNCATE, "scatterv block of %llu bytes for a %llu-byte receive",
                          static_cast<unsigned long long>(got),
                          static_cast<unsigned long long>(want));
-    std::vector<unsigned char> mine(got);
-    if (rc == MPI_SUCCESS) rc = subgroupScatter(s, nullptr, mine.data());
-    if (rc == MPI_SUCCESS && got > 0) rt.unpack(recvbuf, recvcount, 0, mine.data(), got);
+    if (rc == MPI_SUCCESS) rc = subgroupScatter(s, nullptr, recvbuf, recvcount, recvtype);
   } else if (rc == MPI_SUCCESS) {
-    rc = subgroupScatter(s, aggregate.data(), nullptr);
+    rc = subgroupScatter(s, &aggregate, nullptr, 0, MPI_BYTE);
   }
   subgroupClose(s);
   return rc;
