@@ -194,6 +194,7 @@ void McastTransport::init(int myRank, int worldSize, const SipKey& key, uint64_t
   setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_LOOP, &one, sizeof one);
   if (progress::engine().add(fd_, EPOLLIN, this) != 0) return off("cannot watch the socket");
   pkt_.resize(mtu_);
+  rbuf_.resize(kReadBatch * mtu_);
 }
 
 void McastTransport::shutdown() {
@@ -329,7 +330,7 @@ int McastTransport::sendStart(McastSendOp* op, in_addr_t group, const McastKey& 
   return MPI_SUCCESS;
 }
 
-bool McastTransport::release(const McastKey& key) {
+bool McastTransport::release(const McastKey& key, std::vector<unsigned char>* owned) {
   auto it = tx_.find(key);
   if (it == tx_.end()) return true;
   Tx& tx = it->second;
@@ -340,12 +341,27 @@ bool McastTransport::release(const McastKey& key) {
   if (tx.len > kEager.get() || releasedCount_ >= kMaxReleased ||
       releasedBytes_ + tx.len > kMaxReleasedBytes)
     return false;
-  tx.copy.assign(tx.data, tx.data + tx.len);
+  if (owned && owned->data() == tx.data && owned->size() == tx.len)
+    tx.copy.swap(*owned);
+  else
+    tx.copy.assign(tx.data, tx.data + tx.len);
   tx.data = tx.copy.data();
   tx.released = true;
   releasedBytes_ += tx.len;
   ++releasedCount_;
   return true;
+}
+
+int McastTransport::sendComplete(in_addr_t group, const McastKey& key, const void* data,
+                                 uint64_t len, int acks, std::vector<unsigned char>* owned) {
+  const int rc = send(group, key, data, len, acks);
+  if (rc != MPI_SUCCESS) {
+    retire(key);
+  } else if (!release(key, owned)) {
+    progress::engine().waitUntil([&] { return acked(key); });
+    retire(key);
+  }
+  return rc;
 }
 
 bool McastTransport::acked(const McastKey& key) const {
@@ -528,11 +544,30 @@ void McastTransport::onEvent(uint32_t) {
 }
 
 void McastTransport::readPackets() {
-  unsigned char buf[65536];
-  for (int i = 0; i < 256 && fd_ >= 0; ++i) {
-    const ssize_t n = ::recv(fd_, buf, sizeof buf, MSG_DONTWAIT);
-    if (n < 0) return;
-    handlePacket(buf, static_cast<size_t>(n));
+  // Up to kReadBatch datagrams per system call (a receiver that slept while a message
+  // flowed finds many queued), at most 256 per event so other work is not starved.
+  const size_t slot = mtu_;
+  mmsghdr msgs[kReadBatch];
+  iovec iov[kReadBatch];
+  for (int round = 0; round < 256 / static_cast<int>(kReadBatch) && fd_ >= 0; ++round) {
+    for (size_t i = 0; i < kReadBatch; ++i) {
+      iov[i] = iovec{rbuf_.data() + i * slot, slot};
+      msgs[i] = mmsghdr{};
+      msgs[i].msg_hdr.msg_iov = &iov[i];
+      msgs[i].msg_hdr.msg_iovlen = 1;
+    }
+    const int got = ::recvmmsg(fd_, msgs, kReadBatch, MSG_DONTWAIT, nullptr);
+    if (got <= 0) return;
+    for (int i = 0; i < got; ++i) {
+      if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
+        // Longer than any datagram of ours (they fit the MTU): not ours.
+        ++stats_.recvPackets;
+        ++stats_.dropForeign;
+        continue;
+      }
+      handlePacket(rbuf_.data() + static_cast<size_t>(i) * slot, msgs[i].msg_len);
+    }
+    if (got < static_cast<int>(kReadBatch)) return;  // drained
   }
 }
 

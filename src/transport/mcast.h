@@ -140,9 +140,15 @@ class McastTransport final : public progress::EventHandler {
   // After the last datagram: true if the root is done with the message (every
   // acknowledgement is in, or the transport keeps a copy until they are); false: the
   // caller's buffer is still needed: wait for acked(), then retire().
-  bool release(const McastKey& key);
+  // `owned`: a buffer of the caller's that holds exactly the message and may be taken
+  // instead of copied (it is left empty then).
+  bool release(const McastKey& key, std::vector<unsigned char>* owned = nullptr);
   bool acked(const McastKey& key) const;
   void retire(const McastKey& key);
+  // Blocking send with `acks` receivers that completes like an eager send where release()
+  // allows, else once every acknowledgement is in (the message retired either way).
+  int sendComplete(in_addr_t group, const McastKey& key, const void* data, uint64_t len, int acks,
+                   std::vector<unsigned char>* owned = nullptr);
   // Receiver: the message is whole here (tells its root).
   void ack(const McastKey& key);
   // Released messages not acknowledged by every receiver yet (MPI_Finalize waits for them).
@@ -254,6 +260,8 @@ class McastTransport final : public progress::EventHandler {
   std::map<uint32_t, Ctx> ctx_;
   McastStats stats_;
   std::vector<unsigned char> pkt_;
+  static constexpr size_t kReadBatch = 32;
+  std::vector<unsigned char> rbuf_;                 // kReadBatch datagrams of at most mtu_ bytes
   std::vector<std::vector<unsigned char>> nakBuf_;  // per peer: a NAK's ranges arriving
 };
 
