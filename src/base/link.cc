@@ -7,12 +7,18 @@ namespace ccmpi {
 namespace {
 Tunable<double> kLinkMbits("CCMPI_LINK_MBITS", 100,
                            "Mbit/s of one host's Ethernet link: the cost model of phased "
-                           "schedules, and the default multicast pacing rate (90% of it)");
+                           "schedules, the multicast pacing rate and, when set, TCP pacing "
+                           "(CCMPI_TCP_PACING); ccmpi-cluster exec sets it to the emulated "
+                           "link's rate");
 }  // namespace
 
 double linkMbits() {
   const double v = kLinkMbits.get();
   return v > 0 ? v : 100;
+}
+
+bool linkMbitsKnown() {
+  return kLinkMbits.get() > 0 && kLinkMbits.fromEnv();
 }
 
 }  // namespace ccmpi

@@ -5,5 +5,9 @@
 namespace ccmpi {
 
 double linkMbits();
+// Whether the link rate was given (CCMPI_LINK_MBITS in the environment, as the emulated
+// cluster's hosts have it) rather than assumed: what only a known rate may decide (TCP
+// pacing) asks this first.
+bool linkMbitsKnown();
 
 }  // namespace ccmpi

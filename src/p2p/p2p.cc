@@ -79,6 +79,16 @@ Tunable<uint64_t> kFrameLocal(
     "largest DATA frame of a rendezvous transfer from a contiguous buffer to a rank on the "
     "same host (a connection within the machine, where a clear-to-send never waits long "
     "behind a frame)");
+uint64_t remoteFrame() {
+  static const uint64_t frame = [] {
+    const uint64_t set = kFrame.get();
+    const uint64_t pace = transport::pacingRate();
+    if (kFrame.fromEnv() || pace == 0) return set;
+    return std::clamp<uint64_t>(pace / 1000, 16 * 1024, set);
+  }();
+  return frame;
+}
+
 Tunable<bool> kStats("CCMPI_P2P_STATS", false,
                      "print each rank's point-to-point counters to stderr at MPI_Finalize");
 
@@ -228,9 +238,12 @@ class DataStream final : public transport::OutFrame {
     // clear-to-send queued behind a transfer waits at most one frame; within a host larger
     // frames cost fewer system calls (osu_allgather 1 MiB, 4 ranks on 2 cores: 2.4-2.8 ms
     // with 64 KiB frames, 1.7-1.8 ms with 256 KiB).
+    // A paced connection (transport::pacingRate) takes frames of about a millisecond of
+    // its rate (16 KiB at 100 Mbit/s), unless CCMPI_RNDV_FRAME says otherwise: the
+    // clear-to-send behind a frame then waits that long at most.
     const uint64_t frame = g.tcp && g.tcp->sameHost(req_->peer)
                                ? std::max(kFrame.get(), kFrameLocal.get())
-                               : kFrame.get();
+                               : remoteFrame();
     const uint64_t chunk =
         code ? compress_channel::chunkBytes()
              : std::max<uint64_t>(req_->dt->contiguous() ? frame : kChunk.get(), 4096);
@@ -1153,14 +1166,17 @@ int init(transport::TcpTransport* tcp, int worldRank, int worldSize) {
 void finalize() {
   if (kStats.get()) {
     const Counters& c = g.counters;
-    std::fprintf(stderr,
-                 "ccmpi-p2p: rank=%d eager_sent=%llu rndv_sent=%llu self_sent=%llu "
-                 "unexpected=%llu cma_pulled=%llu\n",
-                 g.me, static_cast<unsigned long long>(c.eagerSent),
-                 static_cast<unsigned long long>(c.rndvSent),
-                 static_cast<unsigned long long>(c.selfSent),
-                 static_cast<unsigned long long>(c.unexpected),
-                 static_cast<unsigned long long>(c.cmaPulled));
+    std::fprintf(
+        stderr,
+        "ccmpi-p2p: rank=%d eager_sent=%llu rndv_sent=%llu self_sent=%llu "
+        "unexpected=%llu cma_pulled=%llu tcp_remote=%llu tcp_paced=%llu "
+        "pacing_Bps=%llu\n",
+        g.me, static_cast<unsigned long long>(c.eagerSent),
+        static_cast<unsigned long long>(c.rndvSent), static_cast<unsigned long long>(c.selfSent),
+        static_cast<unsigned long long>(c.unexpected), static_cast<unsigned long long>(c.cmaPulled),
+        static_cast<unsigned long long>(g.tcp ? g.tcp->remoteOpened() : 0),
+        static_cast<unsigned long long>(g.tcp ? g.tcp->pacedOpened() : 0),
+        static_cast<unsigned long long>(transport::pacingRate()));
   }
   compress_channel::finalize(g.me);
   g.rxCoded.clear();

@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/link.h"
 #include "base/log.h"
 #include "base/tunables.h"
 #include "transport/cma.h"
@@ -43,6 +44,14 @@ Tunable<uint64_t> kNotsentLowat(
     "limit). Data waits in ccmpi's queue instead, where small frames (a rendezvous "
     "clear-to-send) pass a large transfer in progress");
 
+Tunable<std::string> kPacing(
+    "CCMPI_TCP_PACING", "auto",
+    "pacing of TCP connections between hosts (SO_MAX_PACING_RATE): auto = at the link's TCP "
+    "payload rate when the link rate is known (CCMPI_LINK_MBITS set), off, or a line rate "
+    "in Mbit/s. A connection paced at the link rate leaves no standing queue in its host's "
+    "transmit queue, so small frames to other peers (a clear-to-send, a phase's ready "
+    "message) do not wait behind it");
+
 // Small enough that little of a large payload is read into it (and copied again).
 constexpr size_t kInBufBytes = 64 * 1024;
 constexpr size_t kDirectReadMin = 16 * 1024;  // payload reads this large bypass the buffer
@@ -50,6 +59,7 @@ constexpr int kMaxIov = 64;
 constexpr uint64_t kRateMinBytes = 256 * 1024;  // smallest backlog period that is a sample
 constexpr uint64_t kRateMaxBytes = 1 << 20;     // a sample at least every this many bytes
 constexpr int kReadsPerEvent = 32;
+constexpr uint64_t kLowatMax = 256 * 1024;  // largest SO_RCVLOWAT (see setReadThreshold)
 
 uint64_t randomU64() {
   uint64_t v = 0;
@@ -93,6 +103,14 @@ class CtrlFrame final : public OutFrame {
   explicit CtrlFrame(const FrameHeader& h) { setFrame(h); }
   void written() override { delete this; }
 };
+
+// Bytes per second of TCP payload at a line rate of `mbits` Mbit/s: 1448-byte segments
+// in 1538-byte frames (preamble, Ethernet, IP and TCP headers, FCS, inter-frame gap).
+// SO_MAX_PACING_RATE counts a segment's IP length; a GSO packet of several segments
+// counts its headers once, so this rate keeps the line at or just below its capacity.
+uint64_t payloadRate(double mbits) {
+  return static_cast<uint64_t>(mbits * 1e6 / 8 * 1448 / 1538);
+}
 
 }  // namespace
 
@@ -176,7 +194,10 @@ class TcpConn final : public progress::EventHandler {
     }
     if (events & EPOLLOUT) flush();
     if (st_ == State::kClosed) return;
-    if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) readSome();
+    if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+      readSome();
+      if (st_ != State::kClosed) setReadThreshold();
+    }
   }
 
   // Writes as much of the queue as the socket takes, several frames per writev.
@@ -389,6 +410,21 @@ class TcpConn final : public progress::EventHandler {
     }
   }
 
+  // In the middle of a large payload, the socket wakes this process only once the rest of
+  // it (up to kLowatMax) is there (SO_RCVLOWAT), instead of for every segment: at 100
+  // Mbit/s a segment arrives every 123 us, and a wake-up, an epoll_wait and a read per
+  // segment cost a receiver more CPU than the data itself. The rest of a frame's payload
+  // always follows (frames are never interleaved on a connection), so the wait ends.
+  void setReadThreshold() {
+    const uint64_t avail = inEnd_ - inStart_;
+    uint64_t want = 1;
+    if (inPayload_ && payloadLeft_ > avail && payloadLeft_ - avail >= kDirectReadMin)
+      want = std::min<uint64_t>(payloadLeft_ - avail, kLowatMax);
+    if (want == lowat_) return;
+    int v = static_cast<int>(want);
+    if (setsockopt(fd_, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof v) == 0) lowat_ = want;
+  }
+
   uint64_t keepLeft() const { return got_ < tgt_.keep ? tgt_.keep - got_ : 0; }
 
   void parse() {
@@ -508,6 +544,7 @@ class TcpConn final : public progress::EventHandler {
 
   std::vector<unsigned char> in_;
   size_t inStart_ = 0, inEnd_ = 0;
+  uint64_t lowat_ = 1;  // SO_RCVLOWAT of the socket
   bool inPayload_ = false;
   bool streaming_ = false;  // the last frame had a large payload: more are likely to follow
   FrameHeader cur_;
@@ -666,12 +703,45 @@ bool TcpTransport::sameHost(int peer) const {
          peers_[peer].sameHost;
 }
 
+uint64_t pacingRate() {
+  static const uint64_t rate = [] {
+    const std::string& v = kPacing.get();
+    if (v == "off") return uint64_t{0};
+    if (v == "auto" || v.empty()) return linkMbitsKnown() ? payloadRate(linkMbits()) : 0;
+    char* end = nullptr;
+    const double mbits = strtod(v.c_str(), &end);
+    if (end != v.c_str() && *end == '\0' && mbits > 0) return payloadRate(mbits);
+    log::warn("CCMPI_TCP_PACING=%s is not auto, off or a rate in Mbit/s; not pacing", v.c_str());
+    return uint64_t{0};
+  }();
+  return rate;
+}
+
+uint64_t pacedNotsentLowat() {
+  // Enough unsent data to cover about a millisecond of the paced rate (the process may be
+  // slow to refill the socket on a busy host), and at least 16 KiB.
+  return std::max<uint64_t>(16 * 1024, pacingRate() / 1000);
+}
+
 void TcpTransport::opened(int peer, TcpConn* c) {
   Peer& p = peers_[peer];
   if (p.outgoing == c) setKeepalive(c->fd(), false);
   if (p.outgoing == c) p.outgoing = nullptr;
   p.active = c;
   p.sameHost = socketIsLocal(c->fd());
+  if (!p.sameHost) ++remoteOpened_;
+  if (const uint64_t rate = pacingRate(); rate > 0 && !p.sameHost) {
+    unsigned long r = rate;
+    if (setsockopt(c->fd(), SOL_SOCKET, SO_MAX_PACING_RATE, &r, sizeof r) == 0)
+      ++pacedOpened_;
+    else
+      log::warn("SO_MAX_PACING_RATE: %s", strerror(errno));
+    kNotsentLowat.get();
+    if (!kNotsentLowat.fromEnv()) {
+      int v = static_cast<int>(pacedNotsentLowat());
+      setsockopt(c->fd(), IPPROTO_TCP, TCP_NOTSENT_LOWAT, &v, sizeof v);
+    }
+  }
   p.cmaPid = 0;
   p.connectRetries = 0;
   p.retryAtNs = 0;

@@ -59,6 +59,9 @@ class TcpTransport {
   FrameLimits& limits() { return cfg_.limits; }
   // Counters for tests and ccmpi_info.
   uint64_t connectionsOpened() const { return opened_; }
+  // Connections opened to another host, and how many of them are paced (pacingRate()).
+  uint64_t remoteOpened() const { return remoteOpened_; }
+  uint64_t pacedOpened() const { return pacedOpened_; }
   uint64_t connectionsRejected() const { return rejectedAuth_; }
   bool hasPendingOutput() const;
   // Throughput to peer in bytes/s measured while its socket was backlogged (0 = unknown).
@@ -116,10 +119,15 @@ class TcpTransport {
   bool shuttingDown_ = false;
   bool retryPending_ = false;
   uint64_t opened_ = 0;
+  uint64_t remoteOpened_ = 0, pacedOpened_ = 0;
   uint64_t rejectedAuth_ = 0;
 };
 
 // Helpers for interface selection: IPv4 address of interface `name`, or "" if none.
+// Bytes/s of TCP payload at which connections between hosts are paced (CCMPI_TCP_PACING);
+// 0 when they are not.
+uint64_t pacingRate();
+
 std::string interfaceAddress(const std::string& name);
 // First non-loopback IPv4 address that is up, or "127.0.0.1".
 std::string defaultAddress();

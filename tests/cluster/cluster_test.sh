@@ -189,6 +189,13 @@ case "$CASE" in
     [ "$(hostname)" != "$n-h1" ] || fail "exec changed the host name of the machine"
     run "$CLUSTER" exec --name "$n" h2 hostname
     [ "$(cat "$WORK/out")" = "$n-h2" ] || fail "exec --name NAME hK"
+    # The hosts' programs are told the link rate (default 100mbit); a value already set wins.
+    # shellcheck disable=SC2016 # the remote shell expands it
+    run "$CLUSTER" exec --name "$n" h1 'echo "$CCMPI_LINK_MBITS"'
+    [ "$(cat "$WORK/out")" = 100 ] || fail "CCMPI_LINK_MBITS on a 100mbit host: $(cat "$WORK/out")"
+    # shellcheck disable=SC2016
+    CCMPI_LINK_MBITS=7 run "$CLUSTER" exec --name "$n" h1 'echo "$CCMPI_LINK_MBITS"'
+    [ "$(cat "$WORK/out")" = 7 ] || fail "exec overrode CCMPI_LINK_MBITS=7"
     run "$CLUSTER" exec "$n-h1" 'exit 7'
     [ "$RC" -eq 7 ] || fail "exit status not passed on: $RC"
     run "$CLUSTER" exec "$n-h9" true
@@ -242,6 +249,19 @@ case "$CASE" in
     run timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" --iface r0 -n 4 \
       "$P2P_ORDER"
     [ "$RC" -eq 0 ] && grep -q "^PASS p2p_order" "$WORK/out" || fail "p2p_order: rc $RC"
+    # TCP pacing (CCMPI_TCP_PACING=auto): every connection to another host is paced at the
+    # TCP payload rate of the 100mbit link the cluster announces; with off, none is.
+    want=$(awk 'BEGIN { printf "%d", 100e6 / 8 * 1448 / 1538 }')
+    for mode in auto off; do
+      run timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" --iface r0 -n 4 \
+        --env CCMPI_P2P_STATS=1 --env CCMPI_TCP_PACING=$mode "$P2P_ORDER"
+      [ "$RC" -eq 0 ] && grep -q "^PASS p2p_order" "$WORK/out" || fail "p2p_order ($mode): rc $RC"
+      [ "$(grep -c '^ccmpi-p2p: rank=' "$WORK/err")" -eq 4 ] || fail "no p2p stats ($mode)"
+      bad=$(sed -n 's/^ccmpi-p2p: rank=\([0-9]*\) .*tcp_remote=\([0-9]*\) tcp_paced=\([0-9]*\) pacing_Bps=\([0-9]*\).*/\1 \2 \3 \4/p' \
+        "$WORK/err" | awk -v m=$mode -v w="$want" \
+        '$2 < 1 || (m == "auto" && ($3 != $2 || $4 != w)) || (m == "off" && ($3 != 0 || $4 != 0))')
+      [ -z "$bad" ] || fail "pacing ($mode, rank remote paced rate; want rate $want): $bad"
+    done
     # Two ranks per host (8 ranks on 4 hosts).
     run timeout 60 "$MPIRUN" --launcher "$CLUSTER exec" --iface r0 -n 8 \
       -H "$n-h1:2,$n-h2:2,$n-h3:2,$n-h4:2" "$CLUSTER_HOSTS" 4 "$n-h"
