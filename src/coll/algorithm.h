@@ -70,8 +70,11 @@ void registerTable(CollectiveDescription d);
 const char* forcedAlgorithm(const char* collective, Tunable<std::string>& tunable,
                             const SelectContext& ctx, std::string* source);
 // The rule table's choice, nullptr when no rule applies. A broken rules file gives
-// nullptr with *error set (the error class; the cause is recorded).
-const char* ruledAlgorithm(const char* collective, const SelectContext& ctx, int* error);
+// nullptr with *error set (the error class; the cause is recorded). *next (start at 0)
+// is where the search resumes: an algorithm that declines (multicast where multicast does
+// not work) hands the call to the next rule that matches, then to table order.
+const char* ruledAlgorithm(const char* collective, const SelectContext& ctx, int* error,
+                           size_t* next);
 // MPI_ERR_ARG with a cause naming the bad name, where it came from and the valid names.
 int unknownAlgorithmError(const char* collective, const char* name, const std::string& source,
                           const std::string& valid);
@@ -109,15 +112,15 @@ class AlgorithmTable {
       }
     }
     int error = 0;
-    if (const char* ruled = ruledAlgorithm(collective_, ctx, &error)) {
+    size_t next = 0;
+    while (const char* ruled = ruledAlgorithm(collective_, ctx, &error, &next)) {
       const Algorithm<Fn>* a = find(ruled);
       if (a && restrictionsHold(a->restrictions, ctx)) {
         const int rc = a->fn(args...);
         if (rc != kDecline) return chosen(a, "rule", ctx, rc);
       }
-    } else if (error) {
-      return error;
     }
+    if (error) return error;
     for (const Algorithm<Fn>& a : algs_) {
       if (!restrictionsHold(a.restrictions, ctx)) continue;
       const int rc = a.fn(args...);

@@ -57,14 +57,16 @@ const char* forcedAlgorithm(const char* collective, Tunable<std::string>& tunabl
   return forced.c_str();
 }
 
-const char* ruledAlgorithm(const char* collective, const SelectContext& ctx, int* error) {
+const char* ruledAlgorithm(const char* collective, const SelectContext& ctx, int* error,
+                           size_t* next) {
   std::string loadError;
   const std::vector<Rule>& rules = activeRules(&loadError, nullptr);
   if (!loadError.empty()) {
     *error = setErrorCause(MPI_ERR_OTHER, "%s", loadError.c_str());
     return nullptr;
   }
-  for (const Rule& r : rules) {
+  while (*next < rules.size()) {
+    const Rule& r = rules[(*next)++];
     if (r.collective != collective) continue;
     if (ctx.commSize < r.minRanks || ctx.commSize > r.maxRanks) continue;
     if (r.minHosts > 1 || r.maxHosts < 0x7fffffff) {
