@@ -88,13 +88,22 @@ reduce                  *       *            binomial
 # docs/results/coll-rules/network.md): phases pay off for large alltoall blocks. Alltoall
 # from 512 B to 64 KiB: pairwise; the sweep of network.md had linear ahead by 8-17%, both
 # ccmpi-bench alltoall runs (2026-11-22 and 11-24, docs/results/alltoall) pairwise ahead
-# by 6-33% (11-24, 4 KiB: pairwise 7.9 ms, linear 11.8 ms).
+# by 6-33% (11-24, 4 KiB: pairwise 7.9 ms, linear 11.8 ms). Phased from 16 KiB (ranges
+# are inclusive: the rule "512-64k pairwise" had 64 KiB itself go pairwise). The run of
+# 2026-11-25 with TCP pacing (docs/results/alltoall), ms: 4 KiB pairwise 7.02, phased
+# 9.88; 16 KiB phased 32.7, pairwise 34.6; 64 KiB phased 121, pairwise 211, and the
+# automatic choice (then pairwise) 222.
 allgather               9-*     0-4k         recursive_doubling   9-*
 allgather               9-*     4k-32k       ring                 9-*
+# Allgather from 32 KiB on 9 or more hosts: n multicasts, each block crossing every cable
+# once (2026-11-25 with TCP pacing, docs/results/allgather, 16 hosts, ms: 64 KiB mcast
+# 93.7, recursive doubling 109, ring 108; 256 KiB mcast 372, recursive doubling 396,
+# ring 437). Where multicast does not work it declines and the next rule applies.
+allgather               9-*     32k-*        mcast                9-*
 allgather               9-*     32k-*        recursive_doubling   9-*
 alltoall                9-*     0-512        bruck                9-*
-alltoall                9-*     512-64k      pairwise             9-*
-alltoall                9-*     64k-*        phased               9-*
+alltoall                9-*     512-16383    pairwise             9-*
+alltoall                9-*     16k-*        phased               9-*
 ialltoall               9-*     64k-*        phased               9-*
 # Ranks on 2-8 hosts (the emulated 100 Mbit/s switch, 4 hosts: docs/results/alltoall):
 # Bruck's log2 n rounds forward blocks again, which a link pays for from 1 KiB on (4 hosts,
