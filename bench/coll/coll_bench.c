@@ -12,6 +12,19 @@
  *                     2/3 carry 64 KiB, 1/12 16 KiB, the rest 100 B (on 16 ranks exactly
  *                     160 x 64 KiB, 20 x 16 KiB, 60 x 100 B as in Table 3), shuffled with
  *                     --seed; "size" is printed as 0
+ *   alltoallv-random-p2p, -l1, -l2, -l3
+ *                     the random pattern through ccmpi's split of network control and
+ *                     data transmission (mpix_ccmpi.h; CC-MPI Tables 2-3), every iteration:
+ *                     p2p: MPIX_Alltoallv_data_trans1 (no schedule); l1:
+ *                     MPIX_Alltoallv_control1 (allgather of the counts + scheduling),
+ *                     MPIX_Alltoallv_data_trans2, MPIX_Schedule_free; l2: the same with
+ *                     MPIX_Alltoallv_control2 (every rank holds the global pattern:
+ *                     scheduling only); l3: MPIX_Alltoallv_data_trans2 alone, the schedule
+ *                     made once per size before the warm-up (not timed) as a compiler or
+ *                     ccmpi-schedule would. ccmpi only (status 4 elsewhere)
+ *   alltoallv-random-c1, -c2  the network control of Level 1 / Level 2 alone:
+ *                     MPIX_Alltoallv_control1 / control2 + MPIX_Schedule_free, no data
+ *                     (what Level 1 and 2 add to Level 3's data transmission)
  *   bcast             MPI_Bcast of s bytes                               (Figures 7-8)
  *   scatter           MPI_Scatter of s bytes per rank                    (Figure 9)
  *   scatterv5         MPI_Scatterv: s bytes to 5 ranks spread over the communicator,
@@ -127,7 +140,7 @@ static void make_matrix(const Config* c, size_t s, long long* m) {
   const int n = c->n;
   uint64_t st = c->seed * 0x9E3779B97F4A7C15ull + 1;
   memset(m, 0, sizeof(long long) * (size_t)n * (size_t)n);
-  if (!strcmp(c->test, "alltoallv-random")) {
+  if (!strncmp(c->test, "alltoallv-random", 16)) {
     const int pairs = n * (n - 1);
     const int n64 = pairs * 160 / 240, n16 = pairs * 20 / 240;
     long long* sizes = malloc(sizeof(long long) * (size_t)(pairs > 0 ? pairs : 1));
@@ -176,14 +189,18 @@ static void make_matrix(const Config* c, size_t s, long long* m) {
 }
 
 typedef struct {
-  int kind; /* 0 allgather 1 alltoall 2 alltoallv(matrix) 3 bcast 4 scatter 5 scatterv
-               6 scatterv with MPIX_Scatterv_data_movement, 7 persistent scatterv */
+  int kind;  /* 0 allgather 1 alltoall 2 alltoallv(matrix) 3 bcast 4 scatter 5 scatterv
+                6 scatterv with MPIX_Scatterv_data_movement, 7 persistent scatterv,
+                8 alltoallv(matrix) by the MPIX levels */
+  int level; /* kind 8: 0 p2p, 1-3 Levels 1-3, 4/5 control1/control2 alone */
   size_t size;
   unsigned char *sbuf, *rbuf;
   int *scounts, *sdispls, *rcounts, *rdispls;
   long long bound;
 #ifdef COLL_BENCH_MPIX
   MPIX_Mcast_group group; /* kind 6: opened in bench_size */
+  MPI_Count* pattern;     /* kind 8, levels 2, 5: the global pattern, every rank alike */
+  MPIX_Schedule sched;    /* kind 8, level 3: made in bench_size */
 #endif
   MPI_Request req; /* kind 7: made in bench_size */
 } Op;
@@ -218,8 +235,16 @@ static int setup(const Config* c, size_t s, Op* op) {
     sb = r == 0 ? s * (size_t)receivers : 0, rb = is_receiver5(r, n) ? s : 0;
     op->bound = (long long)receivers * (long long)s;
   } else if (!strcmp(c->test, "alltoallv") || !strcmp(c->test, "alltoallv-random") ||
-             !strcmp(c->test, "uniform") || !strcmp(c->test, "nonuniform")) {
-    op->kind = 2;
+             !strcmp(c->test, "uniform") || !strcmp(c->test, "nonuniform") ||
+             !strcmp(c->test, "alltoallv-random-p2p") || !strcmp(c->test, "alltoallv-random-l1") ||
+             !strcmp(c->test, "alltoallv-random-l2") || !strcmp(c->test, "alltoallv-random-l3") ||
+             !strcmp(c->test, "alltoallv-random-c1") || !strcmp(c->test, "alltoallv-random-c2")) {
+    op->kind = strlen(c->test) > 16 && !strncmp(c->test, "alltoallv-random-", 17) ? 8 : 2;
+    /* level 0 p2p, 1-3 Levels 1-3, 4 and 5 the control of Level 1 and 2 alone */
+    op->level = op->kind != 8        ? 0
+                : c->test[17] == 'l' ? c->test[18] - '0'
+                : c->test[17] == 'c' ? 3 + (c->test[18] - '0')
+                                     : 0;
     long long* m = malloc(sizeof(long long) * (size_t)n * (size_t)n);
     if (!strcmp(c->test, "alltoallv")) {
       for (int i = 0; i < n * n; ++i) m[i] = (i / n == i % n) ? 0 : (long long)s;
@@ -232,6 +257,12 @@ static int setup(const Config* c, size_t s, Op* op) {
       op->scounts[j] = (int)m[r * n + j], op->sdispls[j] = (int)sb, sb += (size_t)m[r * n + j];
       op->rcounts[j] = (int)m[j * n + r], op->rdispls[j] = (int)rb, rb += (size_t)m[j * n + r];
     }
+#ifdef COLL_BENCH_MPIX
+    if (op->kind == 8 && (op->level == 2 || op->level == 5)) {
+      op->pattern = malloc(sizeof(MPI_Count) * (size_t)n * (size_t)n);
+      for (int i = 0; i < n * n; ++i) op->pattern[i] = (MPI_Count)m[i];
+    }
+#endif
     for (int i = 0; i < n; ++i) {
       long long out = 0, in = 0;
       for (int j = 0; j < n; ++j)
@@ -269,6 +300,7 @@ static int setup(const Config* c, size_t s, Op* op) {
           if (op->scounts[j]) fill(op->sbuf + op->sdispls[j], s, 0, j);
       break;
     case 2:
+    case 8:
       for (int j = 0; j < n; ++j) fill(op->sbuf + op->sdispls[j], (size_t)op->scounts[j], r, j);
       break;
   }
@@ -276,6 +308,9 @@ static int setup(const Config* c, size_t s, Op* op) {
 }
 
 static void teardown(Op* op) {
+#ifdef COLL_BENCH_MPIX
+  free(op->pattern);
+#endif
   free(op->sbuf), free(op->rbuf);
   free(op->scounts), free(op->sdispls), free(op->rcounts), free(op->rdispls);
 }
@@ -301,6 +336,7 @@ static void clear_recv(const Config* c, Op* op) {
       rb = is_receiver5(c->rank, c->n) ? op->size : 0;
       break;
     case 2:
+    case 8:
       for (int j = 0; j < c->n; ++j) rb += (size_t)op->rcounts[j];
       break;
   }
@@ -348,6 +384,25 @@ static void run(const Op* op) {
       break;
     }
 #endif
+#ifdef COLL_BENCH_MPIX
+    case 8: {
+      MPIX_Schedule sched = op->sched;
+      if (op->level == 1 || op->level == 4)
+        MPIX_Alltoallv_control1(op->scounts, MPI_BYTE, MPI_COMM_WORLD, &sched);
+      else if (op->level == 2 || op->level == 5)
+        MPIX_Alltoallv_control2(op->pattern, MPI_COMM_WORLD, &sched);
+      if (op->level >= 4)
+        MPIX_Schedule_free(&sched);
+      else if (op->level == 0)
+        MPIX_Alltoallv_data_trans1(op->sbuf, op->scounts, op->sdispls, MPI_BYTE, op->rbuf,
+                                   op->rcounts, op->rdispls, MPI_BYTE, MPI_COMM_WORLD);
+      else
+        MPIX_Alltoallv_data_trans2(op->sbuf, op->scounts, op->sdispls, MPI_BYTE, op->rbuf,
+                                   op->rcounts, op->rdispls, MPI_BYTE, MPI_COMM_WORLD, sched);
+      if (op->level == 1 || op->level == 2) MPIX_Schedule_free(&sched);
+      break;
+    }
+#endif
 #if MPI_VERSION >= 4 || defined(CCMPI)
     case 7: {
       MPI_Request req = op->req;
@@ -370,6 +425,8 @@ static void validate(const Config* c, const Op* op) {
       for (int j = 0; j < n; ++j) check(op->rbuf + (size_t)j * s, s, j, r, c, s);
       break;
     case 2:
+    case 8:
+      if (op->level >= 4) break; /* control only: nothing received */
       for (int j = 0; j < n; ++j)
         check(op->rbuf + op->rdispls[j], (size_t)op->rcounts[j], j, r, c, s);
       break;
@@ -408,6 +465,19 @@ static void bench_size(const Config* c, size_t s) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
 #endif
+#ifdef COLL_BENCH_MPIX
+  /* Level 3: the schedule made once per size, outside the timing (what a compiler or
+   * ccmpi-schedule does before the program runs). MPI_ERRORS_ARE_FATAL stops on failure. */
+  if (op.kind == 8 && op.level == 3) {
+    MPI_Count* pat = malloc(sizeof(MPI_Count) * (size_t)c->n * (size_t)c->n);
+    long long* m = malloc(sizeof(long long) * (size_t)c->n * (size_t)c->n);
+    make_matrix(c, s, m);
+    for (int i = 0; i < c->n * c->n; ++i) pat[i] = (MPI_Count)m[i];
+    MPIX_Alltoallv_control2(pat, MPI_COMM_WORLD, &op.sched);
+    free(m);
+    free(pat);
+  }
+#endif
 #if MPI_VERSION >= 4 || defined(CCMPI)
   /* The persistent request: made once per size, outside the timing. */
   if (op.kind == 7 && MPI_Scatterv_init(op.sbuf, op.scounts, op.sdispls, MPI_BYTE, op.rbuf,
@@ -443,6 +513,7 @@ static void bench_size(const Config* c, size_t s) {
   validate(c, &op);
 #ifdef COLL_BENCH_MPIX
   if (op.kind == 6) MPIX_Scatterv_close_group(&op.group);
+  if (op.kind == 8 && op.level == 3) MPIX_Schedule_free(&op.sched);
 #endif
 #if MPI_VERSION >= 4 || defined(CCMPI)
   if (op.kind == 7) MPI_Request_free(&op.req);
@@ -454,7 +525,7 @@ static void bench_size(const Config* c, size_t s) {
     qsort(maxt, (size_t)iters, sizeof(double), cmp_double);
     double med = iters % 2 ? maxt[iters / 2] : (maxt[iters / 2 - 1] + maxt[iters / 2]) / 2;
     printf("result %s %d %zu %.2f %.2f %.2f %lld %d\n", c->test, c->n,
-           strcmp(c->test, "alltoallv-random") ? s : (size_t)0, med * 1e6, sum / iters * 1e6,
+           strncmp(c->test, "alltoallv-random", 16) ? s : (size_t)0, med * 1e6, sum / iters * 1e6,
            maxt[0] * 1e6, op.bound, iters);
     fflush(stdout);
   }
@@ -502,6 +573,15 @@ int main(int argc, char** argv) {
   }
   if (c.max_iters < c.min_iters) c.max_iters = c.min_iters;
 #ifndef COLL_BENCH_MPIX
+  if (!strncmp(c.test, "alltoallv-random-", 17)) {
+    if (c.rank == 0)
+      fprintf(stderr,
+              "coll_bench: %s is unsupported by this MPI: it needs ccmpi's mpix_ccmpi.h "
+              "(MPIX_Alltoallv_control1/2, MPIX_Alltoallv_data_trans1/2)\n",
+              c.test);
+    MPI_Finalize();
+    return 4;
+  }
   if (!strncmp(c.test, "scatterv5-mpix", 14)) {
     if (c.rank == 0)
       fprintf(stderr,
