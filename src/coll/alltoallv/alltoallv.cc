@@ -24,7 +24,8 @@ const Algorithm<AlltoallvFn> kAlgorithms[] = {
      viaSchedule<ialltoallvPairwise>, kAnySize},
     {"phased",
      "contention-free phases scheduled from the gathered pattern (Level 1); a repeated "
-     "pattern replays its cached schedule; largest message < CCMPI_PHASED_MIN: linear",
+     "pattern replays its cached schedule; largest message < CCMPI_PHASED_MIN: linear, and "
+     "the next call skips the agreement",
      viaSchedule<alltoallvPhasedCachedSchedule>, kAnySize},
 };
 AlgorithmTable gTable("alltoallv", "CCMPI_ALLTOALLV_ALGORITHM", kAlgorithms);
