@@ -17,6 +17,10 @@ double linkMbits() {
   return v > 0 ? v : 100;
 }
 
+double tcpPayloadBytesPerSecond(double mbits) {
+  return mbits * 1e6 / 8 * 1448 / 1538;
+}
+
 bool linkMbitsKnown() {
   return kLinkMbits.get() > 0 && kLinkMbits.fromEnv();
 }

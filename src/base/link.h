@@ -9,5 +9,9 @@ double linkMbits();
 // cluster's hosts have it) rather than assumed: what only a known rate may decide (TCP
 // pacing) asks this first.
 bool linkMbitsKnown();
+// Bytes per second of TCP payload at a line rate of `mbits` Mbit/s: 1448-byte segments
+// (MSS with timestamps) in 1538-byte frames on the wire (preamble, Ethernet, IP and TCP
+// headers, FCS, inter-frame gap).
+double tcpPayloadBytesPerSecond(double mbits);
 
 }  // namespace ccmpi

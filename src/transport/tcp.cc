@@ -104,12 +104,11 @@ class CtrlFrame final : public OutFrame {
   void written() override { delete this; }
 };
 
-// Bytes per second of TCP payload at a line rate of `mbits` Mbit/s: 1448-byte segments
-// in 1538-byte frames (preamble, Ethernet, IP and TCP headers, FCS, inter-frame gap).
-// SO_MAX_PACING_RATE counts a segment's IP length; a GSO packet of several segments
-// counts its headers once, so this rate keeps the line at or just below its capacity.
+// The pacing rate for a line rate of `mbits`: its TCP payload rate. SO_MAX_PACING_RATE
+// counts a segment's IP length and a GSO packet of several segments its headers once, so
+// this keeps the line at or just below its capacity.
 uint64_t payloadRate(double mbits) {
-  return static_cast<uint64_t>(mbits * 1e6 / 8 * 1448 / 1538);
+  return static_cast<uint64_t>(tcpPayloadBytesPerSecond(mbits));
 }
 
 }  // namespace

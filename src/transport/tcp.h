@@ -123,11 +123,11 @@ class TcpTransport {
   uint64_t rejectedAuth_ = 0;
 };
 
-// Helpers for interface selection: IPv4 address of interface `name`, or "" if none.
 // Bytes/s of TCP payload at which connections between hosts are paced (CCMPI_TCP_PACING);
 // 0 when they are not.
 uint64_t pacingRate();
 
+// Helpers for interface selection: IPv4 address of interface `name`, or "" if none.
 std::string interfaceAddress(const std::string& name);
 // First non-loopback IPv4 address that is up, or "127.0.0.1".
 std::string defaultAddress();

@@ -158,25 +158,37 @@ void addLinearWithTrailer(Schedule& s, const std::shared_ptr<Call>& call, Patter
   const bool pairwise = cache->lastMax >= kTrailerPairwiseMin;
   int64_t localMax = 0;
   for (int64_t b : call->row) localMax = std::max(localMax, b);
+  // One buffer for every outgoing message and one for every incoming one (block + 8),
+  // laid out by peer.
   std::vector<std::pair<unsigned char*, int64_t>> outgoing(n, {nullptr, 0}),
       incoming(n, {nullptr, 0});
+  int64_t outTotal = 0, inTotal = 0;
+  for (int p = 0; p < n; ++p) {
+    if (p == r) continue;
+    const Block sb = call->inPlace ? call->recvBlock(p) : call->sendBlock(p);
+    const Block rb = call->recvBlock(p);
+    outgoing[p].second = dataBytes(sb.count, sb.type);
+    incoming[p].second = dataBytes(rb.count, rb.type);
+    outTotal += outgoing[p].second + 8;
+    inTotal += incoming[p].second + 8;
+  }
+  auto* out = static_cast<unsigned char*>(s.tempBytes(outTotal));
+  auto* in = static_cast<unsigned char*>(s.tempBytes(inTotal));
+  if (!out || !in) return;  // buildError() is set
+  for (int p = 0; p < n; ++p) {
+    if (p == r) continue;
+    outgoing[p].first = out;
+    incoming[p].first = in;
+    out += outgoing[p].second + 8;
+    in += incoming[p].second + 8;
+  }
   // Every outgoing block is packed before anything is received (MPI_IN_PLACE).
-  for (int i = 1; i < n; ++i) {
-    const int to = (r + i) % n;
-    const Block b = call->inPlace ? call->recvBlock(to) : call->sendBlock(to);
-    const int64_t bytes = dataBytes(b.count, b.type);
-    auto* t = static_cast<unsigned char*>(s.tempBytes(bytes + 8));
-    if (!t) return;  // buildError() is set
+  for (int p = 0; p < n; ++p) {
+    if (p == r) continue;
+    const Block b = call->inPlace ? call->recvBlock(p) : call->sendBlock(p);
+    const auto [t, bytes] = outgoing[p];
     if (bytes > 0) s.copy(b.addr, b.count, b.type, t, bytes, MPI_BYTE);
     memcpy(t + bytes, &localMax, 8);
-    outgoing[to] = {t, bytes};
-  }
-  for (int i = 1; i < n; ++i) {
-    const int from = (r - i + n) % n;
-    const int64_t bytes = dataBytes(call->recvBlock(from).count, call->recvBlock(from).type);
-    auto* t = static_cast<unsigned char*>(s.tempBytes(bytes + 8));
-    if (!t) return;
-    incoming[from] = {t, bytes};
   }
   if (!call->inPlace) {
     const Block from = call->sendBlock(r), to = call->recvBlock(r);

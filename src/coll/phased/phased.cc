@@ -62,8 +62,7 @@ int64_t phaseSmallThreshold() {
 sched::Phases schedulePattern(int n, const sched::Pattern& pattern, sched::Scheduler* which) {
   static const sched::CostModel model = [] {
     sched::CostModel m;
-    // TCP payload of a line-rate Mbit/s: 1448-byte segments in 1538-byte frames.
-    m.bytesPerSecond = linkMbits() * 1e6 / 8 * 1448 / 1538;
+    m.bytesPerSecond = tcpPayloadBytesPerSecond(linkMbits());
     m.syncSeconds = std::max(0.0, kPhaseSyncUs.get()) * 1e-6;
     return m;
   }();
