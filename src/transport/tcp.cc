@@ -59,7 +59,10 @@ constexpr int kMaxIov = 64;
 constexpr uint64_t kRateMinBytes = 256 * 1024;  // smallest backlog period that is a sample
 constexpr uint64_t kRateMaxBytes = 1 << 20;     // a sample at least every this many bytes
 constexpr int kReadsPerEvent = 32;
-constexpr uint64_t kLowatMax = 256 * 1024;  // largest SO_RCVLOWAT (see setReadThreshold)
+// Largest SO_RCVLOWAT (see setReadThreshold): far below what the receive window holds
+// (tcp_rmem's default 128 KiB buffer, less its per-segment overhead), so the sender can
+// always put that much in flight and the wait ends even on a lossy path.
+constexpr uint64_t kLowatMax = 32 * 1024;
 
 uint64_t randomU64() {
   uint64_t v = 0;
@@ -413,7 +416,8 @@ class TcpConn final : public progress::EventHandler {
   // it (up to kLowatMax) is there (SO_RCVLOWAT), instead of for every segment: at 100
   // Mbit/s a segment arrives every 123 us, and a wake-up, an epoll_wait and a read per
   // segment cost a receiver more CPU than the data itself. The rest of a frame's payload
-  // always follows (frames are never interleaved on a connection), so the wait ends.
+  // always follows (frames are never interleaved on a connection), and kLowatMax stays
+  // well inside the receive window, so the wait ends.
   void setReadThreshold() {
     const uint64_t avail = inEnd_ - inStart_;
     uint64_t want = 1;
