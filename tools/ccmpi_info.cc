@@ -55,7 +55,8 @@ void printAlgorithms() {
       printf("    rules: none (table order)\n");
     } else {
       printf(
-          "    rules (ranks, bytes, algorithm[, hosts a communicator spans]; first match wins; "
+          "    rules (ranks, bytes, algorithm[, hosts a communicator spans[, ranks per core]]; "
+          "first match wins; "
           "job hosts: %d):\n",
           ccmpi::coll::ruleHosts(0x7fffffff, nullptr));
       for (const std::string& l : lines) printf("      %s\n", l.c_str());

@@ -73,6 +73,10 @@ const char* ruledAlgorithm(const char* collective, const SelectContext& ctx, int
       const int hosts = ruleHosts(ctx.commSize, ctx.comm);
       if (hosts < r.minHosts || hosts > r.maxHosts) continue;
     }
+    if (r.minRanksPerCore > 0 || r.maxRanksPerCore < 0x7fffffff) {
+      const int load = jobRanksPerCore();
+      if (load < r.minRanksPerCore || load > r.maxRanksPerCore) continue;  // -1: unknown
+    }
     if (ctx.bytes < 0) {
       if (r.minBytes != 0 || r.maxBytes != INT64_MAX) continue;
     } else if (ctx.bytes < r.minBytes || ctx.bytes > r.maxBytes) {

@@ -10,6 +10,7 @@
 #include "coll/rules.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -36,8 +37,14 @@ const char kBuiltinRules[] = R"(
 # n log2 n where ranks share cores (OSU osu_barrier on 2 cores, 2026-11-24, 3 runs:
 # 16 ranks 221-254 us against 285-403 us; 4 ranks within the noise), and it releases
 # rank 0 first, so a collective rooted there that follows it starts early (osu_bcast 8 B,
-# 4 ranks: 4-7 us against 16-26 us). Across hosts dissemination's log2 n rounds win.
+# 4 ranks: 4-7 us against 16-26 us). Across hosts dissemination's log2 n rounds win when
+# every rank has a core of its own; where ranks queue for cores (ranks per core, the sixth
+# field: the emulated cluster's hosts share this machine's 2 cores) the tree's fewer
+# messages win again (osu_barrier, 100 Mbit/s emulated hosts, 2026-11-25, 2 runs each:
+# 29 hosts 579 us against 1011 (Open MPI 984), 16 hosts 285-319 against 427-438, 8 hosts
+# 149-177 against 165-177, 4 hosts 45-62 against 45-59).
 barrier                 *       *            tree                 1
+barrier                 *       *            tree                 *       4-*
 barrier                 *       *            dissemination
 ibarrier                *       *            dissemination
 # Multicast where ranks are on 3 or more hosts (the emulated 100 Mbit/s switch, 2-29
@@ -159,6 +166,7 @@ bool parseRange(const std::string& t, int64_t* lo, int64_t* hi, bool sizes) {
     if (sizes) {
       if (!parseSize(s, &u)) return false;
     } else {
+      if (s.size() > 18) return false;  // std::stoull would throw past 2^64
       for (char ch : s)
         if (!isdigit(static_cast<unsigned char>(ch))) return false;
       u = std::stoull(s);
@@ -216,9 +224,10 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
     std::vector<std::string> w;
     for (std::string x; words >> x;) w.push_back(x);
     if (w.empty()) continue;
-    if (w.size() != 4 && w.size() != 5) {
+    if (w.size() < 4 || w.size() > 6) {
       *error = "line " + std::to_string(n) +
-               ": expected 4 or 5 fields (collective ranks bytes algorithm [hosts]), found " +
+               ": expected 4 to 6 fields (collective ranks bytes algorithm [hosts "
+               "[ranks-per-core]]), found " +
                std::to_string(w.size());
       return false;
     }
@@ -239,7 +248,17 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
                "' (N, A-B, A-* or *, with k/m/g suffixes)";
       return false;
     }
-    if (w.size() == 5) {
+    if (w.size() == 6) {
+      int64_t clo = 0, chi = 0x7fffffff;
+      if (!parseRange(w[5], &clo, &chi, false) || chi > 0x7fffffff) {
+        *error = "line " + std::to_string(n) + ": bad ranks-per-core range '" + w[5] +
+                 "' (N, A-B, A-* or *, from 0)";
+        return false;
+      }
+      r.minRanksPerCore = static_cast<int>(clo);
+      r.maxRanksPerCore = static_cast<int>(chi);
+    }
+    if (w.size() >= 5) {
       int64_t hlo = 1, hhi = 0x7fffffff;
       if (!parseRange(w[4], &hlo, &hhi, false) || hlo < 1 || hhi > 0x7fffffff) {
         *error = "line " + std::to_string(n) + ": bad host-count range '" + w[4] +
@@ -308,14 +327,33 @@ int ruleHosts(int commSize, const comm::Comm* c) {
   return std::min(commSize, jobHosts);
 }
 
+namespace {
+std::atomic<int> gRanksPerCore{-1};
+}  // namespace
+
+void setJobRanksPerCore(int n) {
+  gRanksPerCore.store(n < 0 ? -1 : n);
+}
+int jobRanksPerCore() {
+  return gRanksPerCore.load();
+}
+
 std::string ruleText(const Rule& r) {
   char buf[160];
   snprintf(buf, sizeof buf, "%-22s %-8s %-12s %s", r.collective.c_str(),
            rangeText(r.minRanks, r.maxRanks, 0x7fffffff).c_str(),
            rangeText(r.minBytes, r.maxBytes, INT64_MAX).c_str(), r.algorithm.c_str());
   std::string text = buf;
-  if (r.minHosts != 1 || r.maxHosts != 0x7fffffff)
+  const bool perCore = r.minRanksPerCore != 0 || r.maxRanksPerCore != 0x7fffffff;
+  if (perCore || r.minHosts != 1 || r.maxHosts != 0x7fffffff)
     text += " " + rangeText(r.minHosts, r.maxHosts, 0x7fffffff);
+  if (perCore) {  // not rangeText: "1-*" is not "*" here, and no k/m suffixes
+    text += " " + std::to_string(r.minRanksPerCore);
+    if (r.maxRanksPerCore == 0x7fffffff)
+      text += "-*";
+    else if (r.maxRanksPerCore != r.minRanksPerCore)
+      text += "-" + std::to_string(r.maxRanksPerCore);
+  }
   return text;
 }
 

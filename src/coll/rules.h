@@ -18,6 +18,13 @@
 // separate hosts:
 //
 //   alltoall       *        16k-*       phased     4-*
+//
+// An optional sixth field is a range of ranks per core (see jobRanksPerCore): the job's
+// ranks on its busiest machine over that machine's CPUs, rounded down; 0 when every rank
+// has a core of its own. A rule with a range other than "*" there never matches while the
+// figure is unknown (another launcher). E.g. the tree barrier where ranks queue for cores:
+//
+//   barrier        *        *           tree       *     4-*
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,6 +43,8 @@ struct Rule {
   int64_t maxBytes = INT64_MAX;
   int minHosts = 1;
   int maxHosts = 0x7fffffff;
+  int minRanksPerCore = 0;
+  int maxRanksPerCore = 0x7fffffff;
   std::string algorithm;
   int line = 0;  // in the rules file (0 = built in)
 };
@@ -48,6 +57,11 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
 // the communicator; without that (another launcher, ranks of another job), the job's
 // host count CCMPI_NUM_NODES capped at the communicator size.
 int ruleHosts(int commSize, const comm::Comm* c);
+// The job's ranks per core: set once by MPI_Init from the process manager
+// (ccmpi.ranks_per_core) or CCMPI_RANKS_PER_CORE; -1 = unknown. Every rank sees the same
+// figure, so rules may depend on it.
+void setJobRanksPerCore(int n);
+int jobRanksPerCore();
 // "bcast 1-8 0-64k binomial" (normalized).
 std::string ruleText(const Rule& r);
 

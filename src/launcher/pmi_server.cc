@@ -1,12 +1,44 @@
 // PMI-1 command handling for one job (see pmi_server.h).
 #include "launcher/pmi_server.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
 #include "bootstrap/pmi_wire.h"
 
 namespace ccmpi::launcher {
 
 using bootstrap::formatPmiLine;
 using bootstrap::PmiMessage;
+
+namespace {
+constexpr const char* kRanksPerCoreKey = "ccmpi.ranks_per_core";
+}  // namespace
+
+int PmiServer::ranksPerCore() const {
+  struct Kernel {
+    long ranks = 0;
+    long cpus = 1;
+  };
+  std::map<std::string, Kernel> kernels;
+  for (int r = 0; r < config_.size; ++r) {
+    auto it = kvs_.find("ccmpi.cpu." + std::to_string(r));
+    if (it == kvs_.end()) return -1;
+    const std::string& v = it->second;
+    const std::size_t colon = v.rfind(':');
+    if (colon == std::string::npos || colon == 0) return -1;
+    char* end = nullptr;
+    const long cpus = std::strtol(v.c_str() + colon + 1, &end, 10);
+    if (*end != '\0' || cpus < 1) return -1;
+    Kernel& k = kernels[v.substr(0, colon)];
+    ++k.ranks;
+    k.cpus = cpus;
+  }
+  long most = 0;
+  for (const auto& [id, k] : kernels) most = std::max(most, k.ranks / k.cpus);
+  return static_cast<int>(most);
+}
 
 PmiServer::PmiServer(Config config, Actions actions)
     : config_(std::move(config)),
@@ -99,6 +131,10 @@ void PmiServer::handleLine(int rank, std::string_view line) {
     st.inBarrier = true;
     if (++barrierCount_ == config_.size) {
       barrierCount_ = 0;
+      if (kvs_.find(kRanksPerCoreKey) == kvs_.end()) {
+        const int load = ranksPerCore();
+        if (load >= 0) kvs_[kRanksPerCoreKey] = std::to_string(load);
+      }
       for (std::size_t r = 0; r < ranks_.size(); ++r) {
         ranks_[r].inBarrier = false;
         actions_.reply(static_cast<int>(r), formatPmiLine("barrier_out"));

@@ -14,11 +14,18 @@
 //   get kvsname= key=   -> get_result rc=0 msg=success value=<v> | rc=-1 msg=key_<k>_not_found
 //                          (PMI_process_mapping is predefined, as under Hydra)
 //   barrier_in          -> barrier_out to every rank once all ranks have entered
+//                          (see below for the one key the server derives at a barrier)
 //   finalize            -> finalize_ack
 //   abort exitcode=<n>  -> no answer; the job is aborted
 // Unsupported commands (spawn, publish_name, ...) get `<cmd>_result rc=-1`; malformed
 // lines, a second barrier_in from the same rank or a put of an over-long key/value are
 // protocol errors that end the job.
+//
+// Derived key: when a barrier completes and every rank has put `ccmpi.cpu.<rank>` =
+// "<kernel id>:<online CPUs>" (ccmpi's MPI_Init does), the server stores
+// `ccmpi.ranks_per_core`: the job's ranks on its busiest machine (ranks sharing one kernel,
+// told apart by the kernel id, e.g. its boot_id) divided by that machine's CPUs, rounded
+// down. It is the same for every rank, so the collective rules may depend on it.
 #include <functional>
 #include <map>
 #include <string>
@@ -50,6 +57,10 @@ class PmiServer {
   bool initialized(int rank) const { return ranks_.at(static_cast<std::size_t>(rank)).initialized; }
   bool finalized(int rank) const { return ranks_.at(static_cast<std::size_t>(rank)).finalized; }
   std::size_t kvsSize() const { return kvs_.size(); }
+
+  // ccmpi.ranks_per_core from the ccmpi.cpu.<rank> values, or -1 while one is missing or
+  // malformed (exposed for the unit test).
+  int ranksPerCore() const;
 
  private:
   struct RankState {

@@ -17,6 +17,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -26,6 +28,7 @@
 #include "base/siphash.h"
 #include "base/tunables.h"
 #include "bootstrap/pmi.h"
+#include "coll/rules.h"
 #include "comm/comm.h"
 #include "comm/errhandler.h"
 #include "datatype/datatype.h"
@@ -44,6 +47,35 @@ Tunable<std::string> kIface(
     "network interface whose IPv4 address ranks listen on (mpirun --iface); "
     "empty = loopback for single-host jobs, else the first non-loopback "
     "interface");
+
+Tunable<int> kRanksPerCore(
+    "CCMPI_RANKS_PER_CORE", -1,
+    "the job's ranks on its busiest machine per CPU of that machine (rounded down), as the "
+    "collective rules see it; -1 = measured at MPI_Init (every rank reports its kernel's "
+    "boot_id and online CPUs to mpirun). Must be the same on every rank");
+
+// This machine as PMI key ccmpi.cpu.<rank> holds it: "<kernel id>:<online CPUs>". Ranks
+// in different network or UTS namespaces of one machine share its kernel, and so its
+// boot_id and cores (an emulated cluster); without a boot_id, the host name stands in.
+std::string machineCpuText() {
+  std::string id;
+  if (FILE* f = fopen("/proc/sys/kernel/random/boot_id", "r")) {
+    char buf[64] = {};
+    if (fgets(buf, sizeof buf, f)) id = buf;
+    fclose(f);
+  }
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  if (id.empty()) {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    id = std::string("host_") + host;
+  }
+  for (char& ch : id)
+    if (ch == ' ' || ch == '=' || ch == ':') ch = '_';  // PMI values end at a space
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cpus < 1) cpus = 1;
+  return id + ":" + std::to_string(cpus);
+}
 
 struct Runtime {
   bool initialized = false;  // world model: MPI_Init done
@@ -188,7 +220,22 @@ int bringUp() {
                            cfg.bindAddress.c_str());
     r.pmi.put("ccmpi.addr." + std::to_string(r.rank), r.tcp.address());
   }
+  const int ranksPerCore = kRanksPerCore.get();
+  const std::string cpuText = machineCpuText();
+  if (ranksPerCore < 0 && r.size > 1) r.pmi.put("ccmpi.cpu." + std::to_string(r.rank), cpuText);
   if (int rc = r.pmi.barrier()) return setErrorCause(rc, "PMI barrier failed during MPI_Init");
+  if (ranksPerCore >= 0) {
+    coll::setJobRanksPerCore(ranksPerCore);
+  } else if (r.size == 1) {
+    coll::setJobRanksPerCore(sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 0 : 1);  // 1 rank / CPUs
+  } else {
+    // mpirun derives the figure at the barrier; another process manager does not (unknown).
+    std::string v;
+    if (r.pmi.get("ccmpi.ranks_per_core", &v) == 0 && !v.empty())
+      coll::setJobRanksPerCore(atoi(v.c_str()));
+  }
+  log::debug("ranks per core: %d (%s)", coll::jobRanksPerCore(),
+             ranksPerCore >= 0 ? "CCMPI_RANKS_PER_CORE" : "measured; -1 = unknown");
   if (secretHex.empty() && r.pmi.get("ccmpi.secret", &secretHex) != 0)
     return setErrorCause(MPI_ERR_OTHER, "cannot obtain the job secret");
   SipKey key;

@@ -328,6 +328,46 @@ TEST(PmiServer, PutGetAndBarrier) {
   EXPECT_TRUE(h.errors.empty());
 }
 
+// ccmpi.ranks_per_core: derived at a barrier once every rank has put ccmpi.cpu.<rank>,
+// from the busiest kernel (ranks of one kernel id / its CPUs, rounded down).
+TEST(PmiServer, DerivesRanksPerCore) {
+  ServerHarness h(5);
+  auto barrier = [&h] {
+    for (int r = 0; r < 5; ++r) h.server.handleLine(r, "cmd=barrier_in");
+  };
+  auto derived = [&h] {
+    h.server.handleLine(0, "cmd=get kvsname=kvs_test key=ccmpi.ranks_per_core");
+    return h.last(0);
+  };
+  // Kernel a: ranks 0, 2, 4 on 2 CPUs (1 per core); kernel b: ranks 1, 3 on 1 CPU (2).
+  const char* cpu[] = {"a-1:2", "b-2:1", "a-1:2", "b-2:1", "a-1:2"};
+  for (int r = 0; r < 4; ++r)
+    h.server.handleLine(
+        r, "cmd=put kvsname=kvs_test key=ccmpi.cpu." + std::to_string(r) + " value=" + cpu[r]);
+  EXPECT_EQ(h.server.ranksPerCore(), -1);  // rank 4 has not reported
+  barrier();
+  EXPECT_EQ(derived(),
+            "cmd=get_result rc=-1 msg=key_ccmpi.ranks_per_core_not_found value=unknown\n");
+  h.server.handleLine(4, "cmd=put kvsname=kvs_test key=ccmpi.cpu.4 value=a-1:2");
+  EXPECT_EQ(h.server.ranksPerCore(), 2);
+  barrier();
+  EXPECT_EQ(derived(), "cmd=get_result rc=0 msg=success value=2\n");
+  // Every rank with a core of its own: 0.
+  h.server.handleLine(1, "cmd=put kvsname=kvs_test key=ccmpi.cpu.1 value=b-2:8");
+  h.server.handleLine(3, "cmd=put kvsname=kvs_test key=ccmpi.cpu.3 value=c-3:8");
+  EXPECT_EQ(h.server.ranksPerCore(), 1);  // kernel a still has 3 ranks on 2 CPUs
+  for (int r : {0, 2, 4})
+    h.server.handleLine(
+        r, "cmd=put kvsname=kvs_test key=ccmpi.cpu." + std::to_string(r) + " value=a-1:4");
+  EXPECT_EQ(h.server.ranksPerCore(), 0);
+  // Malformed: no CPU count, no id, zero CPUs.
+  for (const char* bad : {"a-1", ":4", "a-1:0", "a-1:x"}) {
+    h.server.handleLine(2, std::string("cmd=put kvsname=kvs_test key=ccmpi.cpu.2 value=") + bad);
+    EXPECT_EQ(h.server.ranksPerCore(), -1) << bad;
+  }
+  EXPECT_TRUE(h.errors.empty());
+}
+
 TEST(PmiServer, FinalizeAbortAndErrors) {
   ServerHarness h(2);
   h.server.handleLine(0, "cmd=finalize");

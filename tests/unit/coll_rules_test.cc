@@ -70,8 +70,56 @@ TEST(CollRules, OptionalHostRange) {
   EXPECT_EQ(ruleText(r[2]).find("chain "), std::string::npos) << ruleText(r[2]);
   EXPECT_FALSE(parseRules("bcast * * chain 0-3\n", &r, &err));
   EXPECT_NE(err.find("host-count"), std::string::npos) << err;
-  EXPECT_FALSE(parseRules("bcast * * chain 2 extra\n", &r, &err));
-  EXPECT_NE(err.find("4 or 5 fields"), std::string::npos) << err;
+  EXPECT_FALSE(parseRules("bcast * * chain 2 1 extra\n", &r, &err));
+  EXPECT_NE(err.find("4 to 6 fields"), std::string::npos) << err;
+}
+
+// The sixth field: ranks per core (from 0; "*" = any, also unknown).
+TEST(CollRules, OptionalRanksPerCoreRange) {
+  std::vector<Rule> r;
+  std::string err;
+  ASSERT_TRUE(
+      parseRules("barrier * * tree * 4-*\nbarrier * * tree 2-3 0\n"
+                 "barrier * * tree * 1-2\nbarrier * * tree 9-* *\n",
+                 &r, &err))
+      << err;
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0].minRanksPerCore, 4);
+  EXPECT_EQ(r[0].maxRanksPerCore, 0x7fffffff);
+  EXPECT_EQ(r[0].minHosts, 1);
+  EXPECT_EQ(r[1].minRanksPerCore, 0);
+  EXPECT_EQ(r[1].maxRanksPerCore, 0);
+  EXPECT_EQ(r[1].minHosts, 2);
+  EXPECT_EQ(r[1].maxHosts, 3);
+  EXPECT_EQ(r[2].minRanksPerCore, 1);
+  EXPECT_EQ(r[2].maxRanksPerCore, 2);
+  EXPECT_EQ(r[3].minRanksPerCore, 0);
+  EXPECT_EQ(r[3].maxRanksPerCore, 0x7fffffff);
+  // Printed back: the hosts field stays in front of it; "1-*" is not "*".
+  EXPECT_NE(ruleText(r[0]).find("tree * 4-*"), std::string::npos) << ruleText(r[0]);
+  EXPECT_NE(ruleText(r[1]).find("tree 2-3 0"), std::string::npos) << ruleText(r[1]);
+  EXPECT_NE(ruleText(r[2]).find("tree * 1-2"), std::string::npos) << ruleText(r[2]);
+  EXPECT_NE(ruleText(r[3]).find("tree 9-*"), std::string::npos) << ruleText(r[3]);
+  EXPECT_EQ(ruleText(r[3]).find("9-* "), std::string::npos) << ruleText(r[3]);
+  std::vector<Rule> one;
+  ASSERT_TRUE(parseRules("barrier * * tree * 1-*\n", &one, &err)) << err;
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_NE(ruleText(one[0]).find("tree * 1-*"), std::string::npos) << ruleText(one[0]);
+  for (const char* bad :
+       {"barrier * * tree * 4k\n", "barrier * * tree * x\n", "barrier * * tree * 5-2\n",
+        "barrier * * tree * -1\n", "barrier * * tree * 99999999999999999999\n"}) {
+    EXPECT_FALSE(parseRules(bad, &r, &err)) << bad;
+    EXPECT_NE(err.find("ranks-per-core"), std::string::npos) << err;
+  }
+  // An over-long number in the other ranges is an error too (not an exception).
+  EXPECT_FALSE(parseRules("barrier 99999999999999999999 * tree\n", &r, &err));
+  EXPECT_NE(err.find("communicator-size"), std::string::npos) << err;
+  // The job's figure: unknown until set.
+  EXPECT_EQ(jobRanksPerCore(), -1);
+  setJobRanksPerCore(14);
+  EXPECT_EQ(jobRanksPerCore(), 14);
+  setJobRanksPerCore(-5);
+  EXPECT_EQ(jobRanksPerCore(), -1);
 }
 
 // The hosts a communicator spans: counted from the host of each of its ranks (mpirun's
