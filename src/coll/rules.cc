@@ -140,9 +140,9 @@ ialltoall               *       0-4k         bruck
 ialltoall               *       4k-*         pairwise
 # Alltoallv where ranks are on 2 or more hosts: phased, which first agrees on the largest
 # message (one dissemination allreduce) and goes linear below CCMPI_PHASED_MIN (8 KiB).
-# NPB IS on the emulated switch (docs/results/npb-is, 2026-11-24), class A / B in s:
-# 16 hosts phased 3.21 / 11.26, pairwise 3.14 / 11.23, linear 5.14 / 15.04; 8 hosts
-# phased 4.20 / 15.74, linear 5.70 / 19.64. Pairwise is as good there but loses on sparse
+# NPB IS on the emulated switch (docs/results/npb-is, 2026-11-25, TCP paced), class A / B
+# in s: 16 hosts phased 2.63 / 8.78, pairwise 2.64 / 8.81, linear 4.60 / 11.51; 8 hosts
+# phased 3.44 / 14.20, linear 4.02 / 15.36. Pairwise is as good there but loses on sparse
 # patterns (docs/results/unstructured, 24 hosts, 4 peers of 128 KiB: 213 ms, phased 129,
 # linear 139). The agreement costs small exchanges a few ms at 16-24 hosts (16 hosts,
 # 2 KiB a pair: phased 10.4 ms, linear 7.7 ms).
