@@ -58,12 +58,16 @@
  * last warm-up iteration), clamped to [--min-iters 3, --max-iters 200]; --degree d
  * (default 4), --seed S (default 20031).
  *
- * Method: every timed iteration is MPI_Barrier, then the operation between two MPI_Wtime
- * calls on every rank; the iteration's time is the maximum over ranks (an MPI_Reduce of
+ * Method: every timed iteration is a synchronization, then the operation between two
+ * MPI_Wtime calls on every rank; the iteration's time is the maximum over ranks (an MPI_Reduce of
  * the per-iteration times after the loop, outside the timing). Results are validated
  * (byte patterns depending on source, destination and offset, receive buffers cleared
  * first) in the first warm-up and the last timed iteration; a wrong byte aborts with
- * exit status 3.
+ * exit status 3. The synchronization is not MPI_Barrier but the same dissemination
+ * barrier of zero-byte MPI_Sendrecv calls in every MPI (ceil(log2 N) rounds on a
+ * duplicate of MPI_COMM_WORLD): each rank times from its own exit, so an MPI whose
+ * barrier released the root of a rooted collective before its receivers would have its
+ * operation measured from a head start.
  *
  * Output (rank 0), one line per size, then "coll_bench: done" before MPI_Finalize:
  *   result TEST NPROCS SIZE MEDIAN_US MEAN_US MIN_US BOUND_BYTES ITERS
@@ -444,6 +448,18 @@ static void validate(const Config* c, const Op* op) {
   }
 }
 
+static MPI_Comm sync_comm = MPI_COMM_NULL;
+/* The iterations' synchronization (see Method): round k, rank r signals r + 2^k and
+ * waits for r - 2^k. */
+static void sync_ranks(void) {
+  int rank, n;
+  MPI_Comm_rank(sync_comm, &rank);
+  MPI_Comm_size(sync_comm, &n);
+  for (int d = 1; d < n; d *= 2)
+    MPI_Sendrecv(NULL, 0, MPI_BYTE, (rank + d) % n, 0, NULL, 0, MPI_BYTE, (rank - d + n) % n, 0,
+                 sync_comm, MPI_STATUS_IGNORE);
+}
+
 static int cmp_double(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
   return x < y ? -1 : x > y;
@@ -490,7 +506,7 @@ static void bench_size(const Config* c, size_t s) {
   double last = 0, t;
   for (int w = 0; w < c->warmup; ++w) {
     if (w == 0) clear_recv(c, &op);
-    MPI_Barrier(MPI_COMM_WORLD);
+    sync_ranks();
     t = MPI_Wtime();
     run(&op);
     last = MPI_Wtime() - t;
@@ -505,7 +521,7 @@ static void bench_size(const Config* c, size_t s) {
   double* maxt = malloc(sizeof(double) * (size_t)iters);
   for (int i = 0; i < iters; ++i) {
     if (i == iters - 1) clear_recv(c, &op);
-    MPI_Barrier(MPI_COMM_WORLD);
+    sync_ranks();
     t = MPI_Wtime();
     run(&op);
     times[i] = MPI_Wtime() - t;
@@ -543,6 +559,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && !strcmp(argv[1], "scatterv5-mpix-mcast"))
     setenv("CCMPI_MPIX_SCATTERV_DATA", "mcast", 0);
   MPI_Init(&argc, &argv);
+  MPI_Comm_dup(MPI_COMM_WORLD, &sync_comm);
   MPI_Comm_size(MPI_COMM_WORLD, &c.n);
   MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
   if (argc < 2) {
@@ -615,6 +632,7 @@ int main(int argc, char** argv) {
     printf("coll_bench: done\n"); /* the harness's cue that only MPI_Finalize is left */
     fflush(stdout);
   }
+  MPI_Comm_free(&sync_comm);
   MPI_Finalize();
   return 0;
 }
