@@ -155,7 +155,12 @@ reduce_scatter          1-6     *            pairwise
 reduce_scatter          7-*     0-64k        reduce_scatterv
 reduce_scatter          7-*     64k-*        pairwise
 gather                  *       *            linear
-scatter                 13-*    0-8k         binomial
+# Scatter: the binomial tree from 13 ranks below 8 KiB on one host (the loopback sweep);
+# across hosts the root's cable carries every block either way and linear keeps it busy
+# without store-and-forward stages (29 emulated hosts, 100 Mbit/s, docs/results/scatter,
+# 2026-11-25: linear / binomial 50 B 0.71 / 0.73 ms, 1 KiB 2.51 / 2.48, 4 KiB 9.75 / 14.7,
+# 16 KiB 39.1 / 62.6).
+scatter                 13-*    0-8k         binomial             1
 scatter                 *       *            linear
 )";
 
