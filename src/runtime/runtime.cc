@@ -17,7 +17,6 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -54,6 +53,11 @@ Tunable<int> kRanksPerCore(
     "collective rules see it; -1 = measured at MPI_Init (every rank reports its kernel's "
     "boot_id and online CPUs to mpirun). Must be the same on every rank");
 
+long onlineCpus() {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus < 1 ? 1 : cpus;
+}
+
 // This machine as PMI key ccmpi.cpu.<rank> holds it: "<kernel id>:<online CPUs>". Ranks
 // in different network or UTS namespaces of one machine share its kernel, and so its
 // boot_id and cores (an emulated cluster); without a boot_id, the host name stands in.
@@ -72,9 +76,7 @@ std::string machineCpuText() {
   }
   for (char& ch : id)
     if (ch == ' ' || ch == '=' || ch == ':') ch = '_';  // PMI values end at a space
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  if (cpus < 1) cpus = 1;
-  return id + ":" + std::to_string(cpus);
+  return id + ":" + std::to_string(onlineCpus());
 }
 
 struct Runtime {
@@ -221,13 +223,13 @@ int bringUp() {
     r.pmi.put("ccmpi.addr." + std::to_string(r.rank), r.tcp.address());
   }
   const int ranksPerCore = kRanksPerCore.get();
-  const std::string cpuText = machineCpuText();
-  if (ranksPerCore < 0 && r.size > 1) r.pmi.put("ccmpi.cpu." + std::to_string(r.rank), cpuText);
+  if (ranksPerCore < 0 && r.size > 1)
+    r.pmi.put("ccmpi.cpu." + std::to_string(r.rank), machineCpuText());
   if (int rc = r.pmi.barrier()) return setErrorCause(rc, "PMI barrier failed during MPI_Init");
   if (ranksPerCore >= 0) {
     coll::setJobRanksPerCore(ranksPerCore);
   } else if (r.size == 1) {
-    coll::setJobRanksPerCore(sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 0 : 1);  // 1 rank / CPUs
+    coll::setJobRanksPerCore(static_cast<int>(1 / onlineCpus()));
   } else {
     // mpirun derives the figure at the barrier; another process manager does not (unknown).
     std::string v;
