@@ -259,7 +259,8 @@ class McastTransport final : public progress::EventHandler {
   std::map<McastKey, Tx> tx_;
   std::map<uint32_t, Ctx> ctx_;
   McastStats stats_;
-  std::vector<unsigned char> pkt_;
+  static constexpr size_t kSendBatch = 16;
+  std::vector<unsigned char> pkt_;  // kSendBatch datagrams being sent
   static constexpr size_t kReadBatch = 32;
   std::vector<unsigned char> rbuf_;                 // kReadBatch datagrams of at most mtu_ bytes
   std::vector<std::vector<unsigned char>> nakBuf_;  // per peer: a NAK's ranges arriving
