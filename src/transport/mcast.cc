@@ -109,7 +109,8 @@ class OwnedFrame final : public OutFrame {
 };
 
 // Drives progress until done() or the monotonic clock reaches t, without spinning for
-// long.
+// long: for a sender waiting for its pacing allowance (incoming NAKs and acknowledgements
+// wait up to 200 us).
 template <typename Done>
 void waitUntilNs(int64_t t, Done&& done) {
   for (;;) {
@@ -126,6 +127,16 @@ void waitUntilNs(int64_t t, Done&& done) {
         progress::Engine::yieldCpu();
       }
     }
+  }
+}
+
+// Drives progress until done() or the clock reaches t, for a receiver waiting for
+// datagrams: sleeps in epoll until an arrival (which wakes it at once) or t.
+template <typename Done>
+void receiveWait(int64_t t, Done&& done) {
+  while (!done() && progress::Engine::nowNs() < t) {
+    progress::engine().wakeBy(t);
+    progress::engine().poll(1000);
   }
 }
 
@@ -753,9 +764,12 @@ int McastTransport::receive(const McastKey& key, void* dest, uint64_t len, bool*
         continue;
       }
     }
-    // Wake on completion, or on any arrival (the deadline moves with the traffic).
+    // Wake on completion, or on any arrival (the deadline moves with the traffic). No
+    // spin: receivers of a multicast that poll instead of sleeping made its datagrams
+    // arrive later (29 emulated hosts on 2 cores, Scatterv of 1 KiB to 5 of them: the last
+    // receiver done 520 us after the root, 240 us when they sleep at once).
     const uint64_t seen = arrivals_;
-    waitUntilNs(wake, [&] { return arrivals_ != seen; });
+    receiveWait(wake, [&] { return arrivals_ != seen; });
   }
   if (viaMcast) *viaMcast = op.viaMcast;
   return MPI_SUCCESS;
