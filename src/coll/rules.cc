@@ -144,8 +144,9 @@ ialltoall               *       4k-*         pairwise
 # in s: 16 hosts phased 2.63 / 8.78, pairwise 2.64 / 8.81, linear 4.60 / 11.51; 8 hosts
 # phased 3.44 / 14.20, linear 4.02 / 15.36. Pairwise is as good there but loses on sparse
 # patterns (docs/results/unstructured, 24 hosts, 4 peers of 128 KiB: 213 ms, phased 129,
-# linear 139). The agreement costs small exchanges a few ms at 16-24 hosts (16 hosts,
-# 2 KiB a pair: phased 10.4 ms, linear 7.7 ms).
+# linear 139). Small exchanges pay for the agreement, less since a call after a small
+# dense one skips it (16 hosts, 2 KiB a pair, docs/results/alltoallv: automatic choice
+# 4.55 ms, forced linear 3.89, Open MPI 4.88).
 alltoallv               *       *            phased               2-*
 alltoallv               *       *            linear
 reduce_scatter_block    1-6     *            pairwise
