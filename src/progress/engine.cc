@@ -17,7 +17,8 @@ namespace {
 
 Tunable<int64_t> kSpinUs("CCMPI_SPIN_US", -1,
                          "microseconds a blocked call polls before sleeping in epoll_wait; "
-                         "-1 = auto (50 when ranks on this host <= 4x cores, else 20)");
+                         "-1 = auto (300 when the rank is alone on its host, else 50 when "
+                         "ranks on this host <= 4x cores, else 20)");
 
 constexpr int kMaxEvents = 64;
 
@@ -48,7 +49,14 @@ int64_t Engine::spinBudgetNs() {
       // picked up without a wake-up. Measured with OSU 8 B on 2 cores (3 runs each,
       // 2026-11-24): 4 ranks, 20 -> 50 us: allreduce 32-53 -> 28-36 us, alltoall 47-51 ->
       // 34-41 us; 16 ranks, 0 -> 20-200 us: alltoall 340-453 -> 325-389 us, no point worse.
-      us = localRanks_ <= 4 * cores ? 50 : 20;
+      // Alone on its host, a rank waits for the network only: a collective step there
+      // is a round trip of a few hundred microseconds, and sleeping through it costs a
+      // wake-up on top. Measured on 29 emulated hosts at 100 Mbit/s (2 cores, one rank per
+      // host, 3 runs each, 2026-11-25): Scatterv of 1 KiB to 5 ranks after a barrier,
+      // median of the per-call maximum 578-631 us at 50, 552-559 at 150, 461-532 at 300;
+      // Bcast 8 B 293-528 vs 560-617 us, Alltoall 8 B (16 hosts) 599-616 vs 655-732 us;
+      // Alltoall 64-256 KiB, Allgather 1-64 KiB and Alltoallv 2 KiB within 1-2%.
+      us = localRanks_ == 1 ? 300 : localRanks_ <= 4 * cores ? 50 : 20;
     }
     spinNs_ = us * 1000;
   }
