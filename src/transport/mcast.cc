@@ -337,7 +337,10 @@ int McastTransport::sendStart(McastSendOp* op, in_addr_t group, const McastKey& 
   op->len = len;
   Tx& tx = tx_[key];
   tx = Tx{op->data, len};
-  tx.acksLeft = acks;
+  // A message of no bytes has no datagrams: its receivers are done without hearing from
+  // the root, so an acknowledgement could arrive before this entry exists and be lost;
+  // none is expected (and receivers send none).
+  tx.acksLeft = len > 0 ? acks : 0;
   return MPI_SUCCESS;
 }
 

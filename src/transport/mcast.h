@@ -133,7 +133,7 @@ class McastTransport final : public progress::EventHandler {
   // token bucket for every message of this process); *done once all are out, else
   // *wakeNs is when it can go on. The message is served for repairs from sendStart on.
   // `acks`: acknowledgements the message will get (0: none expected; the caller retires
-  // it when it knows the receivers are done).
+  // it when it knows the receivers are done). A message of 0 bytes expects none.
   int sendStart(McastSendOp* op, in_addr_t group, const McastKey& key, const void* data,
                 uint64_t len, int acks = 0);
   int sendSome(McastSendOp* op, bool* done, int64_t* wakeNs);
@@ -149,7 +149,7 @@ class McastTransport final : public progress::EventHandler {
   // allows, else once every acknowledgement is in (the message retired either way).
   int sendComplete(in_addr_t group, const McastKey& key, const void* data, uint64_t len, int acks,
                    std::vector<unsigned char>* owned = nullptr);
-  // Receiver: the message is whole here (tells its root).
+  // Receiver: the message is whole here (tells its root). Not for messages of 0 bytes.
   void ack(const McastKey& key);
   // Released messages not acknowledged by every receiver yet (MPI_Finalize waits for them).
   size_t releasedPending() const { return releasedCount_; }

@@ -170,10 +170,11 @@ void appendMcastDone(Schedule& s, const std::shared_ptr<McastOp>& op,
       return MPI_SUCCESS;
     });
   } else {
-    s.local([op, worldRoot, sub] {
+    s.local([op, m, worldRoot, sub] {
       if (!op->mcast()) return MPI_SUCCESS;
       auto& t = transport::mcast();
-      t.ack(transport::McastKey{op->context, op->seq, worldRoot, sub});
+      // (the size is known when the round runs: a plan may learn it at its first start)
+      if (m->bytes > 0) t.ack(transport::McastKey{op->context, op->seq, worldRoot, sub});
       t.retireSeq(op->context, op->seq);
       return MPI_SUCCESS;
     });
