@@ -224,7 +224,8 @@ int runReceiver(const Options& o) {
         streams.push_back(s);
       }
     }
-    for (std::size_t i = 0; i < streams.size(); ++i) {
+    // The streams polled (one accepted just now has no entry in fds yet).
+    for (std::size_t i = 0; i + 1 < fds.size(); ++i) {
       if (!(fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       const ssize_t n = recv(streams[i].fd, buffer.data(), buffer.size(), MSG_DONTWAIT);
       if (n > 0) {

@@ -46,6 +46,8 @@ shift
 case $mode in
 show)
   bindir=$1 incdir=$2 libdir=$3 work=$4
+  # A sanitizer build's wrappers link the sanitizers' run-time (CCMPI_SANITIZE, may be "").
+  san=${5:+-fsanitize=$5 }
   fresh_dir "$work"
   mpicc=$bindir/mpicc
   mpicxx=$bindir/mpicxx
@@ -53,11 +55,11 @@ show)
 
   # Full command: compiler, -I, arguments, link flags in this order.
   out=$("$mpicc" -show foo.c -o foo) || fail "mpicc -show exited non-zero"
-  expect_eq "$out" "cc -I$incdir foo.c -o foo -L$libdir -Wl,-rpath,$libdir -lccmpi -lpthread" \
+  expect_eq "$out" "cc -I$incdir foo.c -o foo ${san}-L$libdir -Wl,-rpath,$libdir -lccmpi -lpthread" \
     "mpicc -show"
   expect_eq "$("$mpicc" --showme foo.c)" "$("$mpicc" -showme foo.c)" "--showme = -showme"
   out=$("$mpicxx" -show foo.cc) || fail "mpicxx -show exited non-zero"
-  expect_eq "$out" "c++ -I$incdir foo.cc -L$libdir -Wl,-rpath,$libdir -lccmpi -lpthread" \
+  expect_eq "$out" "c++ -I$incdir foo.cc ${san}-L$libdir -Wl,-rpath,$libdir -lccmpi -lpthread" \
     "mpicxx -show"
   out=$("$bindir/mpic++" -show foo.cc) || fail "mpic++ -show"
   expect_contains "$out" "c++ -I$incdir foo.cc" "mpic++ is mpicxx"
@@ -73,16 +75,16 @@ show)
   # MPICH-style queries.
   expect_eq "$("$mpicc" -compile_info)" "cc -I$incdir" "-compile_info"
   expect_eq "$("$mpicc" -compile-info -O2 foo.c)" "cc -I$incdir -O2 foo.c" "-compile-info args"
-  expect_eq "$("$mpicc" -link_info)" "cc -I$incdir -L$libdir -Wl,-rpath,$libdir -lccmpi -lpthread" \
+  expect_eq "$("$mpicc" -link_info)" "cc -I$incdir ${san}-L$libdir -Wl,-rpath,$libdir -lccmpi -lpthread" \
     "-link_info"
   expect_eq "$("$mpicc" -link-info -c foo.c)" \
-    "cc -I$incdir -c foo.c -L$libdir -Wl,-rpath,$libdir -lccmpi -lpthread" "-link-info -c"
-  expect_eq "$("$mpicc" -show)" "cc -I$incdir -L$libdir -Wl,-rpath,$libdir -lccmpi -lpthread" \
+    "cc -I$incdir -c foo.c ${san}-L$libdir -Wl,-rpath,$libdir -lccmpi -lpthread" "-link-info -c"
+  expect_eq "$("$mpicc" -show)" "cc -I$incdir ${san}-L$libdir -Wl,-rpath,$libdir -lccmpi -lpthread" \
     "-show alone"
 
   # Open MPI-style queries print flags only.
   expect_eq "$("$mpicc" -showme:compile)" "-I$incdir" "-showme:compile"
-  expect_eq "$("$mpicc" --showme:link)" "-L$libdir -Wl,-rpath,$libdir -lccmpi -lpthread" \
+  expect_eq "$("$mpicc" --showme:link)" "${san}-L$libdir -Wl,-rpath,$libdir -lccmpi -lpthread" \
     "--showme:link"
   expect_eq "$("$mpicc" -showme:incdirs)" "$incdir" "-showme:incdirs"
   expect_eq "$("$mpicc" -showme:libdirs)" "$libdir" "-showme:libdirs"
@@ -117,8 +119,8 @@ show)
     '[-DZ=$HOME]' '[back\slash]' '[]' '[-DW=1]')
   expect_eq "$out" "$expected" "arguments passed through"
   out=$(CCMPI_CC=$fake "$mpicc" -o 'my prog' x.c)
-  expected=$(printf '%s\n' "[-I$incdir]" "[-o]" "[my prog]" "[x.c]" "[-L$libdir]" \
-    "[-Wl,-rpath,$libdir]" "[-lccmpi]" "[-lpthread]")
+  expected=$(printf '%s\n' "[-I$incdir]" "[-o]" "[my prog]" "[x.c]" ${san:+"[${san% }]"} \
+    "[-L$libdir]" "[-Wl,-rpath,$libdir]" "[-lccmpi]" "[-lpthread]")
   expect_eq "$out" "$expected" "link arguments"
   # -show quotes what needs quoting, so the printed command runs the same way.
   shown=$(CCMPI_CC=$fake "$mpicc" -show -c 'a b.c' "-DY='s'" '-DZ=$HOME')
