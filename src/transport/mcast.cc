@@ -74,6 +74,9 @@ constexpr uint32_t kMagic = 0x434D4343u;  // "CCMC"
 constexpr uint8_t kVersion = 1;
 constexpr size_t kHdr = 64;
 constexpr size_t kMac = 8;
+// Bytes a datagram costs on the wire beyond its UDP payload: IP and UDP headers (28),
+// Ethernet header, FCS, preamble and inter-frame gap (38).
+constexpr size_t kWireExtra = 28 + 38;
 constexpr uint64_t kMaxMessage = 1ull << 32;
 constexpr uint64_t kMaxAhead = 1024;             // collectives a datagram may be ahead
 constexpr uint64_t kMaxBuffered = 256ull << 20;  // bytes of messages nobody waits for yet
@@ -308,7 +311,7 @@ uint64_t McastTransport::wireBytes(uint64_t len) const {
   if (len == 0) return 0;
   const uint64_t frag = fragSize();
   const uint64_t datagrams = (len + frag - 1) / frag + 1;  // and the end-of-message mark
-  return len + datagrams * (kHdr + kMac + 28 + 38);
+  return len + datagrams * (kHdr + kMac + kWireExtra);
 }
 
 int McastTransport::send(in_addr_t group, const McastKey& key, const void* data, uint64_t len,
@@ -339,7 +342,7 @@ int McastTransport::sendStart(McastSendOp* op, in_addr_t group, const McastKey& 
   tx = Tx{op->data, len};
   // A message of no bytes has no datagrams: its receivers are done without hearing from
   // the root, so an acknowledgement could arrive before this entry exists and be lost;
-  // none is expected (and receivers send none).
+  // none is expected, and ack() sends none.
   tx.acksLeft = len > 0 ? acks : 0;
   return MPI_SUCCESS;
 }
@@ -393,7 +396,8 @@ FrameHeader McastTransport::tcpFrame(FrameType type, const McastKey& key) const 
   return h;
 }
 
-void McastTransport::ack(const McastKey& key) {
+void McastTransport::ack(const McastKey& key, uint64_t len) {
+  if (len == 0) return;
   tcp_->send(key.root, new OwnedFrame(tcpFrame(FrameType::kMcastAck, key), {}));
 }
 
@@ -407,95 +411,75 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
   const double rate = rate_ * scale_;
   Tx* tx = nullptr;
   if (auto it = tx_.find(op->key); it != tx_.end()) tx = &it->second;
+  const McastKey& key = op->key;
   // The datagrams the pacing allows now go out in batches of up to kSendBatch, one
-  // sendmmsg each: one system call instead of one per datagram, and none of the receivers
-  // it wakes (on a host with fewer cores than ranks) can preempt the root between the
-  // datagrams of a small message.
-  struct Planned {
-    uint8_t type;
-    uint64_t off;
-    uint16_t n;
-    size_t size;
-  };
-  Planned plan[kSendBatch];
+  // sendmmsg each instead of one system call per datagram.
   mmsghdr msgs[kSendBatch];
   iovec iov[kSendBatch];
   for (;;) {
-    int count = 0;
-    uint64_t next = op->next;
-    bool finPlanned = op->finSent;
+    // Pacing: a token bucket of burst_ bytes filled at the rate (IP/UDP/Ethernet included).
     const int64_t now = progress::Engine::nowNs();
     allowance_ = std::min(static_cast<double>(burst_),
                           allowance_ + static_cast<double>(now - lastFillNs_) * 1e-9 * rate);
     lastFillNs_ = now;
     double allowance = allowance_;
-    while (count < static_cast<int>(kSendBatch)) {
+    unsigned count = 0;
+    uint64_t off = op->next;
+    bool fin = false;  // the batch ends with the end-of-message mark
+    while (count < kSendBatch && !fin) {
       // The next datagram: data (type 1), or the end-of-message mark (type 2, no payload,
       // offset = length) that lets receivers ask for what they miss at once instead of
       // after silence.
-      Planned d{};
-      if (next < op->len) {
-        d.type = 1;
-        d.off = next;
-        d.n = static_cast<uint16_t>(std::min<uint64_t>(frag, op->len - next));
-      } else if (!finPlanned && op->len > 0) {
-        d.type = 2;
-        d.off = op->len;
-        d.n = 0;
-      } else {
+      uint16_t n = 0;
+      if (off < op->len) {
+        n = static_cast<uint16_t>(std::min<uint64_t>(frag, op->len - off));
+      } else if (op->finSent || op->len == 0) {
         break;
+      } else {
+        fin = true;
       }
-      d.size = kHdr + d.n + kMac;
-      // Pacing: a token bucket of burst_ bytes filled at the rate (IP/UDP/Ethernet
-      // included).
-      const double wire = static_cast<double>(d.size + 28 + 38);
+      const size_t size = kHdr + n + kMac;
+      const double wire = static_cast<double>(size + kWireExtra);
       if (allowance < wire) {
         if (count == 0) {
           *wakeNs = now + static_cast<int64_t>((wire - allowance) / rate * 1e9) + 1;
           return MPI_SUCCESS;
         }
+        fin = false;
         break;
       }
       allowance -= wire;
-      if (d.type == 1) {
-        next = d.off + d.n;
-      } else {
-        finPlanned = true;
-      }
-      plan[count++] = d;
-    }
-    if (count == 0) {
-      *done = true;
-      return MPI_SUCCESS;
-    }
-    const McastKey& key = op->key;
-    for (int k = 0; k < count; ++k) {
-      const Planned& d = plan[k];
-      unsigned char* p = pkt_.data() + static_cast<size_t>(k) * mtu_;
+      unsigned char* p = pkt_.data() + static_cast<size_t>(count) * mtu_;
       put<uint32_t>(p, kMagic);
       p[4] = kVersion;
-      p[5] = d.type;
+      p[5] = fin ? 2 : 1;
       put<uint16_t>(p + 6, kHdr);
       put<uint64_t>(p + 8, jobId_);
       put<uint32_t>(p + 16, key.context);
       put<int32_t>(p + 20, key.root);
       put<uint64_t>(p + 24, key.seq);
       put<uint16_t>(p + 32, key.sub);
-      put<uint16_t>(p + 34, d.n);
+      put<uint16_t>(p + 34, n);
       put<uint32_t>(p + 36, frag);
       put<uint64_t>(p + 40, op->len);
-      put<uint64_t>(p + 48, d.off);
+      put<uint64_t>(p + 48, off);
       put<uint64_t>(p + 56, 0);
-      if (d.n) memcpy(p + kHdr, op->data + d.off, d.n);
-      put<uint64_t>(p + kHdr + d.n, siphash24(key_, p, kHdr + d.n));
-      iov[k] = {p, d.size};
-      msgs[k] = {};
-      msgs[k].msg_hdr.msg_name = &dst;
-      msgs[k].msg_hdr.msg_namelen = sizeof dst;
-      msgs[k].msg_hdr.msg_iov = &iov[k];
-      msgs[k].msg_hdr.msg_iovlen = 1;
+      if (n) memcpy(p + kHdr, op->data + off, n);
+      put<uint64_t>(p + kHdr + n, siphash24(key_, p, kHdr + n));
+      iov[count] = {p, size};
+      msgs[count] = {};
+      msgs[count].msg_hdr.msg_name = &dst;
+      msgs[count].msg_hdr.msg_namelen = sizeof dst;
+      msgs[count].msg_hdr.msg_iov = &iov[count];
+      msgs[count].msg_hdr.msg_iovlen = 1;
+      ++count;
+      off += n;
     }
-    int sent = ::sendmmsg(fd_, msgs, static_cast<unsigned>(count), 0);
+    if (count == 0) {
+      *done = true;
+      return MPI_SUCCESS;
+    }
+    int sent = ::sendmmsg(fd_, msgs, count, 0);
     if (sent <= 0) {
       if ((errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS || errno == EINTR) &&
           ++op->attempts < 10000) {
@@ -505,20 +489,17 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
       }
       sent = 1;  // the first is lost for good (receivers will ask for it); go on
     }
-    // Sent, or lost for good.
+    // Sent, or lost for good. Data datagrams are whole fragments but the last, and the
+    // end mark is the batch's last.
     op->attempts = 0;
     for (int k = 0; k < sent; ++k) {
-      const Planned& d = plan[k];
-      allowance_ -= static_cast<double>(d.size + 28 + 38);
+      allowance_ -= static_cast<double>(iov[k].iov_len + kWireExtra);
       ++stats_.sentPackets;
-      stats_.sentBytes += d.size;
-      if (d.type == 1) {
-        op->next = d.off + d.n;
-        if (tx) tx->sent = op->next;
-      } else {
-        op->finSent = true;
-      }
+      stats_.sentBytes += iov[k].iov_len;
     }
+    op->next = std::min<uint64_t>(op->len, op->next + static_cast<uint64_t>(sent) * frag);
+    if (tx) tx->sent = op->next;
+    if (fin && static_cast<unsigned>(sent) == count) op->finSent = true;
   }
 }
 

@@ -149,8 +149,9 @@ class McastTransport final : public progress::EventHandler {
   // allows, else once every acknowledgement is in (the message retired either way).
   int sendComplete(in_addr_t group, const McastKey& key, const void* data, uint64_t len, int acks,
                    std::vector<unsigned char>* owned = nullptr);
-  // Receiver: the message is whole here (tells its root). Not for messages of 0 bytes.
-  void ack(const McastKey& key);
+  // Receiver: the message of `len` bytes is whole here (tells its root; nothing for a
+  // message of 0 bytes, whose root expects no acknowledgement, see sendStart).
+  void ack(const McastKey& key, uint64_t len);
   // Released messages not acknowledged by every receiver yet (MPI_Finalize waits for them).
   size_t releasedPending() const { return releasedCount_; }
   // Drives progress for `ns` nanoseconds (sleeping, not spinning).

@@ -382,7 +382,7 @@ int mcastMessage(McastGroup& g, comm::Comm& c, int root, const void* sendData, v
     rc = m.sendComplete(g.group, key, sendData, bytes, c.size - 1);
   } else {
     rc = m.receive(key, recvData, bytes);
-    if (rc == MPI_SUCCESS && bytes > 0) m.ack(key);  // nothing to acknowledge otherwise
+    if (rc == MPI_SUCCESS) m.ack(key, bytes);
   }
   return rc;
 }

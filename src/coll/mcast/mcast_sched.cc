@@ -173,8 +173,8 @@ void appendMcastDone(Schedule& s, const std::shared_ptr<McastOp>& op,
     s.local([op, m, worldRoot, sub] {
       if (!op->mcast()) return MPI_SUCCESS;
       auto& t = transport::mcast();
-      // (the size is known when the round runs: a plan may learn it at its first start)
-      if (m->bytes > 0) t.ack(transport::McastKey{op->context, op->seq, worldRoot, sub});
+      // (m->bytes as the round runs: a plan may learn the size at its first start)
+      t.ack(transport::McastKey{op->context, op->seq, worldRoot, sub}, m->bytes);
       t.retireSeq(op->context, op->seq);
       return MPI_SUCCESS;
     });

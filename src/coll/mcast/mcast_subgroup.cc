@@ -119,7 +119,7 @@ int subgroupScatter(McastSubgroup& s, std::vector<unsigned char>* aggregate, voi
     std::vector<unsigned char> all(total);
     rc = m.receive(key, all.data(), total);
     if (rc == MPI_SUCCESS) {
-      if (total > 0) m.ack(key);
+      m.ack(key, total);
       typeOf(recvtype).unpack(recvbuf, recvcount, 0, all.data() + myOffset,
                               s.sizes[static_cast<size_t>(c.rank)]);
     }
