@@ -1,6 +1,5 @@
 // Layout builders: each computes the new description's bounds, size, alignment and
-// basic-element summary from its old types (see type_desc.h for the bound rules), and
-// flatten(), which expands a description into the merged blocks of one element.
+// basic-element summary from its old types (see type_desc.h for the bound rules).
 #include "datatype/type_desc.h"
 
 #include <algorithm>
@@ -109,90 +108,7 @@ class Accumulator {
   int64_t basicCount_ = 0;
 };
 
-inline void emit(std::vector<Block>& out, int64_t disp, int64_t len) {
-  if (len <= 0) return;
-  if (!out.empty() && out.back().disp + out.back().len == disp) {
-    out.back().len += len;
-  } else {
-    out.push_back({disp, len});
-  }
-}
-
-// A description that is one block of data exactly as long as its extent (copies of it
-// placed extent apart join into one block).
-bool dense(const TypeDesc& k, const std::vector<Block>& kb) {
-  return kb.size() == 1 && kb[0].len == k.extent() && k.extent() > 0;
-}
-
-// Blocks of one element of k placed at 0 (leaves need none).
-std::vector<Block> blocksOf(const TypeDesc& k) {
-  std::vector<Block> kb;
-  if (k.layout != Layout::kLeaf) flatten(k, 0, kb);
-  return kb;
-}
-
-// Emits n consecutive copies of k at `at` (copy j at at + j*extent).
-void replicate(const TypeDesc& k, const std::vector<Block>& kb, int64_t at, int64_t n,
-               std::vector<Block>& out) {
-  if (n <= 0 || k.size == 0) return;
-  if (k.layout == Layout::kLeaf) {
-    emit(out, at, n * k.size);
-    return;
-  }
-  const int64_t ext = k.extent();
-  if (dense(k, kb)) {
-    emit(out, at + kb[0].disp, n * ext);
-    return;
-  }
-  for (int64_t j = 0; j < n; ++j) {
-    const int64_t base = at + j * ext;
-    for (const Block& b : kb) emit(out, base + b.disp, b.len);
-  }
-}
-
 }  // namespace
-
-void flatten(const TypeDesc& d, int64_t base, std::vector<Block>& out) {
-  switch (d.layout) {
-    case Layout::kLeaf:
-      emit(out, base, d.size);
-      return;
-    case Layout::kResized:
-    case Layout::kAlias:
-      flatten(*d.kids[0], base, out);
-      return;
-    case Layout::kHvector: {
-      const TypeDesc& k = *d.kids[0];
-      if (k.size == 0 || d.count == 0 || d.blocklen == 0) return;
-      const std::vector<Block> kb = blocksOf(k);
-      const bool leafOrDense = k.layout == Layout::kLeaf || dense(k, kb);
-      // Blocks that touch each other: the whole vector is one block.
-      if (leafOrDense && d.stride == d.blocklen * k.extent()) {
-        const int64_t first = k.layout == Layout::kLeaf ? 0 : kb[0].disp;
-        emit(out, base + first, d.count * d.blocklen * k.extent());
-        return;
-      }
-      for (int64_t i = 0; i < d.count; ++i) replicate(k, kb, base + i * d.stride, d.blocklen, out);
-      return;
-    }
-    case Layout::kHindexed: {
-      const TypeDesc& k = *d.kids[0];
-      if (k.size == 0) return;
-      const std::vector<Block> kb = blocksOf(k);
-      for (size_t i = 0; i < d.blens.size(); ++i)
-        replicate(k, kb, base + d.disps[i], d.blens[i], out);
-      return;
-    }
-    case Layout::kStruct: {
-      for (size_t i = 0; i < d.blens.size(); ++i) {
-        const TypeDesc& k = *d.kids[i];
-        if (k.size == 0 || d.blens[i] == 0) continue;
-        replicate(k, blocksOf(k), base + d.disps[i], d.blens[i], out);
-      }
-      return;
-    }
-  }
-}
 
 int64_t TypeDesc::prefixElements(int64_t bytes) const {
   if (bytes <= 0) return 0;

@@ -68,6 +68,7 @@ struct TypeDesc {
   int combiner = MPI_COMBINER_NAMED;
   std::vector<int> ints;
   std::vector<MPI_Aint> aints;
+  std::vector<int64_t> counts;  // large counts (types made by the MPI-4 _c constructors)
   std::vector<DescPtr> envTypes;
 
   int64_t extent() const { return ub - lb; }
@@ -89,8 +90,5 @@ std::shared_ptr<TypeDesc> makeResized(int64_t lb, int64_t extent, DescPtr kid);
 std::shared_ptr<TypeDesc> makeAlias(DescPtr kid);
 std::shared_ptr<TypeDesc> makeLeaf(MPI_Datatype named, int64_t size, int64_t align, BasicKind kind,
                                    Marker marker = Marker::kNone);
-
-// Appends the blocks of one element placed at `base` to `out`, merging adjacent ones.
-void flatten(const TypeDesc& d, int64_t base, std::vector<Block>& out);
 
 }  // namespace ccmpi::datatype
