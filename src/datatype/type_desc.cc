@@ -14,6 +14,19 @@ class Accumulator {
   // `reps` blocks of `n` consecutive copies of `k`, block r at disp + r*repStride.
   void add(const TypeDesc& k, int64_t disp, int64_t n, int64_t reps = 1, int64_t repStride = 0) {
     if (n <= 0 || reps <= 0) return;
+    if (k.marker != Marker::kNone) {
+      // An MPI_LB (MPI_UB) marker bounds only the lower (upper) end.
+      const int64_t lo = disp + std::min<int64_t>(0, (reps - 1) * repStride);
+      const int64_t hi = disp + std::max<int64_t>(0, (reps - 1) * repStride);
+      if (k.marker == Marker::kLb) {
+        stickyLb_ = sLbFound_ ? std::min(stickyLb_, lo) : lo;
+        sLbFound_ = true;
+      } else {
+        stickyUb_ = sUbFound_ ? std::max(stickyUb_, hi) : hi;
+        sUbFound_ = true;
+      }
+      return;
+    }
     const int64_t ext = k.extent();
     const int64_t span = (n - 1) * ext;
     const int64_t repSpan = (reps - 1) * repStride;
@@ -44,6 +57,7 @@ class Accumulator {
     }
     const int64_t copies = n * reps;
     size_ += copies * k.size;
+    extSize_ += copies * k.extSize;
     elements_ += copies * k.elements;
     if (k.marker == Marker::kNone) align_ = std::max(align_, k.align);
     if (k.elements > 0) {
@@ -81,6 +95,7 @@ class Accumulator {
     d.trueLb = hasData_ ? trueLb_ : 0;
     d.trueUb = hasData_ ? trueUb_ : 0;
     d.size = size_;
+    d.extSize = extSize_;
     d.elements = elements_;
     if (mixed_) {
       d.basicType = MPI_DATATYPE_NULL;
@@ -101,7 +116,7 @@ class Accumulator {
   bool lbFound_ = false, ubFound_ = false, sLbFound_ = false, sUbFound_ = false;
   bool hasData_ = false;
   int64_t lb_ = 0, ub_ = 0, stickyLb_ = 0, stickyUb_ = 0, trueLb_ = 0, trueUb_ = 0;
-  int64_t size_ = 0, elements_ = 0, align_ = 1;
+  int64_t size_ = 0, extSize_ = 0, elements_ = 0, align_ = 1;
   bool basicSet_ = false, mixed_ = false;
   MPI_Datatype basic_ = MPI_DATATYPE_NULL;
   BasicKind kind_ = BasicKind::kNone;
@@ -225,6 +240,7 @@ namespace {
 // Copies the properties (not layout or envelope) of k into d.
 void copyProperties(TypeDesc& d, const TypeDesc& k) {
   d.size = k.size;
+  d.extSize = k.extSize;
   d.lb = k.lb;
   d.ub = k.ub;
   d.trueLb = k.trueLb;
@@ -266,6 +282,7 @@ std::shared_ptr<TypeDesc> makeLeaf(MPI_Datatype named, int64_t size, int64_t ali
   d->marker = marker;
   d->named = named;
   d->size = size;
+  d->extSize = size;
   d->lb = 0;
   d->ub = size;
   d->trueLb = 0;

@@ -62,6 +62,9 @@ struct TypeDesc {
   // whether memory holds an x87 80-bit long double (external32 is IEEE binary128).
   int extUnit = 1;
   bool extX87 = false;
+  // Bytes of one element in external32 (for leaves: 4 for C long and unsigned long, which
+  // are 8 bytes in memory; the native size otherwise).
+  int64_t extSize = 0;
 
   // Envelope.
   MPI_Datatype named = MPI_DATATYPE_NULL;  // the handle of a predefined type

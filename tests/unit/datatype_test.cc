@@ -1256,3 +1256,41 @@ TEST_F(DatatypeTest, StructOfVectorsPacksBothLoops) {
   freeType(vd);
   freeType(vi);
 }
+
+// external32 has 4-byte C long and unsigned long (MPI-3.1 Table 13.2): truncated when
+// packed, sign- or zero-extended when unpacked.
+TEST_F(DatatypeTest, External32LongIsFourBytes) {
+  int64_t size = 0;
+  ASSERT_EQ(datatype::externalSize(MPI_LONG, 3, &size), MPI_SUCCESS);
+  EXPECT_EQ(size, 12);
+  ASSERT_EQ(datatype::externalSize(MPI_LONG_INT, 2, &size), MPI_SUCCESS);
+  EXPECT_EQ(size, 16);
+  const long in[2] = {-2, 0x01020304};
+  unsigned char ext[8];
+  int64_t pos = 0;
+  ASSERT_EQ(datatype::packExternal(MPI_LONG, in, 2, ext, sizeof ext, &pos), MPI_SUCCESS);
+  EXPECT_EQ(pos, 8);
+  const unsigned char want[8] = {0xff, 0xff, 0xff, 0xfe, 1, 2, 3, 4};
+  EXPECT_EQ(std::memcmp(ext, want, 8), 0);
+  long out[2] = {0, 0};
+  pos = 0;
+  ASSERT_EQ(datatype::unpackExternal(MPI_LONG, ext, sizeof ext, &pos, out, 2), MPI_SUCCESS);
+  EXPECT_EQ(out[0], -2);
+  EXPECT_EQ(out[1], 0x01020304);
+  unsigned long uout[2] = {0, 0};
+  pos = 0;
+  ASSERT_EQ(datatype::unpackExternal(MPI_UNSIGNED_LONG, ext, sizeof ext, &pos, uout, 2),
+            MPI_SUCCESS);
+  EXPECT_EQ(uout[0], 0xfffffffeUL);
+}
+
+// An MPI_LB marker bounds only the lower end: {(LB, 10)} has ub 0 and extent -10.
+TEST_F(DatatypeTest, LowerBoundMarkerAloneLeavesUpperBoundZero) {
+  const int bl[1] = {1};
+  const MPI_Aint disp[1] = {10};
+  const MPI_Datatype ty[1] = {MPI_LB};
+  MPI_Datatype s;
+  ASSERT_EQ(datatype::createStruct(1, bl, disp, ty, &s), MPI_SUCCESS);
+  expectBounds(s, {10, -10, 0, 0, 0});
+  freeType(s);
+}
