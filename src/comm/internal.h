@@ -45,4 +45,20 @@ int createCommGroup(Comm& parent, const std::vector<int>& groupWorld, MPI_Comm* 
 int createFromGroup(const std::vector<int>& groupWorld, const std::string& stringTag,
                     MPI_Errhandler errhandler, MPI_Comm* out);
 
+// Intercommunicators (intercomm.cc). MPI_Intercomm_create: every member of `local` calls;
+// peerComm and remoteLeader are significant at the local leader only.
+int createIntercomm(Comm& local, int localLeader, MPI_Comm peerComm, int remoteLeader, int tag,
+                    MPI_Comm* out);
+// MPI_Intercomm_create_from_groups (sessions): the members of the local group call.
+int createIntercommFromGroups(const std::vector<int>& localWorld, int localLeader,
+                              const std::vector<int>& remoteWorld, int remoteLeader,
+                              const std::string& stringTag, MPI_Errhandler errhandler,
+                              MPI_Comm* out);
+// MPI_Intercomm_merge: the intracommunicator of both groups, the low group first.
+int mergeIntercomm(Comm& inter, bool high, MPI_Comm* out);
+// MPI_Comm_dup / split / create on an intercommunicator (both groups call).
+int dupIntercomm(Comm& inter, MPI_Comm* out);
+int splitIntercomm(Comm& inter, int color, int key, MPI_Comm* out);
+int createIntercommSub(Comm& inter, const std::vector<int>& groupWorld, MPI_Comm* out);
+
 }  // namespace ccmpi::comm
