@@ -103,6 +103,9 @@ int checkReduction(const char* func, MPI_Comm comm, const void* sendbuf, const v
 int checkCollComm(const char* func, MPI_Comm comm, comm::Comm** out) {
   comm::Comm* c = comm::lookup(comm);
   if (!c) return raiseCommf(comm, func, MPI_ERR_COMM, "invalid communicator handle 0x%x", comm);
+  if (c->isInter())
+    return raiseCommf(comm, func, MPI_ERR_COMM, "%s on intercommunicators is not implemented yet",
+                      func);
   *out = c;
   return MPI_SUCCESS;
 }

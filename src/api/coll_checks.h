@@ -21,6 +21,8 @@
 
 namespace ccmpi::api {
 
+// The communicator of a collective; MPI_ERR_COMM for an intercommunicator (collectives on
+// intercommunicators are not implemented yet).
 int checkCollComm(const char* func, MPI_Comm comm, comm::Comm** out);
 // The request pointer of a nonblocking or persistent collective, and the info argument of
 // a persistent one.

@@ -365,6 +365,18 @@ int main(int argc, char** argv) {
     rc = MPI_Cart_create(ic, 1, &hsize, &hsize, 0, &bad);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_COMM, "cart on intercomm: class %d", cls);
+    /* Scan and Exscan are not defined on intercommunicators. */
+    int x = 1, y = 0;
+    MPI_Request r = MPI_REQUEST_NULL;
+    rc = MPI_Scan(&x, &y, 1, MPI_INT, MPI_SUM, ic);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_COMM, "scan on intercomm: class %d", cls);
+    rc = MPI_Iscan(&x, &y, 1, MPI_INT, MPI_SUM, ic, &r);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_COMM, "iscan on intercomm: class %d", cls);
+    rc = MPI_Exscan_init(&x, &y, 1, MPI_INT, MPI_SUM, ic, MPI_INFO_NULL, &r);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_COMM, "exscan_init on intercomm: class %d", cls);
   }
   CHECK_MPI(MPI_Comm_free(&ic));
 
