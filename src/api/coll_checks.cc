@@ -100,6 +100,40 @@ int checkReduction(const char* func, MPI_Comm comm, const void* sendbuf, const v
 
 }  // namespace
 
+comm::Comm* interOf(MPI_Comm comm) {
+  comm::Comm* c = comm::lookup(comm);
+  return c && c->isInter() ? c : nullptr;
+}
+
+int checkInterRoot(const char* func, MPI_Comm comm, const comm::Comm& c, int root) {
+  if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c.peerSize()))
+    return MPI_SUCCESS;
+  return raiseCommf(comm, func, MPI_ERR_ROOT,
+                    "root %d is not MPI_ROOT, MPI_PROC_NULL or a rank of the remote group "
+                    "(size %d)",
+                    root, c.peerSize());
+}
+
+int checkInterData(const char* func, MPI_Comm comm, const void* buf, int count, MPI_Datatype type,
+                   const char* what) {
+  CCMPI_TRY(notInPlace(func, comm, buf, what));
+  return checkData(func, comm, buf, count, type, what);
+}
+
+int checkInterCounts(const char* func, MPI_Comm comm, int n, const int* counts, const int* displs,
+                     const char* what) {
+  return checkCounts(func, comm, n, counts, displs, what);
+}
+
+int checkInterOp(const char* func, MPI_Comm comm, MPI_Op op, MPI_Datatype type) {
+  CCMPI_TRY(checkType(func, comm, type, "datatype"));
+  return checkOp(func, comm, op, type);
+}
+
+int checkInterType(const char* func, MPI_Comm comm, MPI_Datatype type, const char* what) {
+  return checkType(func, comm, type, what);
+}
+
 int checkCollComm(const char* func, MPI_Comm comm, comm::Comm** out) {
   comm::Comm* c = comm::lookup(comm);
   if (!c) return raiseCommf(comm, func, MPI_ERR_COMM, "invalid communicator handle 0x%x", comm);

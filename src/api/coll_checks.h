@@ -21,9 +21,21 @@
 
 namespace ccmpi::api {
 
-// The communicator of a collective; MPI_ERR_COMM for an intercommunicator (collectives on
-// intercommunicators are not implemented yet).
+// The communicator of a collective; MPI_ERR_COMM for an intercommunicator (the blocking
+// collectives take their intercommunicator path first; nonblocking and persistent ones on
+// intercommunicators are not implemented yet, and Scan/Exscan are undefined there).
 int checkCollComm(const char* func, MPI_Comm comm, comm::Comm** out);
+// Intercommunicator paths of the blocking collectives: the communicator if `comm` is an
+// intercommunicator (else nullptr), root = MPI_ROOT, MPI_PROC_NULL or a remote rank, a
+// buffer (count, committed type, no MPI_IN_PLACE), count arrays, a reduction op.
+comm::Comm* interOf(MPI_Comm comm);
+int checkInterRoot(const char* func, MPI_Comm comm, const comm::Comm& c, int root);
+int checkInterData(const char* func, MPI_Comm comm, const void* buf, int count, MPI_Datatype type,
+                   const char* what);
+int checkInterCounts(const char* func, MPI_Comm comm, int n, const int* counts, const int* displs,
+                     const char* what);
+int checkInterOp(const char* func, MPI_Comm comm, MPI_Op op, MPI_Datatype type);
+int checkInterType(const char* func, MPI_Comm comm, MPI_Datatype type, const char* what);
 // The request pointer of a nonblocking or persistent collective, and the info argument of
 // a persistent one.
 int checkRequestOut(const char* func, MPI_Comm comm, const MPI_Request* request);
