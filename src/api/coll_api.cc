@@ -29,9 +29,7 @@ CCMPI_MPI_ALIAS(MPI_Barrier)
 extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Bcast");
   if (comm::Comm* ic = api::interOf(comm)) {
-    CCMPI_TRY(api::checkInterRoot(kFunc, comm, *ic, root));
-    if (root != MPI_PROC_NULL)
-      CCMPI_TRY(api::checkInterData(kFunc, comm, buffer, count, datatype, "buffer"));
+    CCMPI_TRY(api::checkInterBcast(kFunc, comm, *ic, buffer, count, datatype, root));
     return finish(kFunc, comm, coll::inter::bcast(buffer, count, datatype, root, *ic));
   }
   comm::Comm* c = nullptr;
@@ -45,12 +43,7 @@ extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Da
                            MPI_Op op, int root, MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Reduce");
   if (comm::Comm* ic = api::interOf(comm)) {
-    CCMPI_TRY(api::checkInterRoot(kFunc, comm, *ic, root));
-    if (root != MPI_PROC_NULL) {
-      CCMPI_TRY(api::checkInterOp(kFunc, comm, op, datatype));
-      CCMPI_TRY(api::checkInterData(kFunc, comm, root == MPI_ROOT ? recvbuf : sendbuf, count,
-                                    datatype, root == MPI_ROOT ? "recvbuf" : "sendbuf"));
-    }
+    CCMPI_TRY(api::checkInterReduce(kFunc, comm, *ic, sendbuf, recvbuf, count, datatype, op, root));
     return finish(kFunc, comm,
                   coll::inter::reduce(sendbuf, recvbuf, count, datatype, op, root, *ic));
   }
@@ -65,9 +58,7 @@ extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI
                               MPI_Op op, MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Allreduce");
   if (comm::Comm* ic = api::interOf(comm)) {
-    CCMPI_TRY(api::checkInterOp(kFunc, comm, op, datatype));
-    CCMPI_TRY(api::checkInterData(kFunc, comm, sendbuf, count, datatype, "sendbuf"));
-    CCMPI_TRY(api::checkInterData(kFunc, comm, recvbuf, count, datatype, "recvbuf"));
+    CCMPI_TRY(api::checkInterAllreduce(kFunc, comm, sendbuf, recvbuf, count, count, datatype, op));
     return finish(kFunc, comm, coll::inter::allreduce(sendbuf, recvbuf, count, datatype, op, *ic));
   }
   comm::Comm* c = nullptr;
@@ -81,9 +72,8 @@ extern "C" int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int
                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Reduce_scatter_block");
   if (comm::Comm* ic = api::interOf(comm)) {
-    CCMPI_TRY(api::checkInterOp(kFunc, comm, op, datatype));
-    CCMPI_TRY(api::checkInterData(kFunc, comm, sendbuf, recvcount * ic->size, datatype, "sendbuf"));
-    CCMPI_TRY(api::checkInterData(kFunc, comm, recvbuf, recvcount, datatype, "recvbuf"));
+    CCMPI_TRY(api::checkInterAllreduce(kFunc, comm, sendbuf, recvbuf, recvcount * ic->size,
+                                       recvcount, datatype, op));
     return finish(kFunc, comm,
                   coll::inter::reduceScatterBlock(sendbuf, recvbuf, recvcount, datatype, op, *ic));
   }
@@ -99,10 +89,8 @@ extern "C" int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Reduce_scatter");
   if (comm::Comm* ic = api::interOf(comm)) {
-    CCMPI_TRY(api::checkInterOp(kFunc, comm, op, datatype));
-    CCMPI_TRY(api::checkInterCounts(kFunc, comm, ic->size, recvcounts, recvcounts, "recv"));
-    CCMPI_TRY(api::checkInterData(kFunc, comm, sendbuf, 0, datatype, "sendbuf"));
-    CCMPI_TRY(api::checkInterData(kFunc, comm, recvbuf, 0, datatype, "recvbuf"));
+    CCMPI_TRY(
+        api::checkInterReduceScatter(kFunc, comm, *ic, sendbuf, recvbuf, recvcounts, datatype, op));
     return finish(kFunc, comm,
                   coll::inter::reduceScatter(sendbuf, recvbuf, recvcounts, datatype, op, *ic));
   }
@@ -137,11 +125,8 @@ extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype send
                            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Gather");
   if (comm::Comm* ic = api::interOf(comm)) {
-    CCMPI_TRY(api::checkInterRoot(kFunc, comm, *ic, root));
-    if (root == MPI_ROOT)
-      CCMPI_TRY(api::checkInterData(kFunc, comm, recvbuf, recvcount, recvtype, "recvbuf"));
-    else if (root != MPI_PROC_NULL)
-      CCMPI_TRY(api::checkInterData(kFunc, comm, sendbuf, sendcount, sendtype, "sendbuf"));
+    CCMPI_TRY(api::checkInterRooted(kFunc, comm, *ic, root, recvbuf, recvcount, nullptr, nullptr,
+                                    recvtype, sendbuf, sendcount, sendtype));
     return finish(
         kFunc, comm,
         coll::inter::gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, *ic));
@@ -160,13 +145,8 @@ extern "C" int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Gatherv");
   if (comm::Comm* ic = api::interOf(comm)) {
-    CCMPI_TRY(api::checkInterRoot(kFunc, comm, *ic, root));
-    if (root == MPI_ROOT) {
-      CCMPI_TRY(api::checkInterCounts(kFunc, comm, ic->peerSize(), recvcounts, displs, "recv"));
-      CCMPI_TRY(api::checkInterData(kFunc, comm, recvbuf, 0, recvtype, "recvbuf"));
-    } else if (root != MPI_PROC_NULL) {
-      CCMPI_TRY(api::checkInterData(kFunc, comm, sendbuf, sendcount, sendtype, "sendbuf"));
-    }
+    CCMPI_TRY(api::checkInterRooted(kFunc, comm, *ic, root, recvbuf, 0, recvcounts, displs,
+                                    recvtype, sendbuf, sendcount, sendtype));
     return finish(kFunc, comm,
                   coll::inter::gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                        recvtype, root, *ic));
@@ -186,11 +166,8 @@ extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sen
                             MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Scatter");
   if (comm::Comm* ic = api::interOf(comm)) {
-    CCMPI_TRY(api::checkInterRoot(kFunc, comm, *ic, root));
-    if (root == MPI_ROOT)
-      CCMPI_TRY(api::checkInterData(kFunc, comm, sendbuf, sendcount, sendtype, "sendbuf"));
-    else if (root != MPI_PROC_NULL)
-      CCMPI_TRY(api::checkInterData(kFunc, comm, recvbuf, recvcount, recvtype, "recvbuf"));
+    CCMPI_TRY(api::checkInterRooted(kFunc, comm, *ic, root, sendbuf, sendcount, nullptr, nullptr,
+                                    sendtype, recvbuf, recvcount, recvtype));
     return finish(kFunc, comm,
                   coll::inter::scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                        root, *ic));
@@ -210,13 +187,8 @@ extern "C" int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const 
                              MPI_Datatype recvtype, int root, MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Scatterv");
   if (comm::Comm* ic = api::interOf(comm)) {
-    CCMPI_TRY(api::checkInterRoot(kFunc, comm, *ic, root));
-    if (root == MPI_ROOT) {
-      CCMPI_TRY(api::checkInterCounts(kFunc, comm, ic->peerSize(), sendcounts, displs, "send"));
-      CCMPI_TRY(api::checkInterData(kFunc, comm, sendbuf, 0, sendtype, "sendbuf"));
-    } else if (root != MPI_PROC_NULL) {
-      CCMPI_TRY(api::checkInterData(kFunc, comm, recvbuf, recvcount, recvtype, "recvbuf"));
-    }
+    CCMPI_TRY(api::checkInterRooted(kFunc, comm, *ic, root, sendbuf, 0, sendcounts, displs,
+                                    sendtype, recvbuf, recvcount, recvtype));
     return finish(kFunc, comm,
                   coll::inter::scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                                         recvtype, root, *ic));
@@ -235,8 +207,8 @@ extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype s
                               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Allgather");
   if (comm::Comm* ic = api::interOf(comm)) {
-    CCMPI_TRY(api::checkInterData(kFunc, comm, sendbuf, sendcount, sendtype, "sendbuf"));
-    CCMPI_TRY(api::checkInterData(kFunc, comm, recvbuf, recvcount, recvtype, "recvbuf"));
+    CCMPI_TRY(api::checkInterAll(kFunc, comm, *ic, sendbuf, sendcount, nullptr, nullptr, sendtype,
+                                 recvbuf, recvcount, nullptr, nullptr, recvtype));
     return finish(
         kFunc, comm,
         coll::inter::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, *ic));
@@ -255,9 +227,8 @@ extern "C" int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype 
                                MPI_Datatype recvtype, MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Allgatherv");
   if (comm::Comm* ic = api::interOf(comm)) {
-    CCMPI_TRY(api::checkInterData(kFunc, comm, sendbuf, sendcount, sendtype, "sendbuf"));
-    CCMPI_TRY(api::checkInterCounts(kFunc, comm, ic->peerSize(), recvcounts, displs, "recv"));
-    CCMPI_TRY(api::checkInterData(kFunc, comm, recvbuf, 0, recvtype, "recvbuf"));
+    CCMPI_TRY(api::checkInterAll(kFunc, comm, *ic, sendbuf, sendcount, nullptr, nullptr, sendtype,
+                                 recvbuf, 0, recvcounts, displs, recvtype));
     return finish(kFunc, comm,
                   coll::inter::allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                           recvtype, *ic));
@@ -276,8 +247,8 @@ extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype se
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Alltoall");
   if (comm::Comm* ic = api::interOf(comm)) {
-    CCMPI_TRY(api::checkInterData(kFunc, comm, sendbuf, sendcount, sendtype, "sendbuf"));
-    CCMPI_TRY(api::checkInterData(kFunc, comm, recvbuf, recvcount, recvtype, "recvbuf"));
+    CCMPI_TRY(api::checkInterAll(kFunc, comm, *ic, sendbuf, sendcount, nullptr, nullptr, sendtype,
+                                 recvbuf, recvcount, nullptr, nullptr, recvtype));
     return finish(
         kFunc, comm,
         coll::inter::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, *ic));
@@ -296,10 +267,8 @@ extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const
                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Alltoallv");
   if (comm::Comm* ic = api::interOf(comm)) {
-    CCMPI_TRY(api::checkInterCounts(kFunc, comm, ic->peerSize(), sendcounts, sdispls, "send"));
-    CCMPI_TRY(api::checkInterCounts(kFunc, comm, ic->peerSize(), recvcounts, rdispls, "recv"));
-    CCMPI_TRY(api::checkInterData(kFunc, comm, sendbuf, 0, sendtype, "sendbuf"));
-    CCMPI_TRY(api::checkInterData(kFunc, comm, recvbuf, 0, recvtype, "recvbuf"));
+    CCMPI_TRY(api::checkInterAll(kFunc, comm, *ic, sendbuf, 0, sendcounts, sdispls, sendtype,
+                                 recvbuf, 0, recvcounts, rdispls, recvtype));
     return finish(kFunc, comm,
                   coll::inter::alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                                          recvcounts, rdispls, recvtype, *ic));
@@ -319,15 +288,8 @@ extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const
                               const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   CCMPI_API_BEGIN("MPI_Alltoallw");
   if (comm::Comm* ic = api::interOf(comm)) {
-    CCMPI_TRY(api::checkInterCounts(kFunc, comm, ic->peerSize(), sendcounts, sdispls, "send"));
-    CCMPI_TRY(api::checkInterCounts(kFunc, comm, ic->peerSize(), recvcounts, rdispls, "recv"));
-    if (sendbuf == MPI_IN_PLACE || !sendtypes || !recvtypes)
-      return api::raiseCommf(comm, kFunc, MPI_ERR_ARG,
-                             "MPI_IN_PLACE or a NULL type array on an intercommunicator");
-    for (int r = 0; r < ic->peerSize(); ++r) {
-      if (sendcounts[r] > 0) CCMPI_TRY(api::checkInterType(kFunc, comm, sendtypes[r], "sendtype"));
-      if (recvcounts[r] > 0) CCMPI_TRY(api::checkInterType(kFunc, comm, recvtypes[r], "recvtype"));
-    }
+    CCMPI_TRY(api::checkInterAlltoallw(kFunc, comm, *ic, sendbuf, sendcounts, sdispls, sendtypes,
+                                       recvcounts, rdispls, recvtypes));
     return finish(kFunc, comm,
                   coll::inter::alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                          recvcounts, rdispls, recvtypes, *ic));

@@ -1,7 +1,7 @@
 /* Blocking collectives on intercommunicators of uneven groups (world ranks [0, na) and
  * [na, size)), with each group in turn as the root's group: every process checks the other
- * group's contributions it receives. Also: nonblocking collectives are refused with
- * MPI_ERR_COMM (not implemented on intercommunicators). */
+ * group's contributions it receives; then nonblocking ones outstanding together and
+ * persistent ones started twice. */
 #include <string.h>
 
 #include "check.h"
@@ -179,12 +179,58 @@ int main(int argc, char** argv) {
     CHECK(gotv[i] == e, "reduce_scatter [%d] = %d expected %d", i, gotv[i], e);
   }
 
-  /* Nonblocking collectives are not implemented on intercommunicators yet. */
-  MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN);
-  MPI_Request req;
-  int cls, err = MPI_Ibarrier(ic, &req);
-  MPI_Error_class(err, &cls);
-  CHECK(cls == MPI_ERR_COMM, "ibarrier class %d", cls);
+  /* Nonblocking and persistent versions, several outstanding at once. */
+  {
+    MPI_Request req[6];
+    int bc[N], ar[N], ag[MAXP * N], rsb[MAXP];
+    const int broot = inA ? (rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    for (int i = 0; i < N; ++i) bc[i] = broot == MPI_ROOT ? val(wrank, i) : -1;
+    CHECK_MPI(MPI_Ibarrier(ic, &req[0]));
+    CHECK_MPI(MPI_Ibcast(bc, N, MPI_INT, broot, ic, &req[1]));
+    CHECK_MPI(MPI_Iallreduce(s, ar, N, MPI_INT, MPI_SUM, ic, &req[2]));
+    CHECK_MPI(MPI_Iallgather(s, N, MPI_INT, ag, N, MPI_INT, ic, &req[3]));
+    CHECK_MPI(MPI_Ireduce_scatter_block(sbuf, rsb, rsize, MPI_INT, MPI_SUM, ic, &req[4]));
+    int red[N];
+    const int rroot = inA ? 0 : (rank == 0 ? MPI_ROOT : MPI_PROC_NULL);
+    CHECK_MPI(MPI_Ireduce(s, red, N, MPI_INT, MPI_MAX, rroot, ic, &req[5]));
+    CHECK_MPI(MPI_Waitall(6, req, MPI_STATUSES_IGNORE));
+    if (!inA)
+      for (int i = 0; i < N; ++i) CHECK(bc[i] == val(0, i), "ibcast [%d] = %d", i, bc[i]);
+    for (int i = 0; i < N; ++i) {
+      int e = 0;
+      for (int k = 0; k < rsize; ++k) e += val(rbase + k, i);
+      CHECK(ar[i] == e, "iallreduce [%d] = %d expected %d", i, ar[i], e);
+    }
+    for (int k = 0; k < rsize; ++k)
+      for (int i = 0; i < N; ++i)
+        CHECK(ag[k * N + i] == val(rbase + k, i), "iallgather %d/%d", k, i);
+    for (int i = 0; i < rsize; ++i) {
+      int e = 0;
+      for (int k = 0; k < rsize; ++k) e += val(rbase + k, rank * rsize + i);
+      CHECK(rsb[i] == e, "ireduce_scatter_block [%d] = %d expected %d", i, rsb[i], e);
+    }
+    if (rroot == MPI_ROOT)
+      for (int i = 0; i < N; ++i)
+        CHECK(red[i] == val(na - 1, i), "ireduce max [%d] = %d", i, red[i]);
+
+    /* Persistent: Bcast_init from A's rank 0 and Alltoall_init, started twice. */
+    MPI_Request p[2];
+    int at[MAXP];
+    CHECK_MPI(MPI_Bcast_init(bc, N, MPI_INT, broot, ic, MPI_INFO_NULL, &p[0]));
+    CHECK_MPI(MPI_Alltoall_init(sbuf, 1, MPI_INT, at, 1, MPI_INT, ic, MPI_INFO_NULL, &p[1]));
+    for (int it = 0; it < 2; ++it) {
+      for (int i = 0; i < N; ++i) bc[i] = broot == MPI_ROOT ? val(wrank, i) + it : -1;
+      for (int k = 0; k < rsize; ++k) sbuf[k] = 100000 * wrank + 10 * k + it;
+      CHECK_MPI(MPI_Startall(2, p));
+      CHECK_MPI(MPI_Waitall(2, p, MPI_STATUSES_IGNORE));
+      if (!inA)
+        for (int i = 0; i < N; ++i) CHECK(bc[i] == val(0, i) + it, "bcast_init [%d]", i);
+      for (int k = 0; k < rsize; ++k)
+        CHECK(at[k] == 100000 * (rbase + k) + 10 * rank + it, "alltoall_init %d = %d", k, at[k]);
+    }
+    CHECK_MPI(MPI_Request_free(&p[0]));
+    CHECK_MPI(MPI_Request_free(&p[1]));
+  }
 
   CHECK_MPI(MPI_Comm_free(&ic));
   CHECK_MPI(MPI_Comm_free(&half));

@@ -44,3 +44,48 @@ int reduceScatterBlock(const void* sendbuf, void* recvbuf, int recvcount, MPI_Da
                        MPI_Op op, comm::Comm& c);
 
 }  // namespace ccmpi::coll::inter
+
+// Nonblocking (Mode::kNonblocking) and persistent (Mode::kPersistent) versions, as
+// schedules of one or two rounds of p2p between the groups (inter_nb.cc).
+#include "coll/plan.h"
+
+namespace ccmpi::coll::inter {
+
+int ibarrier(comm::Comm& c, Mode mode, p2p::Request** out);
+int ibcast(void* buf, int count, MPI_Datatype type, int root, comm::Comm& c, Mode mode,
+           p2p::Request** out);
+int ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+            comm::Comm& c, Mode mode, p2p::Request** out);
+int iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+               comm::Comm& c, Mode mode, p2p::Request** out);
+int igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+            MPI_Datatype recvtype, int root, comm::Comm& c, Mode mode, p2p::Request** out);
+int igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+             comm::Comm& c, Mode mode, p2p::Request** out);
+int iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, comm::Comm& c, Mode mode,
+             p2p::Request** out);
+int iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+              MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+              comm::Comm& c, Mode mode, p2p::Request** out);
+int iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               int recvcount, MPI_Datatype recvtype, comm::Comm& c, Mode mode, p2p::Request** out);
+int iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, comm::Comm& c,
+                Mode mode, p2p::Request** out);
+int ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype, comm::Comm& c, Mode mode, p2p::Request** out);
+int ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+               MPI_Datatype recvtype, comm::Comm& c, Mode mode, p2p::Request** out);
+int ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+               const int rdispls[], const MPI_Datatype recvtypes[], comm::Comm& c, Mode mode,
+               p2p::Request** out);
+int ireduceScatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype type,
+                   MPI_Op op, comm::Comm& c, Mode mode, p2p::Request** out);
+int ireduceScatterBlock(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type,
+                        MPI_Op op, comm::Comm& c, Mode mode, p2p::Request** out);
+
+}  // namespace ccmpi::coll::inter
