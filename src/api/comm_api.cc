@@ -2,7 +2,7 @@
 // (dup, split, split_type, create, create_group), MPI_Comm_free, names and info hints, and
 // the intercommunicator calls (MPI_Intercomm_create/merge, remote group; the work is in
 // src/comm/intercomm.cc). On an intercommunicator dup/idup, split and create build
-// intercommunicators; MPI_Comm_idup on one completes before it returns.
+// intercommunicators.
 #include "api/comm_api.h"
 
 #include <algorithm>
@@ -150,16 +150,30 @@ extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* n
 }
 CCMPI_MPI_ALIAS(MPI_Comm_dup_with_info)
 
-// Blocking-complete (intra- and intercommunicators): the duplicate exists on return and the
-// request is already complete.
+// On an intracommunicator blocking-complete: the duplicate exists on return and the request
+// is already complete. On an intercommunicator nonblocking (comm::idupIntercomm).
 extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   CCMPI_API_BEGIN("MPI_Comm_idup");
   comm::Comm* c;
   if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
   if (!newcomm || !request)
     return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "NULL output argument");
-  if (int rc = c->isInter() ? comm::dupIntercomm(*c, newcomm) : comm::dupComm(*c, newcomm))
-    return api::raiseComm(comm, kFunc, rc);
+  if (c->isInter()) {
+    // The duplicate and its attributes appear when the request completes.
+    *newcomm = MPI_COMM_NULL;
+    p2p::Request* r = nullptr;
+    const auto onDone = [comm](MPI_Comm created) {
+      MPI_Comm n = created;
+      if (comm::Comm* parent = comm::lookup(comm))
+        api::finishDup("MPI_Comm_idup", comm, *parent, &n, true);
+    };
+    if (int rc = comm::idupIntercomm(*c, newcomm, onDone, &r))
+      return api::raiseComm(comm, kFunc, rc);
+    r->commHandle = comm;
+    *request = api::requestHandle(r);
+    return MPI_SUCCESS;
+  }
+  if (int rc = comm::dupComm(*c, newcomm)) return api::raiseComm(comm, kFunc, rc);
   if (int rc = api::finishDup(kFunc, comm, *comm::lookup(comm), newcomm, true)) return rc;
   p2p::Request* r = p2p::newRequest(p2p::Request::Kind::kOther);
   p2p::completeRequest(r);

@@ -24,6 +24,13 @@
 // intercommunicator being dup'ed/split/merged (its collective context, kTagInterAgree).
 // An error found by a leader (bad remote leader, overlapping groups) rides in the
 // broadcast, so its whole group returns the error instead of waiting.
+//
+// MPI_Comm_idup on an intercommunicator runs the same agreement without blocking: a
+// schedule on the hidden local communicator whose polled steps start and await a
+// nonblocking allreduce of the bitmaps, the leaders' swap (bitmaps only, no length) and a
+// nonblocking bcast; its last step builds the duplicate. The bitmap is the one free when
+// the call was made: creating other communicators on the same processes before the
+// duplicate completes may take an agreed id (reported as MPI_ERR_INTERN).
 #include <mpi.h>
 
 #include <algorithm>
@@ -33,6 +40,8 @@
 #include "base/error.h"
 #include "base/siphash.h"
 #include "coll/coll.h"
+#include "coll/coll_nb.h"
+#include "coll/plan.h"
 #include "coll/schedule.h"
 #include "coll/util.h"
 #include "comm/errhandler.h"
@@ -381,6 +390,86 @@ int createIntercommSub(Comm& inter, const std::vector<int>& groupWorld, MPI_Comm
     return MPI_SUCCESS;
   }
   return buildInter(groupWorld, remote, mask, inter.errhandler, out);
+}
+
+namespace {
+
+// Awaits *r (a request of a nonblocking step): done once it completed (then released).
+int reap(p2p::Request*& r, bool* done) {
+  if (r && !r->complete) return MPI_SUCCESS;
+  const int rc = r ? p2p::wait(r, MPI_STATUS_IGNORE) : MPI_SUCCESS;
+  r = nullptr;
+  *done = true;
+  return rc;
+}
+
+struct IdupState {
+  Words mask, theirs;
+  p2p::Request* req[2] = {nullptr, nullptr};
+  bool started = false;
+};
+
+}  // namespace
+
+int idupIntercomm(Comm& inter, MPI_Comm* out, std::function<void(MPI_Comm)> onDone,
+                  p2p::Request** request) {
+  sweepFreed();
+  constexpr int kW = ContextIdPool::kWords;
+  Comm& local = localOf(inter);
+  auto st = std::make_shared<IdupState>();
+  st->mask.assign(contextPool().freeMask().begin(), contextPool().freeMask().end());
+  st->theirs.assign(kW, 0);
+  auto plan = std::make_shared<coll::Plan>(local, "intercomm idup");
+  coll::Schedule& s = *plan->schedule;
+  Comm* ic = &inter;
+  ++inter.refs;
+  // Each polled step starts its operation on the first call (started), then awaits it.
+  const auto stage = [st](std::function<int()> begin) {
+    return [st, begin](bool* done) {
+      if (!st->started) {
+        st->started = true;
+        if (int rc = begin()) return rc;
+      }
+      bool a = false, b = false;
+      if (int rc = reap(st->req[0], &a)) return rc;
+      if (int rc = reap(st->req[1], &b)) return rc;
+      *done = a && b;
+      if (*done) st->started = false;
+      return MPI_SUCCESS;
+    };
+  };
+  Comm* l = &local;
+  s.poll(stage([st, l] {
+    if (l->size == 1) return MPI_SUCCESS;
+    return coll::iallreduce(MPI_IN_PLACE, st->mask.data(), kW, MPI_UINT64_T, MPI_BAND, *l,
+                            coll::Mode::kNonblocking, &st->req[0]);
+  }));
+  s.endRound();
+  s.poll(stage([st, l, ic] {
+    if (l->rank != 0) return MPI_SUCCESS;
+    if (int rc = p2p::irecv(st->theirs.data(), kW, MPI_UINT64_T, 0, kTagInterAgree, *ic,
+                            p2p::Ctx::kColl, &st->req[0]))
+      return rc;
+    return p2p::isend(st->mask.data(), kW, MPI_UINT64_T, 0, kTagInterAgree, *ic, p2p::Ctx::kColl,
+                      p2p::SendMode::kStandard, &st->req[1]);
+  }));
+  s.endRound();
+  s.poll(stage([st, l] {
+    if (l->size == 1) return MPI_SUCCESS;
+    return coll::ibcast(st->theirs.data(), kW, MPI_UINT64_T, 0, *l, coll::Mode::kNonblocking,
+                        &st->req[0]);
+  }));
+  s.endRound();
+  s.local([st, ic, out, onDone] {
+    for (int w = 0; w < kW; ++w) st->mask[w] &= st->theirs[w];
+    const int rc =
+        buildInter(ic->worldRanks, ic->remote->worldRanks, st->mask, ic->errhandler, out);
+    --ic->refs;
+    if (rc == MPI_SUCCESS && onDone) onDone(*out);
+    return rc;
+  });
+  s.endRound();
+  return coll::launch(std::move(plan), MPI_SUCCESS, coll::Mode::kNonblocking, request);
 }
 
 }  // namespace ccmpi::comm

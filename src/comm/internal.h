@@ -6,11 +6,16 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "comm/comm.h"
 #include "comm/context_ids.h"
+
+namespace ccmpi::p2p {
+struct Request;
+}
 
 namespace ccmpi::comm {
 
@@ -60,5 +65,9 @@ int mergeIntercomm(Comm& inter, bool high, MPI_Comm* out);
 int dupIntercomm(Comm& inter, MPI_Comm* out);
 int splitIntercomm(Comm& inter, int color, int key, MPI_Comm* out);
 int createIntercommSub(Comm& inter, const std::vector<int>& groupWorld, MPI_Comm* out);
+// MPI_Comm_idup on an intercommunicator: *request completes once *out holds the duplicate
+// (onDone, if any, runs on it first: the API layer copies attributes and hints).
+int idupIntercomm(Comm& inter, MPI_Comm* out, std::function<void(MPI_Comm)> onDone,
+                  p2p::Request** request);
 
 }  // namespace ccmpi::comm

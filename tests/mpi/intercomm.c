@@ -281,7 +281,32 @@ int main(int argc, char** argv) {
   CHECK_MPI(MPI_Comm_compare(ic, idup, &res));
   CHECK(res == MPI_CONGRUENT, "compare idup %d", res);
   p2p_all(idup, "idup");
+  CHECK_MPI(MPI_Comm_get_attr(idup, keyval, &v, &flag));
+  CHECK(flag && v == &attrval, "idup attribute missing");
   CHECK_MPI(MPI_Comm_free(&idup));
+  /* MPI_Comm_idup does not block: local rank 0 first receives from every other remote
+   * rank, which send only after starting their idup (as in MPICH's comm_idup). */
+  {
+    int lrank, rsize, b = 0;
+    MPI_Comm_rank(ic, &lrank);
+    MPI_Comm_remote_size(ic, &rsize);
+    if (lrank == 0) {
+      for (int i = 1; i < rsize; ++i)
+        CHECK_MPI(MPI_Recv(&b, 1, MPI_INT, i, 0, ic, MPI_STATUS_IGNORE));
+      CHECK_MPI(MPI_Comm_idup(ic, &idup, &req));
+      CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    } else {
+      CHECK_MPI(MPI_Comm_idup(ic, &idup, &req));
+      CHECK_MPI(MPI_Ssend(&b, 1, MPI_INT, 0, 0, ic));
+      CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    }
+    int sum = -1, rs;
+    MPI_Comm_remote_size(idup, &rs);
+    CHECK(rs == rsize, "staggered idup: remote size %d", rs);
+    CHECK_MPI(MPI_Allreduce(&lrank, &sum, 1, MPI_INT, MPI_SUM, idup));
+    CHECK(sum == rsize * (rsize - 1) / 2, "staggered idup: allreduce %d", sum);
+    CHECK_MPI(MPI_Comm_free(&idup));
+  }
   CHECK_MPI(MPI_Comm_free(&dup));
   CHECK_MPI(MPI_Comm_free_keyval(&keyval));
 
