@@ -74,7 +74,7 @@ GROUPS = [
      "process is ever spawned.",
      lambda s, n: s.startswith("Process creation")),
     ("Intercommunicators", "Intercommunicators are implemented, with their blocking, nonblocking and "
-     "persistent collectives (MPI_Comm_idup of one completes at once).",
+     "persistent collectives.",
      lambda s, n: n.startswith("MPI_Intercomm_")),
     ("Neighbourhood collectives", "",
      lambda s, n: "eighbor_" in n),

@@ -26,15 +26,18 @@
 // broadcast, so its whole group returns the error instead of waiting.
 //
 // MPI_Comm_idup on an intercommunicator runs the same agreement without blocking: a
-// schedule on the hidden local communicator whose polled steps start and await a
-// nonblocking allreduce of the bitmaps, the leaders' swap (bitmaps only, no length) and a
-// nonblocking bcast; its last step builds the duplicate. The bitmap is the one free when
-// the call was made: creating other communicators on the same processes before the
-// duplicate completes may take an agreed id (reported as MPI_ERR_INTERN).
+// schedule on the hidden local communicator (its tag fixed at the call) gathers the
+// bitmaps at local rank 0, which ANDs them and swaps the result with the remote leader (a
+// polled step), sends both groups' AND back, and its last step builds the duplicate. The idups of
+// one intercommunicator agree one after the other (the next takes its bitmap once the previous one
+// reserved its ids); the leaders' swap has the tag of the intercommunicator's collective sequence
+// number. Creating other communicators on the same processes while an idup agrees may take an
+// agreed id (reported as MPI_ERR_INTERN).
 #include <mpi.h>
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <numeric>
 
 #include "base/error.h"
@@ -407,63 +410,98 @@ struct IdupState {
   Words mask, theirs;
   p2p::Request* req[2] = {nullptr, nullptr};
   bool started = false;
+  uint64_t ticket = 0;  // this idup's place among the idups of its intercommunicator
+  int tag = 0;          // of the leaders' swap
 };
+
+// Idups of one intercommunicator agree one after the other (each takes the bitmap free once
+// the previous one has reserved its ids): issued and finished tickets per communicator.
+std::map<const Comm*, std::pair<uint64_t, uint64_t>>& tickets() {
+  static std::map<const Comm*, std::pair<uint64_t, uint64_t>> t;
+  return t;
+}
 
 }  // namespace
 
 int idupIntercomm(Comm& inter, MPI_Comm* out, std::function<void(MPI_Comm)> onDone,
                   p2p::Request** request) {
-  sweepFreed();
   constexpr int kW = ContextIdPool::kWords;
   Comm& local = localOf(inter);
   auto st = std::make_shared<IdupState>();
-  st->mask.assign(contextPool().freeMask().begin(), contextPool().freeMask().end());
   st->theirs.assign(kW, 0);
+  st->mask.assign(kW, 0);  // steps hold its address
+  st->ticket = ++tickets()[&inter].first;
+  // Both groups number the intercommunicator's collective calls alike.
+  st->tag = coll::scheduleTag(++inter.collSeq);
   auto plan = std::make_shared<coll::Plan>(local, "intercomm idup");
   coll::Schedule& s = *plan->schedule;
   Comm* ic = &inter;
+  const int n = local.size, me = local.rank;
   ++inter.refs;
-  // Each polled step starts its operation on the first call (started), then awaits it.
-  const auto stage = [st](std::function<int()> begin) {
-    return [st, begin](bool* done) {
+  // Round 0: wait for this idup's turn.
+  s.poll([st, ic](bool* done) {
+    *done = tickets()[ic].second + 1 == st->ticket;
+    return MPI_SUCCESS;
+  });
+  s.endRound();
+  // Round 1: the bitmaps free now, gathered at local rank 0.
+  s.local([st] {
+    sweepFreed();
+    std::copy(contextPool().freeMask().begin(), contextPool().freeMask().end(), st->mask.begin());
+    return MPI_SUCCESS;
+  });
+  std::vector<uint64_t*> parts;
+  if (me != 0) {
+    s.send(st->mask.data(), kW, MPI_UINT64_T, 0);
+  } else {
+    for (int r = 1; r < n; ++r) {
+      parts.push_back(static_cast<uint64_t*>(s.temp(kW, MPI_UINT64_T)));
+      s.recv(parts.back(), kW, MPI_UINT64_T, r);
+    }
+  }
+  s.endRound();
+  // Round 2 (local rank 0): AND them, swap with the remote leader.
+  if (me == 0) {
+    s.local([st, parts] {
+      for (const uint64_t* p : parts)
+        for (int w = 0; w < kW; ++w) st->mask[w] &= p[w];
+      return MPI_SUCCESS;
+    });
+    s.poll([st, ic](bool* done) {
       if (!st->started) {
         st->started = true;
-        if (int rc = begin()) return rc;
+        if (int rc = p2p::irecv(st->theirs.data(), kW, MPI_UINT64_T, 0, st->tag, *ic,
+                                p2p::Ctx::kColl, &st->req[0]))
+          return rc;
+        if (int rc = p2p::isend(st->mask.data(), kW, MPI_UINT64_T, 0, st->tag, *ic, p2p::Ctx::kColl,
+                                p2p::SendMode::kStandard, &st->req[1]))
+          return rc;
       }
       bool a = false, b = false;
       if (int rc = reap(st->req[0], &a)) return rc;
       if (int rc = reap(st->req[1], &b)) return rc;
       *done = a && b;
-      if (*done) st->started = false;
       return MPI_SUCCESS;
-    };
-  };
-  Comm* l = &local;
-  s.poll(stage([st, l] {
-    if (l->size == 1) return MPI_SUCCESS;
-    return coll::iallreduce(MPI_IN_PLACE, st->mask.data(), kW, MPI_UINT64_T, MPI_BAND, *l,
-                            coll::Mode::kNonblocking, &st->req[0]);
-  }));
-  s.endRound();
-  s.poll(stage([st, l, ic] {
-    if (l->rank != 0) return MPI_SUCCESS;
-    if (int rc = p2p::irecv(st->theirs.data(), kW, MPI_UINT64_T, 0, kTagInterAgree, *ic,
-                            p2p::Ctx::kColl, &st->req[0]))
-      return rc;
-    return p2p::isend(st->mask.data(), kW, MPI_UINT64_T, 0, kTagInterAgree, *ic, p2p::Ctx::kColl,
-                      p2p::SendMode::kStandard, &st->req[1]);
-  }));
-  s.endRound();
-  s.poll(stage([st, l] {
-    if (l->size == 1) return MPI_SUCCESS;
-    return coll::ibcast(st->theirs.data(), kW, MPI_UINT64_T, 0, *l, coll::Mode::kNonblocking,
-                        &st->req[0]);
-  }));
+    });
+    s.endRound();
+  }
+  // Round 3: local rank 0 passes on both groups' AND.
+  if (me == 0) {
+    s.local([st] {
+      for (int w = 0; w < kW; ++w) st->mask[w] &= st->theirs[w];
+      return MPI_SUCCESS;
+    });
+    for (int r = 1; r < n; ++r) s.send(st->mask.data(), kW, MPI_UINT64_T, r);
+  } else {
+    s.recv(st->mask.data(), kW, MPI_UINT64_T, 0);
+  }
   s.endRound();
   s.local([st, ic, out, onDone] {
-    for (int w = 0; w < kW; ++w) st->mask[w] &= st->theirs[w];
     const int rc =
         buildInter(ic->worldRanks, ic->remote->worldRanks, st->mask, ic->errhandler, out);
+    auto it = tickets().find(ic);
+    it->second.second = st->ticket;
+    if (it->second.second == it->second.first) tickets().erase(it);
     --ic->refs;
     if (rc == MPI_SUCCESS && onDone) onDone(*out);
     return rc;

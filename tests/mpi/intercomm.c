@@ -306,6 +306,22 @@ int main(int argc, char** argv) {
     CHECK_MPI(MPI_Allreduce(&lrank, &sum, 1, MPI_INT, MPI_SUM, idup));
     CHECK(sum == rsize * (rsize - 1) / 2, "staggered idup: allreduce %d", sum);
     CHECK_MPI(MPI_Comm_free(&idup));
+    /* Several idups outstanding at once, interleaved with nonblocking barriers. */
+    MPI_Comm many[4];
+    MPI_Request rq[8];
+    for (int i = 0; i < 4; ++i) {
+      CHECK_MPI(MPI_Ibarrier(ic, &rq[i]));
+      CHECK_MPI(MPI_Comm_idup(ic, &many[i], &rq[4 + i]));
+    }
+    CHECK_MPI(MPI_Waitall(8, rq, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < i; ++j) {
+        CHECK_MPI(MPI_Comm_compare(many[i], many[j], &res));
+        CHECK(res == MPI_CONGRUENT, "idups %d and %d: compare %d", i, j, res);
+      }
+      p2p_all(many[i], "outstanding idups");
+    }
+    for (int i = 0; i < 4; ++i) CHECK_MPI(MPI_Comm_free(&many[i]));
   }
   CHECK_MPI(MPI_Comm_free(&dup));
   CHECK_MPI(MPI_Comm_free_keyval(&keyval));
