@@ -100,9 +100,116 @@ int checkReduction(const char* func, MPI_Comm comm, const void* sendbuf, const v
 
 }  // namespace
 
+comm::Comm* interOf(MPI_Comm comm) {
+  comm::Comm* c = comm::lookup(comm);
+  return c && c->isInter() ? c : nullptr;
+}
+
+static int checkInterRoot(const char* func, MPI_Comm comm, const comm::Comm& c, int root) {
+  if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c.peerSize()))
+    return MPI_SUCCESS;
+  return raiseCommf(comm, func, MPI_ERR_ROOT,
+                    "root %d is not MPI_ROOT, MPI_PROC_NULL or a rank of the remote group "
+                    "(size %d)",
+                    root, c.peerSize());
+}
+
+static int checkInterData(const char* func, MPI_Comm comm, const void* buf, int count,
+                          MPI_Datatype type, const char* what) {
+  CCMPI_TRY(notInPlace(func, comm, buf, what));
+  return checkData(func, comm, buf, count, type, what);
+}
+
+static int checkInterOp(const char* func, MPI_Comm comm, MPI_Op op, MPI_Datatype type) {
+  CCMPI_TRY(checkType(func, comm, type, "datatype"));
+  return checkOp(func, comm, op, type);
+}
+
+int checkInterBcast(const char* func, MPI_Comm comm, const comm::Comm& c, const void* buffer,
+                    int count, MPI_Datatype type, int root) {
+  CCMPI_TRY(checkInterRoot(func, comm, c, root));
+  if (root != MPI_PROC_NULL) CCMPI_TRY(checkInterData(func, comm, buffer, count, type, "buffer"));
+  return MPI_SUCCESS;
+}
+
+int checkInterReduce(const char* func, MPI_Comm comm, const comm::Comm& c, const void* sendbuf,
+                     const void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root) {
+  CCMPI_TRY(checkInterRoot(func, comm, c, root));
+  if (root == MPI_PROC_NULL) return MPI_SUCCESS;
+  CCMPI_TRY(checkInterOp(func, comm, op, type));
+  if (root == MPI_ROOT) return checkInterData(func, comm, recvbuf, count, type, "recvbuf");
+  return checkInterData(func, comm, sendbuf, count, type, "sendbuf");
+}
+
+int checkInterAllreduce(const char* func, MPI_Comm comm, const void* sendbuf, const void* recvbuf,
+                        int sendcount, int recvcount, MPI_Datatype type, MPI_Op op) {
+  CCMPI_TRY(checkInterOp(func, comm, op, type));
+  CCMPI_TRY(checkInterData(func, comm, sendbuf, sendcount, type, "sendbuf"));
+  return checkInterData(func, comm, recvbuf, recvcount, type, "recvbuf");
+}
+
+int checkInterReduceScatter(const char* func, MPI_Comm comm, const comm::Comm& c,
+                            const void* sendbuf, const void* recvbuf, const int recvcounts[],
+                            MPI_Datatype type, MPI_Op op) {
+  CCMPI_TRY(checkInterOp(func, comm, op, type));
+  CCMPI_TRY(checkCounts(func, comm, c.size, recvcounts, recvcounts, "recv"));
+  CCMPI_TRY(checkInterData(func, comm, sendbuf, 0, type, "sendbuf"));
+  return checkInterData(func, comm, recvbuf, 0, type, "recvbuf");
+}
+
+int checkInterRooted(const char* func, MPI_Comm comm, const comm::Comm& c, int root,
+                     const void* rootbuf, int rootcount, const int* rootcounts,
+                     const int* rootdispls, MPI_Datatype roottype, const void* buf, int count,
+                     MPI_Datatype type) {
+  CCMPI_TRY(checkInterRoot(func, comm, c, root));
+  if (root == MPI_ROOT) {
+    if (rootcounts) {
+      CCMPI_TRY(checkCounts(func, comm, c.peerSize(), rootcounts, rootdispls, "root"));
+      return checkInterData(func, comm, rootbuf, 0, roottype, "root buffer");
+    }
+    return checkInterData(func, comm, rootbuf, rootcount, roottype, "root buffer");
+  }
+  if (root != MPI_PROC_NULL) return checkInterData(func, comm, buf, count, type, "buffer");
+  return MPI_SUCCESS;
+}
+
+int checkInterAll(const char* func, MPI_Comm comm, const comm::Comm& c, const void* sendbuf,
+                  int sendcount, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype,
+                  const void* recvbuf, int recvcount, const int* recvcounts, const int* rdispls,
+                  MPI_Datatype recvtype) {
+  if (sendcounts) {
+    CCMPI_TRY(checkCounts(func, comm, c.peerSize(), sendcounts, sdispls, "send"));
+    sendcount = 0;
+  }
+  if (recvcounts) {
+    CCMPI_TRY(checkCounts(func, comm, c.peerSize(), recvcounts, rdispls, "recv"));
+    recvcount = 0;
+  }
+  CCMPI_TRY(checkInterData(func, comm, sendbuf, sendcount, sendtype, "sendbuf"));
+  return checkInterData(func, comm, recvbuf, recvcount, recvtype, "recvbuf");
+}
+
+int checkInterAlltoallw(const char* func, MPI_Comm comm, const comm::Comm& c, const void* sendbuf,
+                        const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                        const int recvcounts[], const int rdispls[],
+                        const MPI_Datatype recvtypes[]) {
+  CCMPI_TRY(checkCounts(func, comm, c.peerSize(), sendcounts, sdispls, "send"));
+  CCMPI_TRY(checkCounts(func, comm, c.peerSize(), recvcounts, rdispls, "recv"));
+  if (sendbuf == MPI_IN_PLACE || !sendtypes || !recvtypes)
+    return raiseCommf(comm, func, MPI_ERR_ARG,
+                      "MPI_IN_PLACE or a NULL type array on an intercommunicator");
+  for (int r = 0; r < c.peerSize(); ++r) {
+    if (sendcounts[r] > 0) CCMPI_TRY(checkType(func, comm, sendtypes[r], "sendtype"));
+    if (recvcounts[r] > 0) CCMPI_TRY(checkType(func, comm, recvtypes[r], "recvtype"));
+  }
+  return MPI_SUCCESS;
+}
+
 int checkCollComm(const char* func, MPI_Comm comm, comm::Comm** out) {
   comm::Comm* c = comm::lookup(comm);
   if (!c) return raiseCommf(comm, func, MPI_ERR_COMM, "invalid communicator handle 0x%x", comm);
+  if (c->isInter())
+    return raiseCommf(comm, func, MPI_ERR_COMM, "%s is not defined on intercommunicators", func);
   *out = c;
   return MPI_SUCCESS;
 }

@@ -21,7 +21,38 @@
 
 namespace ccmpi::api {
 
+// The communicator of a collective; MPI_ERR_COMM for an intercommunicator (the entry points
+// take their intercommunicator path first; what reaches this is Scan/Exscan, undefined on
+// intercommunicators, or a collective without an intercommunicator version).
 int checkCollComm(const char* func, MPI_Comm comm, comm::Comm** out);
+// The communicator if `comm` is an intercommunicator, else nullptr.
+comm::Comm* interOf(MPI_Comm comm);
+// The whole argument checks of a collective on an intercommunicator, shared by the
+// blocking, nonblocking and persistent entry points: root = MPI_ROOT, MPI_PROC_NULL or a
+// remote rank; buffers without MPI_IN_PLACE. Rooted: the root's buffer (count or
+// counts/displs) and the other group's buffer. All-to-all family: counts arrays (or NULL
+// for the single count).
+int checkInterBcast(const char* func, MPI_Comm comm, const comm::Comm& c, const void* buffer,
+                    int count, MPI_Datatype type, int root);
+int checkInterReduce(const char* func, MPI_Comm comm, const comm::Comm& c, const void* sendbuf,
+                     const void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root);
+int checkInterAllreduce(const char* func, MPI_Comm comm, const void* sendbuf, const void* recvbuf,
+                        int sendcount, int recvcount, MPI_Datatype type, MPI_Op op);
+int checkInterReduceScatter(const char* func, MPI_Comm comm, const comm::Comm& c,
+                            const void* sendbuf, const void* recvbuf, const int recvcounts[],
+                            MPI_Datatype type, MPI_Op op);
+int checkInterRooted(const char* func, MPI_Comm comm, const comm::Comm& c, int root,
+                     const void* rootbuf, int rootcount, const int* rootcounts,
+                     const int* rootdispls, MPI_Datatype roottype, const void* buf, int count,
+                     MPI_Datatype type);
+int checkInterAll(const char* func, MPI_Comm comm, const comm::Comm& c, const void* sendbuf,
+                  int sendcount, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype,
+                  const void* recvbuf, int recvcount, const int* recvcounts, const int* rdispls,
+                  MPI_Datatype recvtype);
+int checkInterAlltoallw(const char* func, MPI_Comm comm, const comm::Comm& c, const void* sendbuf,
+                        const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                        const int recvcounts[], const int rdispls[],
+                        const MPI_Datatype recvtypes[]);
 // The request pointer of a nonblocking or persistent collective, and the info argument of
 // a persistent one.
 int checkRequestOut(const char* func, MPI_Comm comm, const MPI_Request* request);

@@ -2,7 +2,9 @@
 // argument checks the blocking collectives use (api/coll_checks.h), then the collective
 // layer's plan for the call (coll/coll_nb.h), handed back as an MPI_Request. The request of
 // a nonblocking collective completes with it; a persistent one starts inactive, runs at
-// every MPI_Start/MPI_Startall and is completed and freed like a persistent send.
+// every MPI_Start/MPI_Startall and is completed and freed like a persistent send. On an
+// intercommunicator the collectives (but Scan and Exscan, undefined there) take their own
+// checks and coll/inter/inter.h.
 #include <vector>
 
 #include "api/api.h"
@@ -10,6 +12,7 @@
 #include "api/request_table.h"
 #include "coll/alltoallv/alltoallv_levels.h"
 #include "coll/coll_nb.h"
+#include "coll/inter/inter.h"
 #include "comm/comm.h"
 
 namespace ccmpi::api {
@@ -28,6 +31,13 @@ int deliver(const char* func, MPI_Comm comm, int rc, p2p::Request* r, MPI_Reques
 
 int makeBarrier(const char* kFunc, MPI_Comm comm, MPI_Info info, coll::Mode mode,
                 MPI_Request* request) {
+  if (comm::Comm* ic = interOf(comm)) {
+    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
+    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    p2p::Request* r = nullptr;
+    const int rc = coll::inter::ibarrier(*ic, mode, &r);
+    return deliver(kFunc, comm, rc, r, request);
+  }
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
@@ -39,6 +49,14 @@ int makeBarrier(const char* kFunc, MPI_Comm comm, MPI_Info info, coll::Mode mode
 
 int makeBcast(const char* kFunc, void* buffer, int count, MPI_Datatype datatype, int root,
               MPI_Comm comm, MPI_Info info, coll::Mode mode, MPI_Request* request) {
+  if (comm::Comm* ic = interOf(comm)) {
+    CCMPI_TRY(checkInterBcast(kFunc, comm, *ic, buffer, count, datatype, root));
+    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
+    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    p2p::Request* r = nullptr;
+    const int rc = coll::inter::ibcast(buffer, count, datatype, root, *ic, mode, &r);
+    return deliver(kFunc, comm, rc, r, request);
+  }
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkBcast(kFunc, comm, *c, buffer, count, datatype, root));
@@ -52,6 +70,16 @@ int makeBcast(const char* kFunc, void* buffer, int count, MPI_Datatype datatype,
 int makeGather(const char* kFunc, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                MPI_Info info, coll::Mode mode, MPI_Request* request) {
+  if (comm::Comm* ic = interOf(comm)) {
+    CCMPI_TRY(checkInterRooted(kFunc, comm, *ic, root, recvbuf, recvcount, nullptr, nullptr,
+                               recvtype, sendbuf, sendcount, sendtype));
+    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
+    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    p2p::Request* r = nullptr;
+    const int rc = coll::inter::igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                        root, *ic, mode, &r);
+    return deliver(kFunc, comm, rc, r, request);
+  }
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkGather(kFunc, comm, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
@@ -67,6 +95,16 @@ int makeGather(const char* kFunc, const void* sendbuf, int sendcount, MPI_Dataty
 int makeGatherv(const char* kFunc, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                 void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                 int root, MPI_Comm comm, MPI_Info info, coll::Mode mode, MPI_Request* request) {
+  if (comm::Comm* ic = interOf(comm)) {
+    CCMPI_TRY(checkInterRooted(kFunc, comm, *ic, root, recvbuf, 0, recvcounts, displs, recvtype,
+                               sendbuf, sendcount, sendtype));
+    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
+    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    p2p::Request* r = nullptr;
+    const int rc = coll::inter::igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                         recvtype, root, *ic, mode, &r);
+    return deliver(kFunc, comm, rc, r, request);
+  }
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkGatherv(kFunc, comm, *c, sendbuf, sendcount, sendtype, recvcounts, displs, recvbuf,
@@ -82,6 +120,16 @@ int makeGatherv(const char* kFunc, const void* sendbuf, int sendcount, MPI_Datat
 int makeScatter(const char* kFunc, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                 MPI_Info info, coll::Mode mode, MPI_Request* request) {
+  if (comm::Comm* ic = interOf(comm)) {
+    CCMPI_TRY(checkInterRooted(kFunc, comm, *ic, root, sendbuf, sendcount, nullptr, nullptr,
+                               sendtype, recvbuf, recvcount, recvtype));
+    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
+    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    p2p::Request* r = nullptr;
+    const int rc = coll::inter::iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                         root, *ic, mode, &r);
+    return deliver(kFunc, comm, rc, r, request);
+  }
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkScatter(kFunc, comm, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
@@ -97,6 +145,16 @@ int makeScatter(const char* kFunc, const void* sendbuf, int sendcount, MPI_Datat
 int makeScatterv(const char* kFunc, const void* sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm, MPI_Info info, coll::Mode mode, MPI_Request* request) {
+  if (comm::Comm* ic = interOf(comm)) {
+    CCMPI_TRY(checkInterRooted(kFunc, comm, *ic, root, sendbuf, 0, sendcounts, displs, sendtype,
+                               recvbuf, recvcount, recvtype));
+    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
+    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    p2p::Request* r = nullptr;
+    const int rc = coll::inter::iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                          recvtype, root, *ic, mode, &r);
+    return deliver(kFunc, comm, rc, r, request);
+  }
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkScatterv(kFunc, comm, *c, sendbuf, sendcounts, displs, sendtype, recvbuf,
@@ -112,6 +170,16 @@ int makeScatterv(const char* kFunc, const void* sendbuf, const int sendcounts[],
 int makeAllgather(const char* kFunc, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                   coll::Mode mode, MPI_Request* request) {
+  if (comm::Comm* ic = interOf(comm)) {
+    CCMPI_TRY(checkInterAll(kFunc, comm, *ic, sendbuf, sendcount, nullptr, nullptr, sendtype,
+                            recvbuf, recvcount, nullptr, nullptr, recvtype));
+    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
+    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    p2p::Request* r = nullptr;
+    const int rc = coll::inter::iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                           recvtype, *ic, mode, &r);
+    return deliver(kFunc, comm, rc, r, request);
+  }
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(
@@ -127,6 +195,16 @@ int makeAllgather(const char* kFunc, const void* sendbuf, int sendcount, MPI_Dat
 int makeAllgatherv(const char* kFunc, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                    void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm, MPI_Info info, coll::Mode mode, MPI_Request* request) {
+  if (comm::Comm* ic = interOf(comm)) {
+    CCMPI_TRY(checkInterAll(kFunc, comm, *ic, sendbuf, sendcount, nullptr, nullptr, sendtype,
+                            recvbuf, 0, recvcounts, displs, recvtype));
+    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
+    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    p2p::Request* r = nullptr;
+    const int rc = coll::inter::iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                            displs, recvtype, *ic, mode, &r);
+    return deliver(kFunc, comm, rc, r, request);
+  }
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkAllgatherv(kFunc, comm, *c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
@@ -142,6 +220,16 @@ int makeAllgatherv(const char* kFunc, const void* sendbuf, int sendcount, MPI_Da
 int makeAlltoall(const char* kFunc, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                  void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                  coll::Mode mode, MPI_Request* request) {
+  if (comm::Comm* ic = interOf(comm)) {
+    CCMPI_TRY(checkInterAll(kFunc, comm, *ic, sendbuf, sendcount, nullptr, nullptr, sendtype,
+                            recvbuf, recvcount, nullptr, nullptr, recvtype));
+    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
+    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    p2p::Request* r = nullptr;
+    const int rc = coll::inter::ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                          recvtype, *ic, mode, &r);
+    return deliver(kFunc, comm, rc, r, request);
+  }
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(
@@ -158,6 +246,16 @@ int makeAlltoallv(const char* kFunc, const void* sendbuf, const int sendcounts[]
                   const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                   coll::Mode mode, MPI_Request* request) {
+  if (comm::Comm* ic = interOf(comm)) {
+    CCMPI_TRY(checkInterAll(kFunc, comm, *ic, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0,
+                            recvcounts, rdispls, recvtype));
+    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
+    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    p2p::Request* r = nullptr;
+    const int rc = coll::inter::ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                           recvcounts, rdispls, recvtype, *ic, mode, &r);
+    return deliver(kFunc, comm, rc, r, request);
+  }
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkAlltoallv(kFunc, comm, *c, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
@@ -182,6 +280,16 @@ int makeAlltoallw(const char* kFunc, const void* sendbuf, const int sendcounts[]
                   const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
                   const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                   MPI_Comm comm, MPI_Info info, coll::Mode mode, MPI_Request* request) {
+  if (comm::Comm* ic = interOf(comm)) {
+    CCMPI_TRY(checkInterAlltoallw(kFunc, comm, *ic, sendbuf, sendcounts, sdispls, sendtypes,
+                                  recvcounts, rdispls, recvtypes));
+    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
+    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    p2p::Request* r = nullptr;
+    const int rc = coll::inter::ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                           recvcounts, rdispls, recvtypes, *ic, mode, &r);
+    return deliver(kFunc, comm, rc, r, request);
+  }
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   std::vector<MPI_Datatype> st, rt;
@@ -200,6 +308,14 @@ int makeAlltoallw(const char* kFunc, const void* sendbuf, const int sendcounts[]
 int makeReduce(const char* kFunc, const void* sendbuf, void* recvbuf, int count,
                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info,
                coll::Mode mode, MPI_Request* request) {
+  if (comm::Comm* ic = interOf(comm)) {
+    CCMPI_TRY(checkInterReduce(kFunc, comm, *ic, sendbuf, recvbuf, count, datatype, op, root));
+    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
+    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    p2p::Request* r = nullptr;
+    const int rc = coll::inter::ireduce(sendbuf, recvbuf, count, datatype, op, root, *ic, mode, &r);
+    return deliver(kFunc, comm, rc, r, request);
+  }
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkReduce(kFunc, comm, *c, sendbuf, recvbuf, count, datatype, op, root));
@@ -213,6 +329,14 @@ int makeReduce(const char* kFunc, const void* sendbuf, void* recvbuf, int count,
 int makeAllreduce(const char* kFunc, const void* sendbuf, void* recvbuf, int count,
                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, coll::Mode mode,
                   MPI_Request* request) {
+  if (comm::Comm* ic = interOf(comm)) {
+    CCMPI_TRY(checkInterAllreduce(kFunc, comm, sendbuf, recvbuf, count, count, datatype, op));
+    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
+    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    p2p::Request* r = nullptr;
+    const int rc = coll::inter::iallreduce(sendbuf, recvbuf, count, datatype, op, *ic, mode, &r);
+    return deliver(kFunc, comm, rc, r, request);
+  }
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkAllreduce(kFunc, comm, sendbuf, recvbuf, count, datatype, op));
@@ -226,6 +350,16 @@ int makeAllreduce(const char* kFunc, const void* sendbuf, void* recvbuf, int cou
 int makeReducescatterblock(const char* kFunc, const void* sendbuf, void* recvbuf, int recvcount,
                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                            coll::Mode mode, MPI_Request* request) {
+  if (comm::Comm* ic = interOf(comm)) {
+    CCMPI_TRY(checkInterAllreduce(kFunc, comm, sendbuf, recvbuf, recvcount * ic->size, recvcount,
+                                  datatype, op));
+    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
+    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    p2p::Request* r = nullptr;
+    const int rc =
+        coll::inter::ireduceScatterBlock(sendbuf, recvbuf, recvcount, datatype, op, *ic, mode, &r);
+    return deliver(kFunc, comm, rc, r, request);
+  }
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkReduceScatterBlock(kFunc, comm, sendbuf, recvbuf, recvcount, datatype, op));
@@ -239,6 +373,16 @@ int makeReducescatterblock(const char* kFunc, const void* sendbuf, void* recvbuf
 int makeReducescatter(const char* kFunc, const void* sendbuf, void* recvbuf, const int recvcounts[],
                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                       coll::Mode mode, MPI_Request* request) {
+  if (comm::Comm* ic = interOf(comm)) {
+    CCMPI_TRY(
+        checkInterReduceScatter(kFunc, comm, *ic, sendbuf, recvbuf, recvcounts, datatype, op));
+    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
+    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    p2p::Request* r = nullptr;
+    const int rc =
+        coll::inter::ireduceScatter(sendbuf, recvbuf, recvcounts, datatype, op, *ic, mode, &r);
+    return deliver(kFunc, comm, rc, r, request);
+  }
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkReduceScatter(kFunc, comm, *c, sendbuf, recvbuf, recvcounts, datatype, op));

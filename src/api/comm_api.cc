@@ -1,7 +1,8 @@
-// Communicator entry points (MPI-3.1 sections 6.4-6.6 and 6.8): accessors, constructors
-// (dup, split, split_type, create, create_group), MPI_Comm_free, names and info hints.
-// Intercommunicators are not supported yet: their calls fail with
-// MPI_ERR_UNSUPPORTED_OPERATION, and every communicator is an intracommunicator.
+// Communicator entry points (MPI-4.0 sections 7.4-7.6 and 7.8): accessors, constructors
+// (dup, split, split_type, create, create_group), MPI_Comm_free, names and info hints, and
+// the intercommunicator calls (MPI_Intercomm_create/merge, remote group; the work is in
+// src/comm/intercomm.cc). On an intercommunicator dup/idup, split and create build
+// intercommunicators.
 #include "api/comm_api.h"
 
 #include <algorithm>
@@ -29,6 +30,14 @@ int commOrRaise(const char* func, MPI_Comm h, comm::Comm** out) {
     return raisef(func, MPI_ERR_COMM, "invalid communicator handle 0x%x", h);
   }
   return MPI_SUCCESS;
+}
+
+int intraOrRaise(const char* func, MPI_Comm h, const comm::Comm& c) {
+  if (!c.isInter()) return MPI_SUCCESS;
+  return raiseCommf(h, func, MPI_ERR_COMM,
+                    "communicator is an intercommunicator (%s needs an "
+                    "intracommunicator)",
+                    func);
 }
 
 int raiseCallbackError(MPI_Comm comm, const char* func, int rc, const char* what) {
@@ -93,6 +102,18 @@ extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   if (!result) return api::raiseCommf(comm1, kFunc, MPI_ERR_ARG, "result pointer is NULL");
   if (comm1 == comm2) {
     *result = MPI_IDENT;
+  } else if (a->isInter() != b->isInter()) {
+    *result = MPI_UNEQUAL;
+  } else if (a->isInter()) {
+    // Both groups identical in order: congruent; same members: similar.
+    const int l = comm::groupCompare(a->worldRanks, b->worldRanks);
+    const int r = comm::groupCompare(a->remote->worldRanks, b->remote->worldRanks);
+    if (l == MPI_IDENT && r == MPI_IDENT)
+      *result = MPI_CONGRUENT;
+    else if (l != MPI_UNEQUAL && r != MPI_UNEQUAL)
+      *result = MPI_SIMILAR;
+    else
+      *result = MPI_UNEQUAL;
   } else {
     const int g = comm::groupCompare(a->worldRanks, b->worldRanks);
     *result = g == MPI_IDENT ? MPI_CONGRUENT : g;
@@ -106,7 +127,8 @@ extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   comm::Comm* c;
   if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
   if (!newcomm) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "newcomm pointer is NULL");
-  if (int rc = comm::dupComm(*c, newcomm)) return api::raiseComm(comm, kFunc, rc);
+  if (int rc = c->isInter() ? comm::dupIntercomm(*c, newcomm) : comm::dupComm(*c, newcomm))
+    return api::raiseComm(comm, kFunc, rc);
   return api::finishDup(kFunc, comm, *comm::lookup(comm), newcomm, true);
 }
 CCMPI_MPI_ALIAS(MPI_Comm_dup)
@@ -120,20 +142,37 @@ extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* n
   if (info != MPI_INFO_NULL && !(in = comm::lookupInfo(info)))
     return api::raiseCommf(comm, kFunc, MPI_ERR_INFO, "invalid info handle 0x%x", info);
   const comm::InfoEntries hints = in ? in->entries : comm::InfoEntries{};
-  if (int rc = comm::dupComm(*c, newcomm)) return api::raiseComm(comm, kFunc, rc);
+  if (int rc = c->isInter() ? comm::dupIntercomm(*c, newcomm) : comm::dupComm(*c, newcomm))
+    return api::raiseComm(comm, kFunc, rc);
   if (int rc = api::finishDup(kFunc, comm, *comm::lookup(comm), newcomm, false)) return rc;
   comm::lookup(*newcomm)->hints = hints;
   return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Comm_dup_with_info)
 
-// Blocking-complete: the duplicate exists on return and the request is already complete.
+// On an intracommunicator blocking-complete: the duplicate exists on return and the request
+// is already complete. On an intercommunicator nonblocking (comm::idupIntercomm).
 extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   CCMPI_API_BEGIN("MPI_Comm_idup");
   comm::Comm* c;
   if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
   if (!newcomm || !request)
     return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "NULL output argument");
+  if (c->isInter()) {
+    // The duplicate and its attributes appear when the request completes.
+    *newcomm = MPI_COMM_NULL;
+    p2p::Request* r = nullptr;
+    const auto onDone = [comm](MPI_Comm created) {
+      MPI_Comm n = created;
+      if (comm::Comm* parent = comm::lookup(comm))
+        api::finishDup("MPI_Comm_idup", comm, *parent, &n, true);
+    };
+    if (int rc = comm::idupIntercomm(*c, newcomm, onDone, &r))
+      return api::raiseComm(comm, kFunc, rc);
+    r->commHandle = comm;
+    *request = api::requestHandle(r);
+    return MPI_SUCCESS;
+  }
   if (int rc = comm::dupComm(*c, newcomm)) return api::raiseComm(comm, kFunc, rc);
   if (int rc = api::finishDup(kFunc, comm, *comm::lookup(comm), newcomm, true)) return rc;
   p2p::Request* r = p2p::newRequest(p2p::Request::Kind::kOther);
@@ -151,7 +190,9 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newc
   if (color < 0 && color != MPI_UNDEFINED)
     return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "color %d is negative and not MPI_UNDEFINED",
                            color);
-  if (int rc = comm::splitComm(*c, color, key, newcomm)) return api::raiseComm(comm, kFunc, rc);
+  if (int rc = c->isInter() ? comm::splitIntercomm(*c, color, key, newcomm)
+                            : comm::splitComm(*c, color, key, newcomm))
+    return api::raiseComm(comm, kFunc, rc);
   return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Comm_split)
@@ -162,6 +203,9 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
   comm::Comm* c;
   if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
   if (!newcomm) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "newcomm pointer is NULL");
+  if (c->isInter())
+    return api::raiseCommf(comm, kFunc, MPI_ERR_COMM,
+                           "splitting an intercommunicator by type is not supported");
   comm::Info* in = nullptr;
   if (info != MPI_INFO_NULL && !(in = comm::lookupInfo(info)))
     return api::raiseCommf(comm, kFunc, MPI_ERR_INFO, "invalid info handle 0x%x", info);
@@ -198,7 +242,9 @@ extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcom
   if (!g) return api::raiseCommf(comm, kFunc, MPI_ERR_GROUP, "invalid group handle 0x%x", group);
   if (!newcomm) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "newcomm pointer is NULL");
   const std::vector<int> members = g->worldRanks;
-  if (int rc = comm::createComm(*c, members, newcomm)) return api::raiseComm(comm, kFunc, rc);
+  if (int rc = c->isInter() ? comm::createIntercommSub(*c, members, newcomm)
+                            : comm::createComm(*c, members, newcomm))
+    return api::raiseComm(comm, kFunc, rc);
   return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Comm_create)
@@ -210,6 +256,9 @@ extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, M
   comm::Group* g = comm::lookupGroup(group);
   if (!g) return api::raiseCommf(comm, kFunc, MPI_ERR_GROUP, "invalid group handle 0x%x", group);
   if (!newcomm) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "newcomm pointer is NULL");
+  if (c->isInter())
+    return api::raiseCommf(comm, kFunc, MPI_ERR_COMM,
+                           "MPI_Comm_create_group needs an intracommunicator");
   if (tag < 0 || tag > p2p::kTagUb)
     return api::raiseCommf(comm, kFunc, MPI_ERR_TAG, "tag %d is outside [0, %d]", tag, p2p::kTagUb);
   const std::vector<int> members = g->worldRanks;
@@ -261,7 +310,7 @@ extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   comm::Comm* c;
   if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
   if (!flag) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "flag pointer is NULL");
-  *flag = 0;
+  *flag = c->isInter() ? 1 : 0;
   return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Comm_test_inter)
@@ -270,9 +319,12 @@ extern "C" int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
   CCMPI_API_BEGIN("MPI_Comm_remote_size");
   comm::Comm* c;
   if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
-  (void)size;
-  return api::raiseCommf(comm, kFunc, MPI_ERR_COMM,
-                         "communicator is an intracommunicator (no remote group)");
+  if (!c->isInter())
+    return api::raiseCommf(comm, kFunc, MPI_ERR_COMM,
+                           "communicator is an intracommunicator (no remote group)");
+  if (!size) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "size pointer is NULL");
+  *size = c->remote->size();
+  return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Comm_remote_size)
 
@@ -280,26 +332,53 @@ extern "C" int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
   CCMPI_API_BEGIN("MPI_Comm_remote_group");
   comm::Comm* c;
   if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
-  (void)group;
-  return api::raiseCommf(comm, kFunc, MPI_ERR_COMM,
-                         "communicator is an intracommunicator (no remote group)");
+  if (!c->isInter())
+    return api::raiseCommf(comm, kFunc, MPI_ERR_COMM,
+                           "communicator is an intracommunicator (no remote group)");
+  if (!group) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "group pointer is NULL");
+  *group = comm::newGroup(c->remote->worldRanks);
+  return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Comm_remote_group)
 
-extern "C" int PMPI_Intercomm_create(MPI_Comm local_comm, int, MPI_Comm, int, int,
-                                     MPI_Comm* newintercomm) {
+extern "C" int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                                     int remote_leader, int tag, MPI_Comm* newintercomm) {
   CCMPI_API_BEGIN("MPI_Intercomm_create");
-  if (newintercomm) *newintercomm = MPI_COMM_NULL;
-  return api::raiseCommf(local_comm, kFunc, MPI_ERR_UNSUPPORTED_OPERATION,
-                         "intercommunicators are not supported by ccmpi yet");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, local_comm, &c)) return rc;
+  if (c->isInter())
+    return api::raiseCommf(local_comm, kFunc, MPI_ERR_COMM,
+                           "local_comm is an intercommunicator (it must be an intracommunicator)");
+  if (!newintercomm)
+    return api::raiseCommf(local_comm, kFunc, MPI_ERR_ARG, "newintercomm pointer is NULL");
+  if (local_leader < 0 || local_leader >= c->size)
+    return api::raiseCommf(local_comm, kFunc, MPI_ERR_RANK,
+                           "local_leader %d is not a rank of local_comm (size %d)", local_leader,
+                           c->size);
+  if (tag < 0 || tag > p2p::kTagUb)
+    return api::raiseCommf(local_comm, kFunc, MPI_ERR_TAG, "tag %d is outside [0, %d]", tag,
+                           p2p::kTagUb);
+  *newintercomm = MPI_COMM_NULL;
+  if (int rc = comm::createIntercomm(*c, local_leader, peer_comm, remote_leader, tag, newintercomm))
+    return api::raiseComm(local_comm, kFunc, rc);
+  return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Intercomm_create)
 
-extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int, MPI_Comm* newintracomm) {
+extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
   CCMPI_API_BEGIN("MPI_Intercomm_merge");
-  if (newintracomm) *newintracomm = MPI_COMM_NULL;
-  return api::raiseCommf(intercomm, kFunc, MPI_ERR_UNSUPPORTED_OPERATION,
-                         "intercommunicators are not supported by ccmpi yet");
+  comm::Comm* c;
+  if (int rc = commOrRaise(kFunc, intercomm, &c)) return rc;
+  if (!c->isInter())
+    return api::raiseCommf(intercomm, kFunc, MPI_ERR_COMM,
+                           "communicator is an intracommunicator (it must be an "
+                           "intercommunicator)");
+  if (!newintracomm)
+    return api::raiseCommf(intercomm, kFunc, MPI_ERR_ARG, "newintracomm pointer is NULL");
+  *newintracomm = MPI_COMM_NULL;
+  if (int rc = comm::mergeIntercomm(*c, high != 0, newintracomm))
+    return api::raiseComm(intercomm, kFunc, rc);
+  return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Intercomm_merge)
 

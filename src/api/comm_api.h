@@ -8,6 +8,9 @@ namespace ccmpi::api {
 
 // Resolves a communicator handle or raises MPI_ERR_COMM (on MPI_COMM_WORLD's handler).
 int commOrRaise(const char* func, MPI_Comm h, comm::Comm** out);
+// Raises MPI_ERR_COMM on `h` when `c` is an intercommunicator (calls defined on
+// intracommunicators only: topologies).
+int intraOrRaise(const char* func, MPI_Comm h, const comm::Comm& c);
 
 // Raises an error returned by a user attribute callback: a valid error code keeps its
 // identity (the handler sees the user's code), anything else becomes MPI_ERR_OTHER.

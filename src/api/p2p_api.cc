@@ -41,11 +41,11 @@ int checkBuffer(const char* func, MPI_Comm comm, comm::Comm& c, const void* buf,
                       dt->name().empty() ? "(unnamed)" : dt->name().c_str());
   if (buf == nullptr && count > 0 && dt->predefined() && dt->size() > 0)
     return raiseCommf(comm, func, MPI_ERR_BUFFER, "buffer is NULL but count is %d", count);
-  const bool rankOk =
-      peer == MPI_PROC_NULL || (peer >= 0 && peer < c.size) || (isRecv && peer == MPI_ANY_SOURCE);
+  const bool rankOk = peer == MPI_PROC_NULL || (peer >= 0 && peer < c.peerSize()) ||
+                      (isRecv && peer == MPI_ANY_SOURCE);
   if (!rankOk)
-    return raiseCommf(comm, func, MPI_ERR_RANK, "rank %d is not valid in a communicator of size %d",
-                      peer, c.size);
+    return raiseCommf(comm, func, MPI_ERR_RANK, "rank %d is not valid in a%s of size %d", peer,
+                      c.isInter() ? " remote group" : " communicator", c.peerSize());
   const bool tagOk = (tag >= 0 && tag <= p2p::kTagUb) || (isRecv && tag == MPI_ANY_TAG);
   if (!tagOk)
     return raiseCommf(comm, func, MPI_ERR_TAG, "tag %d is outside [0, %d]%s", tag, p2p::kTagUb,

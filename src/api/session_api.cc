@@ -324,6 +324,57 @@ extern "C" int PMPI_Comm_create_from_group(MPI_Group group, const char* stringta
 }
 CCMPI_MPI_ALIAS(MPI_Comm_create_from_group)
 
+extern "C" int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                                 MPI_Group remote_group, int remote_leader,
+                                                 const char* stringtag, MPI_Info info,
+                                                 MPI_Errhandler errhandler,
+                                                 MPI_Comm* newintercomm) {
+  CCMPI_API_BEGIN("MPI_Intercomm_create_from_groups");
+  const comm::Errhandler* e = comm::lookupErrhandler(errhandler);
+  if (!e || !(e->predefined || e->kind == comm::Errhandler::Kind::kUserComm))
+    return api::raisef(kFunc, MPI_ERR_ARG, "error handler 0x%x is not a communicator handler",
+                       errhandler);
+  const comm::Group* lg = comm::lookupGroup(local_group);
+  const comm::Group* rg = comm::lookupGroup(remote_group);
+  if (!lg || local_group == MPI_GROUP_EMPTY || !rg || remote_group == MPI_GROUP_EMPTY)
+    return raiseWith(errhandler, MPI_SESSION_NULL, kFunc, MPI_ERR_GROUP,
+                     "invalid or empty group handle (local 0x%x, remote 0x%x)", local_group,
+                     remote_group);
+  if (local_leader < 0 || local_leader >= lg->size())
+    return raiseWith(errhandler, MPI_SESSION_NULL, kFunc, MPI_ERR_RANK,
+                     "local_leader %d is not a rank of local_group (size %d)", local_leader,
+                     lg->size());
+  if (remote_leader < 0 || remote_leader >= rg->size())
+    return raiseWith(errhandler, MPI_SESSION_NULL, kFunc, MPI_ERR_RANK,
+                     "remote_leader %d is not a rank of remote_group (size %d)", remote_leader,
+                     rg->size());
+  if (!stringtag)
+    return raiseWith(errhandler, MPI_SESSION_NULL, kFunc, MPI_ERR_ARG, "stringtag is NULL");
+  if (strnlen(stringtag, MPI_MAX_STRINGTAG_LEN) >= MPI_MAX_STRINGTAG_LEN)
+    return raiseWith(errhandler, MPI_SESSION_NULL, kFunc, MPI_ERR_ARG,
+                     "stringtag is longer than MPI_MAX_STRINGTAG_LEN - 1 = %d characters",
+                     MPI_MAX_STRINGTAG_LEN - 1);
+  const comm::Info* in = nullptr;
+  if (info != MPI_INFO_NULL && !(in = comm::lookupInfo(info)))
+    return raiseWith(errhandler, MPI_SESSION_NULL, kFunc, MPI_ERR_INFO, "invalid info handle 0x%x",
+                     info);
+  if (!newintercomm)
+    return raiseWith(errhandler, MPI_SESSION_NULL, kFunc, MPI_ERR_ARG,
+                     "newintercomm pointer is NULL");
+  if (lg->rankOfWorld(runtime::worldRank()) == MPI_UNDEFINED)
+    return raiseWith(errhandler, MPI_SESSION_NULL, kFunc, MPI_ERR_GROUP,
+                     "the calling process is not a member of local_group");
+  const std::vector<int> local = lg->worldRanks, remote = rg->worldRanks;
+  if (int rc = comm::createIntercommFromGroups(local, local_leader, remote, remote_leader,
+                                               stringtag, errhandler, newintercomm))
+    return raiseWith(errhandler, MPI_SESSION_NULL, kFunc, rc, "%s", lastErrorCause().c_str());
+  if (in) {
+    if (comm::Comm* c = comm::lookup(*newintercomm)) c->hints = in->entries;
+  }
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Intercomm_create_from_groups)
+
 extern "C" int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* fn,
                                               MPI_Errhandler* errhandler) {
   static constexpr const char* kFunc = "MPI_Session_create_errhandler";

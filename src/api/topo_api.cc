@@ -80,6 +80,7 @@ extern "C" int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], 
   (void)reorder;
   comm::Comm* c;
   if (int rc = commOrRaise(kFunc, comm_old, &c)) return rc;
+  if (int rc = api::intraOrRaise(kFunc, comm_old, *c)) return rc;
   if (!comm_cart) return api::raiseCommf(comm_old, kFunc, MPI_ERR_ARG, "comm_cart is NULL");
   long long n;
   if (int rc = checkGrid(kFunc, comm_old, c->size, ndims, dims, periods, &n)) return rc;
@@ -196,6 +197,7 @@ extern "C" int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const i
   CCMPI_API_BEGIN("MPI_Cart_map");
   comm::Comm* c;
   if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  if (int rc = api::intraOrRaise(kFunc, comm, *c)) return rc;
   if (!newrank) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "newrank is NULL");
   long long n;
   if (int rc = checkGrid(kFunc, comm, c->size, ndims, dims, periods, &n)) return rc;
@@ -245,6 +247,7 @@ extern "C" int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[
   (void)reorder;
   comm::Comm* c;
   if (int rc = commOrRaise(kFunc, comm_old, &c)) return rc;
+  if (int rc = api::intraOrRaise(kFunc, comm_old, *c)) return rc;
   if (!comm_graph) return api::raiseCommf(comm_old, kFunc, MPI_ERR_ARG, "comm_graph is NULL");
   if (int rc = checkGraph(kFunc, comm_old, c->size, nnodes, index, edges)) return rc;
   if (int rc = firstRanks(*c, nnodes, comm_graph)) return api::raiseComm(comm_old, kFunc, rc);
@@ -317,6 +320,7 @@ extern "C" int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], cons
   CCMPI_API_BEGIN("MPI_Graph_map");
   comm::Comm* c;
   if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
+  if (int rc = api::intraOrRaise(kFunc, comm, *c)) return rc;
   if (!newrank) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "newrank is NULL");
   if (int rc = checkGraph(kFunc, comm, c->size, nnodes, index, edges)) return rc;
   *newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
@@ -367,6 +371,7 @@ extern "C" int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, 
   (void)reorder;
   comm::Comm* c;
   if (int rc = commOrRaise(kFunc, comm_old, &c)) return rc;
+  if (int rc = api::intraOrRaise(kFunc, comm_old, *c)) return rc;
   if (!comm_dist_graph)
     return api::raiseCommf(comm_old, kFunc, MPI_ERR_ARG, "comm_dist_graph is NULL");
   if (info != MPI_INFO_NULL && !comm::lookupInfo(info))
@@ -403,6 +408,7 @@ extern "C" int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int source
   (void)reorder;
   comm::Comm* c;
   if (int rc = commOrRaise(kFunc, comm_old, &c)) return rc;
+  if (int rc = api::intraOrRaise(kFunc, comm_old, *c)) return rc;
   if (!comm_dist_graph)
     return api::raiseCommf(comm_old, kFunc, MPI_ERR_ARG, "comm_dist_graph is NULL");
   if (info != MPI_INFO_NULL && !comm::lookupInfo(info))

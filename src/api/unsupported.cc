@@ -39,14 +39,6 @@ extern "C" int PMPI_Isendrecv_replace(void*, int, MPI_Datatype, int, int, int, i
 }
 CCMPI_MPI_ALIAS(MPI_Isendrecv_replace)
 
-// ---------- Sessions (MPI-4.0 chapter 11.3) ----------
-
-extern "C" int PMPI_Intercomm_create_from_groups(MPI_Group, int, MPI_Group, int, const char*,
-                                                 MPI_Info, MPI_Errhandler, MPI_Comm*) {
-  return ccmpi::api::unsupported("MPI_Intercomm_create_from_groups");
-}
-CCMPI_MPI_ALIAS(MPI_Intercomm_create_from_groups)
-
 // ---------- Caching (MPI-3.1 chapter 6.7) ----------
 
 extern "C" int PMPI_Win_create_keyval(MPI_Win_copy_attr_function*, MPI_Win_delete_attr_function*,

@@ -50,7 +50,17 @@ void destroy(MPI_Comm h) {
   if (!c) return;
   releaseErrhandler(c->errhandler);
   if (!c->predefined) t.contexts.release(c->contextId);
+  const MPI_Comm local = c->localComm;
   t.comms.remove(h);
+  // An intercommunicator's hidden local communicator goes with it (or once its own
+  // in-flight users finish).
+  if (Comm* l = t.comms.get(local)) {
+    l->freed = true;
+    if (--l->refs <= 0)
+      destroy(local);
+    else
+      t.zombies.push_back(local);
+  }
 }
 
 }  // namespace

@@ -3,6 +3,14 @@
 // context id agreed by its members (p2p traffic uses contextId, collective traffic
 // contextId + 1, so the two never match each other), an error handler, a name,
 // cached attributes and an optional topology.
+//
+// Intercommunicators (src/comm/intercomm.cc): `worldRanks`/`fromWorld`, `rank` and `size`
+// always describe the LOCAL group (MPI_Comm_rank/size/group, the collectives), and
+// point-to-point addresses peers through peerWorldRank/peerRankOfWorld/peerSize: the local
+// group itself for an intracommunicator, the `remote` group for an intercommunicator. Both
+// groups use the same contextId (agreed over both), and each intercommunicator owns a
+// hidden intracommunicator over its local group (`localComm`, its own context id) for the
+// collectives and agreements inside one group.
 #include <mpi.h>
 
 #include <cstdint>
@@ -48,6 +56,13 @@ struct DistGraphTopology {
 // Info hints: ordered (key, value) pairs.
 using InfoEntries = std::vector<std::pair<std::string, std::string>>;
 
+// The remote group of an intercommunicator.
+struct RemoteGroup {
+  std::vector<int> worldRanks;  // remote rank -> world rank
+  std::vector<int> fromWorld;   // world rank -> remote rank or MPI_UNDEFINED (world size)
+  int size() const { return static_cast<int>(worldRanks.size()); }
+};
+
 struct Comm {
   uint32_t contextId = 0;    // p2p context; collectives use contextId + 1
   int rank = MPI_UNDEFINED;  // my rank in this communicator
@@ -79,7 +94,23 @@ struct Comm {
   std::shared_ptr<void> mcastState;
   // Hosts the communicator spans (coll::ruleHosts), 0 until counted.
   mutable int hostCount = 0;
+  // Intercommunicators only: the remote group, and the hidden intracommunicator over the
+  // local group (freed with this communicator).
+  std::unique_ptr<RemoteGroup> remote;
+  MPI_Comm localComm = MPI_COMM_NULL;
 
+  bool isInter() const { return remote != nullptr; }
+  // Point-to-point addressing: ranks of the remote group on an intercommunicator.
+  int peerSize() const { return remote ? remote->size() : size; }
+  int peerWorldRank(int peerRank) const {
+    return remote ? remote->worldRanks[peerRank] : worldRanks[peerRank];
+  }
+  int peerRankOfWorld(int worldRank) const {
+    const std::vector<int>& t = remote ? remote->fromWorld : fromWorld;
+    return (worldRank >= 0 && worldRank < static_cast<int>(t.size())) ? t[worldRank]
+                                                                      : MPI_UNDEFINED;
+  }
+  // Local group.
   int worldRankOf(int commRank) const { return worldRanks[commRank]; }
   int commRankOfWorld(int worldRank) const {
     return (worldRank >= 0 && worldRank < static_cast<int>(fromWorld.size())) ? fromWorld[worldRank]

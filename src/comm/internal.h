@@ -6,11 +6,16 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "comm/comm.h"
 #include "comm/context_ids.h"
+
+namespace ccmpi::p2p {
+struct Request;
+}
 
 namespace ccmpi::comm {
 
@@ -44,5 +49,25 @@ int createCommGroup(Comm& parent, const std::vector<int>& groupWorld, MPI_Comm* 
 // communicator. The new communicator gets `errhandler` (the caller checked its kind).
 int createFromGroup(const std::vector<int>& groupWorld, const std::string& stringTag,
                     MPI_Errhandler errhandler, MPI_Comm* out);
+
+// Intercommunicators (intercomm.cc). MPI_Intercomm_create: every member of `local` calls;
+// peerComm and remoteLeader are significant at the local leader only.
+int createIntercomm(Comm& local, int localLeader, MPI_Comm peerComm, int remoteLeader, int tag,
+                    MPI_Comm* out);
+// MPI_Intercomm_create_from_groups (sessions): the members of the local group call.
+int createIntercommFromGroups(const std::vector<int>& localWorld, int localLeader,
+                              const std::vector<int>& remoteWorld, int remoteLeader,
+                              const std::string& stringTag, MPI_Errhandler errhandler,
+                              MPI_Comm* out);
+// MPI_Intercomm_merge: the intracommunicator of both groups, the low group first.
+int mergeIntercomm(Comm& inter, bool high, MPI_Comm* out);
+// MPI_Comm_dup / split / create on an intercommunicator (both groups call).
+int dupIntercomm(Comm& inter, MPI_Comm* out);
+int splitIntercomm(Comm& inter, int color, int key, MPI_Comm* out);
+int createIntercommSub(Comm& inter, const std::vector<int>& groupWorld, MPI_Comm* out);
+// MPI_Comm_idup on an intercommunicator: *request completes once *out holds the duplicate
+// (onDone, if any, runs on it first: the API layer copies attributes and hints).
+int idupIntercomm(Comm& inter, MPI_Comm* out, std::function<void(MPI_Comm)> onDone,
+                  p2p::Request** request);
 
 }  // namespace ccmpi::comm

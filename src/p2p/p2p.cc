@@ -305,7 +305,7 @@ void finishRecv(Request* r, int srcWorld, int tag, uint64_t msgSize, uint64_t st
                              "message of %llu bytes from rank %d (tag %d) truncated to the "
                              "receive buffer's %llu bytes",
                              static_cast<unsigned long long>(msgSize),
-                             r->comm ? r->comm->commRankOfWorld(srcWorld) : srcWorld, tag,
+                             r->comm ? r->comm->peerRankOfWorld(srcWorld) : srcWorld, tag,
                              static_cast<unsigned long long>(r->bytes));
   }
   unregisterId(r);
@@ -947,7 +947,7 @@ void fillStatus(const Request* r, MPI_Status* st) {
       st->MPI_SOURCE = MPI_PROC_NULL;
       st->MPI_TAG = MPI_ANY_TAG;
     } else {
-      st->MPI_SOURCE = r->comm ? r->comm->commRankOfWorld(r->srcWorld) : r->srcWorld;
+      st->MPI_SOURCE = r->comm ? r->comm->peerRankOfWorld(r->srcWorld) : r->srcWorld;
       st->MPI_TAG = r->srcTag;
     }
     st->ccmpi_count = static_cast<long long>(r->received);
@@ -974,7 +974,7 @@ int isend(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, 
   s->dt = dt;
   datatype::retain(type);
   s->bytes = static_cast<uint64_t>(count) * dt->size();
-  s->peer = dest == MPI_PROC_NULL ? MPI_PROC_NULL : c.worldRankOf(dest);
+  s->peer = dest == MPI_PROC_NULL ? MPI_PROC_NULL : c.peerWorldRank(dest);
   s->tag = tag;
   s->context = c.contextId + static_cast<uint32_t>(ctx);
   s->comm = &c;
@@ -1040,7 +1040,8 @@ int irecv(void* buf, int64_t count, MPI_Datatype type, int source, int tag, comm
   r->dt = dt;
   datatype::retain(type);
   r->bytes = static_cast<uint64_t>(count) * dt->size();
-  r->peer = (source == MPI_ANY_SOURCE || source == MPI_PROC_NULL) ? source : c.worldRankOf(source);
+  r->peer =
+      (source == MPI_ANY_SOURCE || source == MPI_PROC_NULL) ? source : c.peerWorldRank(source);
   r->tag = tag;
   r->context = c.contextId + static_cast<uint32_t>(ctx);
   r->comm = &c;
@@ -1174,14 +1175,14 @@ int start(Request* p) {
 bool iprobe(int source, int tag, comm::Comm& c, Ctx ctx, MPI_Status* status, bool remove,
             Unexpected** msg) {
   const uint32_t context = c.contextId + static_cast<uint32_t>(ctx);
-  const int src = source == MPI_ANY_SOURCE ? MPI_ANY_SOURCE : c.worldRankOf(source);
+  const int src = source == MPI_ANY_SOURCE ? MPI_ANY_SOURCE : c.peerWorldRank(source);
   auto it = g.queues.find(context);
   if (it == g.queues.end()) return false;
   auto& un = it->second.unexpected;
   for (auto u = un.begin(); u != un.end(); ++u) {
     if (srcMatches(src, (*u)->srcWorld) && tagMatches(tag, (*u)->tag)) {
       if (status != MPI_STATUS_IGNORE) {
-        status->MPI_SOURCE = c.commRankOfWorld((*u)->srcWorld);
+        status->MPI_SOURCE = c.peerRankOfWorld((*u)->srcWorld);
         status->MPI_TAG = (*u)->tag;
         status->MPI_ERROR = MPI_SUCCESS;
         status->ccmpi_cancelled = 0;
