@@ -25,20 +25,6 @@ int unsupportedComm(MPI_Comm comm, const char* func) {
 
 }  // namespace ccmpi::api
 
-// ---------- Nonblocking send-receive (MPI-4.0) ----------
-
-extern "C" int PMPI_Isendrecv(const void*, int, MPI_Datatype, int, int, void*, int, MPI_Datatype,
-                              int, int, MPI_Comm comm, MPI_Request*) {
-  return ccmpi::api::unsupportedComm(comm, "MPI_Isendrecv");
-}
-CCMPI_MPI_ALIAS(MPI_Isendrecv)
-
-extern "C" int PMPI_Isendrecv_replace(void*, int, MPI_Datatype, int, int, int, int, MPI_Comm comm,
-                                      MPI_Request*) {
-  return ccmpi::api::unsupportedComm(comm, "MPI_Isendrecv_replace");
-}
-CCMPI_MPI_ALIAS(MPI_Isendrecv_replace)
-
 // ---------- Sessions (MPI-4.0 chapter 11.3) ----------
 
 extern "C" int PMPI_Intercomm_create_from_groups(MPI_Group, int, MPI_Group, int, const char*,
