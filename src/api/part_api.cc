@@ -7,10 +7,18 @@
 // whole buffer goes as one message over the p2p layer. The receive side posts one
 // receive of the whole buffer at each start. Sender and receiver may cut the buffer into
 // different numbers of partitions: one message carries them all, so MPI_Parrived reports
-// a partition when that message has arrived. The message carries the user tag plus
-// p2p::kPartitionedTagBase, so ordinary receives (even MPI_ANY_TAG ones) never match it,
-// and partitioned operations match in the order they start, like persistent ones.
+// a partition when that message has arrived.
+//
+// Matching: the n-th MPI_Psend_init to a rank with tag t on a communicator matches the
+// n-th MPI_Precv_init from that rank with tag t there (initialization order, whatever the
+// order of the starts). Each request gets that n at initialization, and its messages a
+// tag made of t and n above p2p::kPartitionedTagBase: ordinary receives (even MPI_ANY_TAG
+// ones) never match them. n is folded into the tag's high bits (t ^ n << 20, 30 bits), so
+// two pairs could only be confused if both were outstanding with user tags of 2^20 or
+// more that happen to fold to the same value.
+#include <map>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "api/api.h"
@@ -35,6 +43,7 @@ struct PartState {
   MPI_Datatype type = MPI_DATATYPE_NULL;
   int peer = MPI_PROC_NULL;
   int tag = 0;
+  int wireTag = 0;  // tag and initialization sequence (see the top of this file)
   MPI_Comm comm = MPI_COMM_NULL;
   std::vector<char> ready;
   int nready = 0;
@@ -51,8 +60,7 @@ Request* runRequest(const std::shared_ptr<PartState>& st, comm::Comm& c) {
     Request* in = st->inner;
     st->inner = nullptr;
     self->srcWorld = in->srcWorld;
-    self->srcTag =
-        in->srcTag >= p2p::kPartitionedTagBase ? in->srcTag - p2p::kPartitionedTagBase : in->srcTag;
+    self->srcTag = st->tag;
     self->received = in->received;
     self->msgSize = in->msgSize;
     self->error = in->error;
@@ -62,9 +70,19 @@ Request* runRequest(const std::shared_ptr<PartState>& st, comm::Comm& c) {
   return r;
 }
 
+// Partitioned initializations so far per (send?, context, peer world rank, tag).
+std::map<std::tuple<bool, uint32_t, int, int>, uint32_t> gInitCount;
+
+int wireTag(bool send, const comm::Comm& c, int peer, int tag) {
+  if (peer == MPI_PROC_NULL) return p2p::kPartitionedTagBase + tag;
+  const uint32_t n = gInitCount[{send, c.contextId, c.worldRankOf(peer), tag}]++;
+  return p2p::kPartitionedTagBase +
+         static_cast<int>((static_cast<uint32_t>(tag) ^ (n << 20)) & p2p::kTagUb);
+}
+
 int post(PartState& st, comm::Comm& c) {
   const int64_t total = st.count * st.partitions;
-  const int tag = p2p::kPartitionedTagBase + st.tag;
+  const int tag = st.wireTag;
   if (st.send)
     return p2p::isend(st.buf, total, st.type, st.peer, tag, c, p2p::Ctx::kPt2pt,
                       p2p::SendMode::kStandard, &st.inner);
@@ -95,6 +113,7 @@ int partInit(const char* func, const void* buf, int partitions, MPI_Count count,
   st->type = type;
   st->peer = peer;
   st->tag = tag;
+  st->wireTag = wireTag(send, *c, peer, tag);
   st->comm = comm;
   st->ready.assign(static_cast<size_t>(partitions), 0);
   Request* p = p2p::newRequest(Request::Kind::kPersistentColl);

@@ -2,7 +2,8 @@
  * with Psend_init/Precv_init, partitions marked ready out of order (Pready, Pready_range,
  * Pready_list), the receiver polling MPI_Parrived, the requests restarted several times,
  * sender and receiver partitioning the buffer differently; an MPI_ANY_TAG receive
- * posted meanwhile never matches a partitioned message. */
+ * posted meanwhile never matches a partitioned message. Then three pairs with the same
+ * tag, started in another order than initialized: they match in initialization order. */
 #include "check.h"
 
 enum { SPART = 8, RPART = 4, PER = 50, ITER = 4 };
@@ -90,6 +91,41 @@ int main(int argc, char** argv) {
   }
   CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
   CHECK_MPI(MPI_Request_free(&req));
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+
+  /* Matching follows initialization order. */
+  {
+    static int bufs[3][64];
+    MPI_Request reqs[3];
+    for (int k = 0; k < 3; ++k) {
+      if (sender)
+        CHECK_MPI(MPI_Psend_init(bufs[k], 2, 32, MPI_INT, peer, 9, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                 &reqs[k]));
+      else
+        CHECK_MPI(MPI_Precv_init(bufs[k], 4, 16, MPI_INT, peer, 9, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                 &reqs[k]));
+    }
+    if (sender) {
+      const int order[3] = {2, 0, 1};
+      for (int j = 0; j < 3; ++j) {
+        const int k = order[j];
+        CHECK_MPI(MPI_Start(&reqs[k]));
+        for (int i = 0; i < 64; ++i) bufs[k][i] = k * 100 + i;
+        CHECK_MPI(MPI_Pready_range(0, 1, reqs[k]));
+      }
+    } else {
+      CHECK_MPI(MPI_Startall(3, reqs));
+    }
+    MPI_Status sts[3];
+    CHECK_MPI(MPI_Waitall(3, reqs, sts));
+    if (!sender)
+      for (int k = 0; k < 3; ++k) {
+        CHECK(sts[k].MPI_TAG == 9 && sts[k].MPI_SOURCE == peer, "status %d", k);
+        for (int i = 0; i < 64; ++i)
+          CHECK(bufs[k][i] == k * 100 + i, "request %d element %d: %d", k, i, bufs[k][i]);
+      }
+    for (int k = 0; k < 3; ++k) CHECK_MPI(MPI_Request_free(&reqs[k]));
+  }
   MPI_Barrier(MPI_COMM_WORLD);
   test_pass("mpi4_part");
   MPI_Finalize();
