@@ -66,136 +66,283 @@ int toIntOrUndefined(int64_t v) {
   return v > INT_MAX ? MPI_UNDEFINED : static_cast<int>(v);
 }
 
+#define CHECK_COUNT64(c, name) \
+  if ((c) < 0) return raisef(kFunc, MPI_ERR_COUNT, "%s %lld is negative", name, (long long)(c))
+#define CHECK_BLOCKLEN64(b) \
+  if ((b) < 0) return raisef(kFunc, MPI_ERR_ARG, "blocklength %lld is negative", (long long)(b))
+
+template <typename T>
+std::vector<int64_t> widen(int64_t n, const T* a) {
+  return n > 0 ? std::vector<int64_t>(a, a + n) : std::vector<int64_t>();
+}
+
+// Each MPI-3 constructor and its MPI-4 large-count (_c) twin share one implementation
+// over 64-bit arguments; `large` selects how the envelope reports them.
+int typeContiguous(const char* kFunc, MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype,
+                   bool large) {
+  CHECK_COUNT64(count, "count");
+  CHECK_PTR(newtype, "newtype");
+  datatype::Datatype* t = nullptr;
+  if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
+  ENGINE(datatype::createContiguous(count, oldtype, newtype, large));
+  return MPI_SUCCESS;
+}
+
+int typeVector(const char* kFunc, MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+               MPI_Datatype oldtype, MPI_Datatype* newtype, bool bytes, bool large) {
+  CHECK_COUNT64(count, "count");
+  CHECK_BLOCKLEN64(blocklength);
+  CHECK_PTR(newtype, "newtype");
+  datatype::Datatype* t = nullptr;
+  if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
+  if (bytes) {
+    ENGINE(datatype::createHvector(count, blocklength, stride, oldtype, newtype, large));
+  } else {
+    ENGINE(datatype::createVector(count, blocklength, stride, oldtype, newtype, large));
+  }
+  return MPI_SUCCESS;
+}
+
+enum class Indexed { kIndexed, kHindexed, kBlock, kHblock };
+
+// Indexed family: blocklens has `count` entries (or one for the _block variants).
+template <typename B, typename D>
+int typeIndexed(const char* kFunc, MPI_Count count, const B* blocklens, const D* disps,
+                MPI_Datatype oldtype, MPI_Datatype* newtype, Indexed kind, bool large) {
+  const bool block = kind == Indexed::kBlock || kind == Indexed::kHblock;
+  CHECK_COUNT64(count, "count");
+  if (!block) CHECK_ARRAY(blocklens, count, "array_of_blocklengths");
+  CHECK_ARRAY(disps, count, "array_of_displacements");
+  CHECK_PTR(newtype, "newtype");
+  if (block) CHECK_BLOCKLEN64(*blocklens);
+  datatype::Datatype* t = nullptr;
+  if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
+  std::vector<int64_t> d = widen(count, disps);
+  switch (kind) {
+    case Indexed::kIndexed:
+      ENGINE(
+          datatype::createIndexed(widen(count, blocklens), std::move(d), oldtype, newtype, large));
+      break;
+    case Indexed::kHindexed:
+      ENGINE(
+          datatype::createHindexed(widen(count, blocklens), std::move(d), oldtype, newtype, large));
+      break;
+    case Indexed::kBlock:
+      ENGINE(datatype::createIndexedBlock(*blocklens, std::move(d), oldtype, newtype, large));
+      break;
+    case Indexed::kHblock:
+      ENGINE(datatype::createHindexedBlock(*blocklens, std::move(d), oldtype, newtype, large));
+      break;
+  }
+  return MPI_SUCCESS;
+}
+
+template <typename B, typename D>
+int typeStruct(const char* kFunc, MPI_Count count, const B* blocklens, const D* disps,
+               const MPI_Datatype* types, MPI_Datatype* newtype, bool large) {
+  CHECK_COUNT64(count, "count");
+  CHECK_ARRAY(blocklens, count, "array_of_blocklengths");
+  CHECK_ARRAY(disps, count, "array_of_displacements");
+  CHECK_ARRAY(types, count, "array_of_types");
+  CHECK_PTR(newtype, "newtype");
+  ENGINE(
+      datatype::createStruct(widen(count, blocklens), widen(count, disps), types, newtype, large));
+  return MPI_SUCCESS;
+}
+
+template <typename S>
+int typeSubarray(const char* kFunc, int ndims, const S* sizes, const S* subsizes, const S* starts,
+                 int order, MPI_Datatype oldtype, MPI_Datatype* newtype, bool large) {
+  if (ndims <= 0) return raisef(kFunc, MPI_ERR_ARG, "ndims %d is not positive", ndims);
+  CHECK_ARRAY(sizes, ndims, "array_of_sizes");
+  CHECK_ARRAY(subsizes, ndims, "array_of_subsizes");
+  CHECK_ARRAY(starts, ndims, "array_of_starts");
+  CHECK_PTR(newtype, "newtype");
+  datatype::Datatype* t = nullptr;
+  if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
+  const std::vector<int64_t> a = widen(ndims, sizes), b = widen(ndims, subsizes),
+                             c = widen(ndims, starts);
+  ENGINE(datatype::createSubarray(ndims, a.data(), b.data(), c.data(), order, oldtype, newtype,
+                                  large));
+  return MPI_SUCCESS;
+}
+
+template <typename S>
+int typeDarray(const char* kFunc, int size, int rank, int ndims, const S* gsizes,
+               const int* distribs, const int* dargs, const int* psizes, int order,
+               MPI_Datatype oldtype, MPI_Datatype* newtype, bool large) {
+  if (ndims <= 0) return raisef(kFunc, MPI_ERR_ARG, "ndims %d is not positive", ndims);
+  CHECK_ARRAY(gsizes, ndims, "array_of_gsizes");
+  CHECK_ARRAY(distribs, ndims, "array_of_distribs");
+  CHECK_ARRAY(dargs, ndims, "array_of_dargs");
+  CHECK_ARRAY(psizes, ndims, "array_of_psizes");
+  CHECK_PTR(newtype, "newtype");
+  datatype::Datatype* t = nullptr;
+  if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
+  const std::vector<int64_t> g = widen(ndims, gsizes);
+  ENGINE(datatype::createDarray(size, rank, ndims, g.data(), distribs, dargs, psizes, order,
+                                oldtype, newtype, large));
+  return MPI_SUCCESS;
+}
+
+int typeResized(const char* kFunc, MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                MPI_Datatype* newtype, bool large) {
+  CHECK_PTR(newtype, "newtype");
+  datatype::Datatype* t = nullptr;
+  if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
+  ENGINE(datatype::createResized(oldtype, lb, extent, newtype, large));
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 // ---------- constructors ----------
 
 extern "C" int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   CCMPI_API_BEGIN("MPI_Type_contiguous");
-  CHECK_COUNT(count, "count");
-  CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
-  ENGINE(datatype::createContiguous(count, oldtype, newtype));
-  return MPI_SUCCESS;
+  return typeContiguous(kFunc, count, oldtype, newtype, false);
 }
 CCMPI_MPI_ALIAS(MPI_Type_contiguous)
+
+extern "C" int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype,
+                                      MPI_Datatype* newtype) {
+  CCMPI_API_BEGIN("MPI_Type_contiguous_c");
+  return typeContiguous(kFunc, count, oldtype, newtype, true);
+}
+CCMPI_MPI_ALIAS(MPI_Type_contiguous_c)
 
 extern "C" int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                                 MPI_Datatype* newtype) {
   CCMPI_API_BEGIN("MPI_Type_vector");
-  CHECK_COUNT(count, "count");
-  if (blocklength < 0) return raisef(kFunc, MPI_ERR_ARG, "blocklength %d is negative", blocklength);
-  CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
-  ENGINE(datatype::createVector(count, blocklength, stride, oldtype, newtype));
-  return MPI_SUCCESS;
+  return typeVector(kFunc, count, blocklength, stride, oldtype, newtype, false, false);
 }
 CCMPI_MPI_ALIAS(MPI_Type_vector)
+
+extern "C" int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                                  MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  CCMPI_API_BEGIN("MPI_Type_vector_c");
+  return typeVector(kFunc, count, blocklength, stride, oldtype, newtype, false, true);
+}
+CCMPI_MPI_ALIAS(MPI_Type_vector_c)
 
 extern "C" int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
                                         MPI_Datatype oldtype, MPI_Datatype* newtype) {
   CCMPI_API_BEGIN("MPI_Type_create_hvector");
-  CHECK_COUNT(count, "count");
-  if (blocklength < 0) return raisef(kFunc, MPI_ERR_ARG, "blocklength %d is negative", blocklength);
-  CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
-  ENGINE(datatype::createHvector(count, blocklength, stride, oldtype, newtype));
-  return MPI_SUCCESS;
+  return typeVector(kFunc, count, blocklength, stride, oldtype, newtype, true, false);
 }
 CCMPI_MPI_ALIAS(MPI_Type_create_hvector)
+
+extern "C" int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                                          MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  CCMPI_API_BEGIN("MPI_Type_create_hvector_c");
+  return typeVector(kFunc, count, blocklength, stride, oldtype, newtype, true, true);
+}
+CCMPI_MPI_ALIAS(MPI_Type_create_hvector_c)
 
 extern "C" int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                                  const int array_of_displacements[], MPI_Datatype oldtype,
                                  MPI_Datatype* newtype) {
   CCMPI_API_BEGIN("MPI_Type_indexed");
-  CHECK_COUNT(count, "count");
-  CHECK_ARRAY(array_of_blocklengths, count, "array_of_blocklengths");
-  CHECK_ARRAY(array_of_displacements, count, "array_of_displacements");
-  CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
-  ENGINE(datatype::createIndexed(count, array_of_blocklengths, array_of_displacements, oldtype,
-                                 newtype));
-  return MPI_SUCCESS;
+  return typeIndexed(kFunc, count, array_of_blocklengths, array_of_displacements, oldtype, newtype,
+                     Indexed::kIndexed, false);
 }
 CCMPI_MPI_ALIAS(MPI_Type_indexed)
+
+extern "C" int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                   const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                   MPI_Datatype* newtype) {
+  CCMPI_API_BEGIN("MPI_Type_indexed_c");
+  return typeIndexed(kFunc, count, array_of_blocklengths, array_of_displacements, oldtype, newtype,
+                     Indexed::kIndexed, true);
+}
+CCMPI_MPI_ALIAS(MPI_Type_indexed_c)
 
 extern "C" int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                                          const MPI_Aint array_of_displacements[],
                                          MPI_Datatype oldtype, MPI_Datatype* newtype) {
   CCMPI_API_BEGIN("MPI_Type_create_hindexed");
-  CHECK_COUNT(count, "count");
-  CHECK_ARRAY(array_of_blocklengths, count, "array_of_blocklengths");
-  CHECK_ARRAY(array_of_displacements, count, "array_of_displacements");
-  CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
-  ENGINE(datatype::createHindexed(count, array_of_blocklengths, array_of_displacements, oldtype,
-                                  newtype));
-  return MPI_SUCCESS;
+  return typeIndexed(kFunc, count, array_of_blocklengths, array_of_displacements, oldtype, newtype,
+                     Indexed::kHindexed, false);
 }
 CCMPI_MPI_ALIAS(MPI_Type_create_hindexed)
+
+extern "C" int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                           const MPI_Count array_of_displacements[],
+                                           MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  CCMPI_API_BEGIN("MPI_Type_create_hindexed_c");
+  return typeIndexed(kFunc, count, array_of_blocklengths, array_of_displacements, oldtype, newtype,
+                     Indexed::kHindexed, true);
+}
+CCMPI_MPI_ALIAS(MPI_Type_create_hindexed_c)
 
 extern "C" int PMPI_Type_create_indexed_block(int count, int blocklength,
                                               const int array_of_displacements[],
                                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
   CCMPI_API_BEGIN("MPI_Type_create_indexed_block");
-  CHECK_COUNT(count, "count");
-  if (blocklength < 0) return raisef(kFunc, MPI_ERR_ARG, "blocklength %d is negative", blocklength);
-  CHECK_ARRAY(array_of_displacements, count, "array_of_displacements");
-  CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
-  ENGINE(
-      datatype::createIndexedBlock(count, blocklength, array_of_displacements, oldtype, newtype));
-  return MPI_SUCCESS;
+  return typeIndexed(kFunc, count, &blocklength, array_of_displacements, oldtype, newtype,
+                     Indexed::kBlock, false);
 }
 CCMPI_MPI_ALIAS(MPI_Type_create_indexed_block)
+
+extern "C" int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                                const MPI_Count array_of_displacements[],
+                                                MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  CCMPI_API_BEGIN("MPI_Type_create_indexed_block_c");
+  return typeIndexed(kFunc, count, &blocklength, array_of_displacements, oldtype, newtype,
+                     Indexed::kBlock, true);
+}
+CCMPI_MPI_ALIAS(MPI_Type_create_indexed_block_c)
 
 extern "C" int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                                const MPI_Aint array_of_displacements[],
                                                MPI_Datatype oldtype, MPI_Datatype* newtype) {
   CCMPI_API_BEGIN("MPI_Type_create_hindexed_block");
-  CHECK_COUNT(count, "count");
-  if (blocklength < 0) return raisef(kFunc, MPI_ERR_ARG, "blocklength %d is negative", blocklength);
-  CHECK_ARRAY(array_of_displacements, count, "array_of_displacements");
-  CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
-  ENGINE(
-      datatype::createHindexedBlock(count, blocklength, array_of_displacements, oldtype, newtype));
-  return MPI_SUCCESS;
+  return typeIndexed(kFunc, count, &blocklength, array_of_displacements, oldtype, newtype,
+                     Indexed::kHblock, false);
 }
 CCMPI_MPI_ALIAS(MPI_Type_create_hindexed_block)
+
+extern "C" int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                                 const MPI_Count array_of_displacements[],
+                                                 MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  CCMPI_API_BEGIN("MPI_Type_create_hindexed_block_c");
+  return typeIndexed(kFunc, count, &blocklength, array_of_displacements, oldtype, newtype,
+                     Indexed::kHblock, true);
+}
+CCMPI_MPI_ALIAS(MPI_Type_create_hindexed_block_c)
 
 extern "C" int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                                        const MPI_Aint array_of_displacements[],
                                        const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
   CCMPI_API_BEGIN("MPI_Type_create_struct");
-  CHECK_COUNT(count, "count");
-  CHECK_ARRAY(array_of_blocklengths, count, "array_of_blocklengths");
-  CHECK_ARRAY(array_of_displacements, count, "array_of_displacements");
-  CHECK_ARRAY(array_of_types, count, "array_of_types");
-  CHECK_PTR(newtype, "newtype");
-  ENGINE(datatype::createStruct(count, array_of_blocklengths, array_of_displacements,
-                                array_of_types, newtype));
-  return MPI_SUCCESS;
+  return typeStruct(kFunc, count, array_of_blocklengths, array_of_displacements, array_of_types,
+                    newtype, false);
 }
 CCMPI_MPI_ALIAS(MPI_Type_create_struct)
+
+extern "C" int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                         const MPI_Count array_of_displacements[],
+                                         const MPI_Datatype array_of_types[],
+                                         MPI_Datatype* newtype) {
+  CCMPI_API_BEGIN("MPI_Type_create_struct_c");
+  return typeStruct(kFunc, count, array_of_blocklengths, array_of_displacements, array_of_types,
+                    newtype, true);
+}
+CCMPI_MPI_ALIAS(MPI_Type_create_struct_c)
 
 extern "C" int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                                         MPI_Datatype* newtype) {
   CCMPI_API_BEGIN("MPI_Type_create_resized");
-  CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
-  ENGINE(datatype::createResized(oldtype, lb, extent, newtype));
-  return MPI_SUCCESS;
+  return typeResized(kFunc, oldtype, lb, extent, newtype, false);
 }
 CCMPI_MPI_ALIAS(MPI_Type_create_resized)
+
+extern "C" int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                                          MPI_Datatype* newtype) {
+  CCMPI_API_BEGIN("MPI_Type_create_resized_c");
+  return typeResized(kFunc, oldtype, lb, extent, newtype, true);
+}
+CCMPI_MPI_ALIAS(MPI_Type_create_resized_c)
 
 extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   CCMPI_API_BEGIN("MPI_Type_dup");
@@ -218,37 +365,41 @@ extern "C" int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
                                          const int array_of_subsizes[], const int array_of_starts[],
                                          int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   CCMPI_API_BEGIN("MPI_Type_create_subarray");
-  if (ndims <= 0) return raisef(kFunc, MPI_ERR_ARG, "ndims %d is not positive", ndims);
-  CHECK_ARRAY(array_of_sizes, ndims, "array_of_sizes");
-  CHECK_ARRAY(array_of_subsizes, ndims, "array_of_subsizes");
-  CHECK_ARRAY(array_of_starts, ndims, "array_of_starts");
-  CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
-  ENGINE(datatype::createSubarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order,
-                                  oldtype, newtype));
-  return MPI_SUCCESS;
+  return typeSubarray(kFunc, ndims, array_of_sizes, array_of_subsizes, array_of_starts, order,
+                      oldtype, newtype, false);
 }
 CCMPI_MPI_ALIAS(MPI_Type_create_subarray)
+
+extern "C" int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+                                           const MPI_Count array_of_subsizes[],
+                                           const MPI_Count array_of_starts[], int order,
+                                           MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  CCMPI_API_BEGIN("MPI_Type_create_subarray_c");
+  return typeSubarray(kFunc, ndims, array_of_sizes, array_of_subsizes, array_of_starts, order,
+                      oldtype, newtype, true);
+}
+CCMPI_MPI_ALIAS(MPI_Type_create_subarray_c)
 
 extern "C" int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
                                        const int array_of_distribs[], const int array_of_dargs[],
                                        const int array_of_psizes[], int order, MPI_Datatype oldtype,
                                        MPI_Datatype* newtype) {
   CCMPI_API_BEGIN("MPI_Type_create_darray");
-  if (ndims <= 0) return raisef(kFunc, MPI_ERR_ARG, "ndims %d is not positive", ndims);
-  CHECK_ARRAY(array_of_gsizes, ndims, "array_of_gsizes");
-  CHECK_ARRAY(array_of_distribs, ndims, "array_of_distribs");
-  CHECK_ARRAY(array_of_dargs, ndims, "array_of_dargs");
-  CHECK_ARRAY(array_of_psizes, ndims, "array_of_psizes");
-  CHECK_PTR(newtype, "newtype");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, oldtype, &t, "oldtype")) return rc;
-  ENGINE(datatype::createDarray(size, rank, ndims, array_of_gsizes, array_of_distribs,
-                                array_of_dargs, array_of_psizes, order, oldtype, newtype));
-  return MPI_SUCCESS;
+  return typeDarray(kFunc, size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
+                    array_of_psizes, order, oldtype, newtype, false);
 }
 CCMPI_MPI_ALIAS(MPI_Type_create_darray)
+
+extern "C" int PMPI_Type_create_darray_c(int size, int rank, int ndims,
+                                         const MPI_Count array_of_gsizes[],
+                                         const int array_of_distribs[], const int array_of_dargs[],
+                                         const int array_of_psizes[], int order,
+                                         MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  CCMPI_API_BEGIN("MPI_Type_create_darray_c");
+  return typeDarray(kFunc, size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
+                    array_of_psizes, order, oldtype, newtype, true);
+}
+CCMPI_MPI_ALIAS(MPI_Type_create_darray_c)
 
 // ---------- commit, free, queries ----------
 
@@ -274,75 +425,88 @@ extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
 }
 CCMPI_MPI_ALIAS(MPI_Type_free)
 
-extern "C" int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
-  CCMPI_API_BEGIN("MPI_Type_get_extent");
-  CHECK_PTR(lb, "lb");
-  CHECK_PTR(extent, "extent");
+namespace {
+// MPI_Type_get_extent / get_true_extent and their _x and _c forms.
+template <typename A>
+int getExtent(const char* kFunc, MPI_Datatype datatype, A* lb, A* extent, bool trueExtent) {
+  CHECK_PTR(lb, trueExtent ? "true_lb" : "lb");
+  CHECK_PTR(extent, trueExtent ? "true_extent" : "extent");
   datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
-  *lb = t->lb();
-  *extent = t->extent();
+  *lb = trueExtent ? t->trueLb() : t->lb();
+  *extent = trueExtent ? t->trueExtent() : t->extent();
   return MPI_SUCCESS;
 }
-CCMPI_MPI_ALIAS(MPI_Type_get_extent)
 
-extern "C" int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
-  CCMPI_API_BEGIN("MPI_Type_get_extent_x");
-  CHECK_PTR(lb, "lb");
-  CHECK_PTR(extent, "extent");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, datatype, &t)) return rc;
-  *lb = t->lb();
-  *extent = t->extent();
-  return MPI_SUCCESS;
-}
-CCMPI_MPI_ALIAS(MPI_Type_get_extent_x)
-
-extern "C" int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb,
-                                         MPI_Aint* true_extent) {
-  CCMPI_API_BEGIN("MPI_Type_get_true_extent");
-  CHECK_PTR(true_lb, "true_lb");
-  CHECK_PTR(true_extent, "true_extent");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, datatype, &t)) return rc;
-  *true_lb = t->trueLb();
-  *true_extent = t->trueExtent();
-  return MPI_SUCCESS;
-}
-CCMPI_MPI_ALIAS(MPI_Type_get_true_extent)
-
-extern "C" int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb,
-                                           MPI_Count* true_extent) {
-  CCMPI_API_BEGIN("MPI_Type_get_true_extent_x");
-  CHECK_PTR(true_lb, "true_lb");
-  CHECK_PTR(true_extent, "true_extent");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, datatype, &t)) return rc;
-  *true_lb = t->trueLb();
-  *true_extent = t->trueExtent();
-  return MPI_SUCCESS;
-}
-CCMPI_MPI_ALIAS(MPI_Type_get_true_extent_x)
-
-extern "C" int PMPI_Type_size(MPI_Datatype datatype, int* size) {
-  CCMPI_API_BEGIN("MPI_Type_size");
-  CHECK_PTR(size, "size");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, datatype, &t)) return rc;
-  *size = toIntOrUndefined(t->size());
-  return MPI_SUCCESS;
-}
-CCMPI_MPI_ALIAS(MPI_Type_size)
-
-extern "C" int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
-  CCMPI_API_BEGIN("MPI_Type_size_x");
+int typeSize(const char* kFunc, MPI_Datatype datatype, MPI_Count* size) {
   CHECK_PTR(size, "size");
   datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   *size = t->size();
   return MPI_SUCCESS;
 }
+}  // namespace
+
+extern "C" int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+  CCMPI_API_BEGIN("MPI_Type_get_extent");
+  return getExtent(kFunc, datatype, lb, extent, false);
+}
+CCMPI_MPI_ALIAS(MPI_Type_get_extent)
+
+extern "C" int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  CCMPI_API_BEGIN("MPI_Type_get_extent_x");
+  return getExtent(kFunc, datatype, lb, extent, false);
+}
+CCMPI_MPI_ALIAS(MPI_Type_get_extent_x)
+
+extern "C" int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  CCMPI_API_BEGIN("MPI_Type_get_extent_c");
+  return getExtent(kFunc, datatype, lb, extent, false);
+}
+CCMPI_MPI_ALIAS(MPI_Type_get_extent_c)
+
+extern "C" int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb,
+                                         MPI_Aint* true_extent) {
+  CCMPI_API_BEGIN("MPI_Type_get_true_extent");
+  return getExtent(kFunc, datatype, true_lb, true_extent, true);
+}
+CCMPI_MPI_ALIAS(MPI_Type_get_true_extent)
+
+extern "C" int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb,
+                                           MPI_Count* true_extent) {
+  CCMPI_API_BEGIN("MPI_Type_get_true_extent_x");
+  return getExtent(kFunc, datatype, true_lb, true_extent, true);
+}
+CCMPI_MPI_ALIAS(MPI_Type_get_true_extent_x)
+
+extern "C" int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb,
+                                           MPI_Count* true_extent) {
+  CCMPI_API_BEGIN("MPI_Type_get_true_extent_c");
+  return getExtent(kFunc, datatype, true_lb, true_extent, true);
+}
+CCMPI_MPI_ALIAS(MPI_Type_get_true_extent_c)
+
+extern "C" int PMPI_Type_size(MPI_Datatype datatype, int* size) {
+  CCMPI_API_BEGIN("MPI_Type_size");
+  CHECK_PTR(size, "size");
+  MPI_Count s = 0;
+  if (int rc = typeSize(kFunc, datatype, &s)) return rc;
+  *size = toIntOrUndefined(s);
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Type_size)
+
+extern "C" int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+  CCMPI_API_BEGIN("MPI_Type_size_x");
+  return typeSize(kFunc, datatype, size);
+}
 CCMPI_MPI_ALIAS(MPI_Type_size_x)
+
+extern "C" int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
+  CCMPI_API_BEGIN("MPI_Type_size_c");
+  return typeSize(kFunc, datatype, size);
+}
+CCMPI_MPI_ALIAS(MPI_Type_size_c)
 
 extern "C" int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
   CCMPI_API_BEGIN("MPI_Type_get_name");
@@ -378,29 +542,95 @@ extern "C" int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, 
   CHECK_PTR(combiner, "combiner");
   datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
-  ENGINE(datatype::getEnvelope(datatype, num_integers, num_addresses, num_datatypes, combiner));
+  int64_t ni = 0, na = 0, nc = 0, nd = 0;
+  ENGINE(datatype::getEnvelope(datatype, &ni, &na, &nc, &nd, combiner));
+  if (nc > 0)
+    return raisef(kFunc, MPI_ERR_TYPE,
+                  "datatype %s was created by a large-count (_c) constructor: its envelope has "
+                  "%lld large counts (use MPI_Type_get_envelope_c)",
+                  nameOf(*t), static_cast<long long>(nc));
+  *num_integers = static_cast<int>(ni);
+  *num_addresses = static_cast<int>(na);
+  *num_datatypes = static_cast<int>(nd);
   return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Type_get_envelope)
+
+extern "C" int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers,
+                                        MPI_Count* num_addresses, MPI_Count* num_large_counts,
+                                        MPI_Count* num_datatypes, int* combiner) {
+  CCMPI_API_BEGIN("MPI_Type_get_envelope_c");
+  CHECK_PTR(num_integers, "num_integers");
+  CHECK_PTR(num_addresses, "num_addresses");
+  CHECK_PTR(num_large_counts, "num_large_counts");
+  CHECK_PTR(num_datatypes, "num_datatypes");
+  CHECK_PTR(combiner, "combiner");
+  datatype::Datatype* t = nullptr;
+  if (int rc = typeArg(kFunc, datatype, &t)) return rc;
+  int64_t ni = 0, na = 0, nc = 0, nd = 0;
+  ENGINE(datatype::getEnvelope(datatype, &ni, &na, &nc, &nd, combiner));
+  *num_integers = ni;
+  *num_addresses = na;
+  *num_large_counts = nc;
+  *num_datatypes = nd;
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Type_get_envelope_c)
+
+namespace {
+int getContents(const char* kFunc, MPI_Datatype datatype, MPI_Count max_integers,
+                MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes,
+                int array_of_integers[], MPI_Aint array_of_addresses[],
+                MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]) {
+  CHECK_COUNT64(max_integers, "max_integers");
+  CHECK_COUNT64(max_addresses, "max_addresses");
+  CHECK_COUNT64(max_large_counts, "max_large_counts");
+  CHECK_COUNT64(max_datatypes, "max_datatypes");
+  CHECK_ARRAY(array_of_integers, max_integers, "array_of_integers");
+  CHECK_ARRAY(array_of_addresses, max_addresses, "array_of_addresses");
+  CHECK_ARRAY(array_of_large_counts, max_large_counts, "array_of_large_counts");
+  CHECK_ARRAY(array_of_datatypes, max_datatypes, "array_of_datatypes");
+  datatype::Datatype* t = nullptr;
+  if (int rc = typeArg(kFunc, datatype, &t)) return rc;
+  int64_t ni = 0, na = 0, nc = 0, nd = 0;
+  int combiner = 0;
+  ENGINE(datatype::getEnvelope(datatype, &ni, &na, &nc, &nd, &combiner));
+  if (nc > 0 && !array_of_large_counts)
+    return raisef(kFunc, MPI_ERR_TYPE,
+                  "datatype %s was created by a large-count (_c) constructor: its contents have "
+                  "%lld large counts (use MPI_Type_get_contents_c)",
+                  nameOf(*t), static_cast<long long>(nc));
+  std::vector<int64_t> counts(static_cast<size_t>(nc));
+  ENGINE(datatype::getContents(datatype, max_integers, max_addresses, max_large_counts,
+                               max_datatypes, array_of_integers, array_of_addresses, counts.data(),
+                               array_of_datatypes));
+  std::copy(counts.begin(), counts.end(), array_of_large_counts);
+  return MPI_SUCCESS;
+}
+}  // namespace
 
 extern "C" int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
                                       int max_datatypes, int array_of_integers[],
                                       MPI_Aint array_of_addresses[],
                                       MPI_Datatype array_of_datatypes[]) {
   CCMPI_API_BEGIN("MPI_Type_get_contents");
-  CHECK_COUNT(max_integers, "max_integers");
-  CHECK_COUNT(max_addresses, "max_addresses");
-  CHECK_COUNT(max_datatypes, "max_datatypes");
-  CHECK_ARRAY(array_of_integers, max_integers, "array_of_integers");
-  CHECK_ARRAY(array_of_addresses, max_addresses, "array_of_addresses");
-  CHECK_ARRAY(array_of_datatypes, max_datatypes, "array_of_datatypes");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, datatype, &t)) return rc;
-  ENGINE(datatype::getContents(datatype, max_integers, max_addresses, max_datatypes,
-                               array_of_integers, array_of_addresses, array_of_datatypes));
-  return MPI_SUCCESS;
+  return getContents(kFunc, datatype, max_integers, max_addresses, 0, max_datatypes,
+                     array_of_integers, array_of_addresses, nullptr, array_of_datatypes);
 }
 CCMPI_MPI_ALIAS(MPI_Type_get_contents)
+
+extern "C" int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
+                                        MPI_Count max_addresses, MPI_Count max_large_counts,
+                                        MPI_Count max_datatypes, int array_of_integers[],
+                                        MPI_Aint array_of_addresses[],
+                                        MPI_Count array_of_large_counts[],
+                                        MPI_Datatype array_of_datatypes[]) {
+  CCMPI_API_BEGIN("MPI_Type_get_contents_c");
+  return getContents(kFunc, datatype, max_integers, max_addresses, max_large_counts, max_datatypes,
+                     array_of_integers, array_of_addresses, array_of_large_counts,
+                     array_of_datatypes);
+}
+CCMPI_MPI_ALIAS(MPI_Type_get_contents_c)
 
 extern "C" int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
   CCMPI_API_BEGIN("MPI_Type_match_size");
@@ -443,63 +673,66 @@ CCMPI_MPI_ALIAS(MPI_Aint_diff)
 
 // ---------- pack / unpack ----------
 
-extern "C" int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
-                         int outsize, int* position, MPI_Comm comm) {
-  CCMPI_API_BEGIN("MPI_Pack");
+namespace {
+// MPI_Pack/Unpack and their _c forms; P is the position's type (int or MPI_Count).
+template <typename P>
+int packImpl(const char* kFunc, const void* inbuf, MPI_Count incount, MPI_Datatype datatype,
+             void* outbuf, MPI_Count outsize, P* position, MPI_Comm comm) {
   if (!comm::lookup(comm))
     return raisef(kFunc, MPI_ERR_COMM, "invalid communicator handle 0x%x", comm);
-  CCMPI_CHECK(comm, incount >= 0, MPI_ERR_COUNT, "incount %d is negative", incount);
+  CCMPI_CHECK(comm, incount >= 0, MPI_ERR_COUNT, "incount %lld is negative", incount);
   CCMPI_CHECK(comm, position, MPI_ERR_ARG, "position is NULL");
-  CCMPI_CHECK(comm, *position >= 0, MPI_ERR_ARG, "position %d is negative", *position);
+  CCMPI_CHECK(comm, *position >= 0, MPI_ERR_ARG, "position %lld is negative",
+              static_cast<long long>(*position));
   datatype::Datatype* t = nullptr;
   if (int rc = committedArg(kFunc, comm, datatype, &t)) return rc;
-  const int64_t need = static_cast<int64_t>(incount) * t->size();
+  const int64_t need = incount * t->size();
   CCMPI_CHECK(comm, *position + need <= outsize, MPI_ERR_TRUNCATE,
-              "packing %lld bytes at position %d overflows the %d-byte output buffer",
-              static_cast<long long>(need), *position, outsize);
+              "packing %lld bytes at position %lld overflows the %lld-byte output buffer",
+              static_cast<long long>(need), static_cast<long long>(*position), outsize);
   CCMPI_CHECK(comm, need == 0 || outbuf, MPI_ERR_BUFFER, "outbuf is NULL");
-  if (need > 0) t->pack(inbuf, incount, 0, static_cast<unsigned char*>(outbuf) + *position, need);
-  *position += static_cast<int>(need);
+  if (need > 0)
+    t->pack(inbuf, incount, 0, static_cast<unsigned char*>(outbuf) + *position,
+            static_cast<size_t>(need));
+  *position += static_cast<P>(need);
   return MPI_SUCCESS;
 }
-CCMPI_MPI_ALIAS(MPI_Pack)
 
-extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
-                           MPI_Datatype datatype, MPI_Comm comm) {
-  CCMPI_API_BEGIN("MPI_Unpack");
+template <typename P>
+int unpackImpl(const char* kFunc, const void* inbuf, MPI_Count insize, P* position, void* outbuf,
+               MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) {
   if (!comm::lookup(comm))
     return raisef(kFunc, MPI_ERR_COMM, "invalid communicator handle 0x%x", comm);
-  CCMPI_CHECK(comm, outcount >= 0, MPI_ERR_COUNT, "outcount %d is negative", outcount);
+  CCMPI_CHECK(comm, outcount >= 0, MPI_ERR_COUNT, "outcount %lld is negative", outcount);
   CCMPI_CHECK(comm, position, MPI_ERR_ARG, "position is NULL");
-  CCMPI_CHECK(comm, *position >= 0, MPI_ERR_ARG, "position %d is negative", *position);
+  CCMPI_CHECK(comm, *position >= 0, MPI_ERR_ARG, "position %lld is negative",
+              static_cast<long long>(*position));
   datatype::Datatype* t = nullptr;
   if (int rc = committedArg(kFunc, comm, datatype, &t)) return rc;
-  const int64_t need = static_cast<int64_t>(outcount) * t->size();
+  const int64_t need = outcount * t->size();
   CCMPI_CHECK(comm, *position + need <= insize, MPI_ERR_TRUNCATE,
-              "unpacking %lld bytes at position %d overruns the %d-byte input buffer",
-              static_cast<long long>(need), *position, insize);
+              "unpacking %lld bytes at position %lld overruns the %lld-byte input buffer",
+              static_cast<long long>(need), static_cast<long long>(*position), insize);
   CCMPI_CHECK(comm, need == 0 || inbuf, MPI_ERR_BUFFER, "inbuf is NULL");
   if (need > 0)
-    t->unpack(outbuf, outcount, 0, static_cast<const unsigned char*>(inbuf) + *position, need);
-  *position += static_cast<int>(need);
+    t->unpack(outbuf, outcount, 0, static_cast<const unsigned char*>(inbuf) + *position,
+              static_cast<size_t>(need));
+  *position += static_cast<P>(need);
   return MPI_SUCCESS;
 }
-CCMPI_MPI_ALIAS(MPI_Unpack)
 
-extern "C" int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
-  CCMPI_API_BEGIN("MPI_Pack_size");
+int packSize(const char* kFunc, MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
+             MPI_Count* size) {
   if (!comm::lookup(comm))
     return raisef(kFunc, MPI_ERR_COMM, "invalid communicator handle 0x%x", comm);
-  CCMPI_CHECK(comm, incount >= 0, MPI_ERR_COUNT, "incount %d is negative", incount);
+  CCMPI_CHECK(comm, incount >= 0, MPI_ERR_COUNT, "incount %lld is negative", incount);
   CCMPI_CHECK(comm, size, MPI_ERR_ARG, "size is NULL");
   datatype::Datatype* t = nullptr;
   if (int rc = committedArg(kFunc, comm, datatype, &t)) return rc;
-  *size = toIntOrUndefined(static_cast<int64_t>(incount) * t->size());
+  *size = incount * t->size();
   return MPI_SUCCESS;
 }
-CCMPI_MPI_ALIAS(MPI_Pack_size)
 
-namespace {
 int checkDatarep(const char* kFunc, const char* datarep) {
   if (!datarep) return raisef(kFunc, MPI_ERR_ARG, "datarep is NULL");
   if (std::strcmp(datarep, "external32") != 0)
@@ -507,14 +740,12 @@ int checkDatarep(const char* kFunc, const char* datarep) {
                   "data representation \"%s\" is not supported (only \"external32\")", datarep);
   return MPI_SUCCESS;
 }
-}  // namespace
 
-extern "C" int PMPI_Pack_external(const char datarep[], const void* inbuf, int incount,
-                                  MPI_Datatype datatype, void* outbuf, MPI_Aint outsize,
-                                  MPI_Aint* position) {
-  CCMPI_API_BEGIN("MPI_Pack_external");
+template <typename P>
+int packExternal(const char* kFunc, const char* datarep, const void* inbuf, MPI_Count incount,
+                 MPI_Datatype datatype, void* outbuf, MPI_Count outsize, P* position) {
   if (int rc = checkDatarep(kFunc, datarep)) return rc;
-  CHECK_COUNT(incount, "incount");
+  CHECK_COUNT64(incount, "incount");
   CHECK_PTR(position, "position");
   datatype::Datatype* t = nullptr;
   if (int rc = committedArg(kFunc, MPI_COMM_WORLD, datatype, &t)) return rc;
@@ -522,17 +753,15 @@ extern "C" int PMPI_Pack_external(const char datarep[], const void* inbuf, int i
     return raisef(kFunc, MPI_ERR_BUFFER, "outbuf is NULL");
   int64_t pos = *position;
   ENGINE(datatype::packExternal(datatype, inbuf, incount, outbuf, outsize, &pos));
-  *position = pos;
+  *position = static_cast<P>(pos);
   return MPI_SUCCESS;
 }
-CCMPI_MPI_ALIAS(MPI_Pack_external)
 
-extern "C" int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize,
-                                    MPI_Aint* position, void* outbuf, int outcount,
-                                    MPI_Datatype datatype) {
-  CCMPI_API_BEGIN("MPI_Unpack_external");
+template <typename P>
+int unpackExternal(const char* kFunc, const char* datarep, const void* inbuf, MPI_Count insize,
+                   P* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype) {
   if (int rc = checkDatarep(kFunc, datarep)) return rc;
-  CHECK_COUNT(outcount, "outcount");
+  CHECK_COUNT64(outcount, "outcount");
   CHECK_PTR(position, "position");
   datatype::Datatype* t = nullptr;
   if (int rc = committedArg(kFunc, MPI_COMM_WORLD, datatype, &t)) return rc;
@@ -540,16 +769,14 @@ extern "C" int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI
     return raisef(kFunc, MPI_ERR_BUFFER, "inbuf is NULL");
   int64_t pos = *position;
   ENGINE(datatype::unpackExternal(datatype, inbuf, insize, &pos, outbuf, outcount));
-  *position = pos;
+  *position = static_cast<P>(pos);
   return MPI_SUCCESS;
 }
-CCMPI_MPI_ALIAS(MPI_Unpack_external)
 
-extern "C" int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
-                                       MPI_Aint* size) {
-  CCMPI_API_BEGIN("MPI_Pack_external_size");
+int packExternalSize(const char* kFunc, const char* datarep, MPI_Count incount,
+                     MPI_Datatype datatype, MPI_Count* size) {
   if (int rc = checkDatarep(kFunc, datarep)) return rc;
-  CHECK_COUNT(incount, "incount");
+  CHECK_COUNT64(incount, "incount");
   CHECK_PTR(size, "size");
   datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
@@ -558,54 +785,165 @@ extern "C" int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Da
   *size = s;
   return MPI_SUCCESS;
 }
+}  // namespace
+
+extern "C" int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
+                         int outsize, int* position, MPI_Comm comm) {
+  CCMPI_API_BEGIN("MPI_Pack");
+  return packImpl(kFunc, inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+CCMPI_MPI_ALIAS(MPI_Pack)
+
+extern "C" int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype,
+                           void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm) {
+  CCMPI_API_BEGIN("MPI_Pack_c");
+  return packImpl(kFunc, inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+CCMPI_MPI_ALIAS(MPI_Pack_c)
+
+extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+                           MPI_Datatype datatype, MPI_Comm comm) {
+  CCMPI_API_BEGIN("MPI_Unpack");
+  return unpackImpl(kFunc, inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+CCMPI_MPI_ALIAS(MPI_Unpack)
+
+extern "C" int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+                             MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) {
+  CCMPI_API_BEGIN("MPI_Unpack_c");
+  return unpackImpl(kFunc, inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+CCMPI_MPI_ALIAS(MPI_Unpack_c)
+
+extern "C" int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+  CCMPI_API_BEGIN("MPI_Pack_size");
+  MPI_Count s = 0;
+  if (int rc = packSize(kFunc, incount, datatype, comm, size ? &s : nullptr)) return rc;
+  *size = toIntOrUndefined(s);
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Pack_size)
+
+extern "C" int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
+                                MPI_Count* size) {
+  CCMPI_API_BEGIN("MPI_Pack_size_c");
+  return packSize(kFunc, incount, datatype, comm, size);
+}
+CCMPI_MPI_ALIAS(MPI_Pack_size_c)
+
+extern "C" int PMPI_Pack_external(const char datarep[], const void* inbuf, int incount,
+                                  MPI_Datatype datatype, void* outbuf, MPI_Aint outsize,
+                                  MPI_Aint* position) {
+  CCMPI_API_BEGIN("MPI_Pack_external");
+  return packExternal(kFunc, datarep, inbuf, incount, datatype, outbuf, outsize, position);
+}
+CCMPI_MPI_ALIAS(MPI_Pack_external)
+
+extern "C" int PMPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount,
+                                    MPI_Datatype datatype, void* outbuf, MPI_Count outsize,
+                                    MPI_Count* position) {
+  CCMPI_API_BEGIN("MPI_Pack_external_c");
+  return packExternal(kFunc, datarep, inbuf, incount, datatype, outbuf, outsize, position);
+}
+CCMPI_MPI_ALIAS(MPI_Pack_external_c)
+
+extern "C" int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize,
+                                    MPI_Aint* position, void* outbuf, int outcount,
+                                    MPI_Datatype datatype) {
+  CCMPI_API_BEGIN("MPI_Unpack_external");
+  return unpackExternal(kFunc, datarep, inbuf, insize, position, outbuf, outcount, datatype);
+}
+CCMPI_MPI_ALIAS(MPI_Unpack_external)
+
+extern "C" int PMPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize,
+                                      MPI_Count* position, void* outbuf, MPI_Count outcount,
+                                      MPI_Datatype datatype) {
+  CCMPI_API_BEGIN("MPI_Unpack_external_c");
+  return unpackExternal(kFunc, datarep, inbuf, insize, position, outbuf, outcount, datatype);
+}
+CCMPI_MPI_ALIAS(MPI_Unpack_external_c)
+
+extern "C" int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                                       MPI_Aint* size) {
+  CCMPI_API_BEGIN("MPI_Pack_external_size");
+  MPI_Count s = 0;
+  if (int rc = packExternalSize(kFunc, datarep, incount, datatype, size ? &s : nullptr)) return rc;
+  *size = s;
+  return MPI_SUCCESS;
+}
 CCMPI_MPI_ALIAS(MPI_Pack_external_size)
+
+extern "C" int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount,
+                                         MPI_Datatype datatype, MPI_Count* size) {
+  CCMPI_API_BEGIN("MPI_Pack_external_size_c");
+  return packExternalSize(kFunc, datarep, incount, datatype, size);
+}
+CCMPI_MPI_ALIAS(MPI_Pack_external_size_c)
 
 // ---------- status queries ----------
 
-extern "C" int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  CCMPI_API_BEGIN("MPI_Get_count");
+namespace {
+// MPI_Get_count (elements = false) and MPI_Get_elements in 64 bits; MPI_UNDEFINED when
+// the received bytes are not a whole number of them.
+int statusCount(const char* kFunc, const MPI_Status* status, MPI_Datatype datatype,
+                MPI_Count* count, bool elements) {
   if (!status || status == MPI_STATUS_IGNORE)
     return raisef(kFunc, MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE");
   CHECK_PTR(count, "count");
   datatype::Datatype* t = nullptr;
   if (int rc = typeArg(kFunc, datatype, &t)) return rc;
   const int64_t bytes = status->ccmpi_count;
-  if (t->size() == 0) {
+  if (elements) {
+    *count = t->elementsIn(bytes);
+  } else if (t->size() == 0) {
     *count = 0;
-  } else if (bytes % t->size() != 0) {
-    *count = MPI_UNDEFINED;
   } else {
-    *count = toIntOrUndefined(bytes / t->size());
+    *count = bytes % t->size() != 0 ? MPI_UNDEFINED : bytes / t->size();
   }
   return MPI_SUCCESS;
 }
+
+int statusCountInt(const char* kFunc, const MPI_Status* status, MPI_Datatype datatype, int* count,
+                   bool elements) {
+  CHECK_PTR(count, "count");
+  MPI_Count n = 0;
+  if (int rc = statusCount(kFunc, status, datatype, &n, elements)) return rc;
+  *count = n == MPI_UNDEFINED ? MPI_UNDEFINED : toIntOrUndefined(n);
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+extern "C" int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  CCMPI_API_BEGIN("MPI_Get_count");
+  return statusCountInt(kFunc, status, datatype, count, false);
+}
 CCMPI_MPI_ALIAS(MPI_Get_count)
+
+extern "C" int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  CCMPI_API_BEGIN("MPI_Get_count_c");
+  return statusCount(kFunc, status, datatype, count, false);
+}
+CCMPI_MPI_ALIAS(MPI_Get_count_c)
 
 extern "C" int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   CCMPI_API_BEGIN("MPI_Get_elements");
-  if (!status || status == MPI_STATUS_IGNORE)
-    return raisef(kFunc, MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE");
-  CHECK_PTR(count, "count");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, datatype, &t)) return rc;
-  const int64_t n = t->elementsIn(status->ccmpi_count);
-  *count = n == MPI_UNDEFINED ? MPI_UNDEFINED : toIntOrUndefined(n);
-  return MPI_SUCCESS;
+  return statusCountInt(kFunc, status, datatype, count, true);
 }
 CCMPI_MPI_ALIAS(MPI_Get_elements)
 
 extern "C" int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype,
                                    MPI_Count* count) {
   CCMPI_API_BEGIN("MPI_Get_elements_x");
-  if (!status || status == MPI_STATUS_IGNORE)
-    return raisef(kFunc, MPI_ERR_ARG, "status is NULL or MPI_STATUS_IGNORE");
-  CHECK_PTR(count, "count");
-  datatype::Datatype* t = nullptr;
-  if (int rc = typeArg(kFunc, datatype, &t)) return rc;
-  *count = t->elementsIn(status->ccmpi_count);
-  return MPI_SUCCESS;
+  return statusCount(kFunc, status, datatype, count, true);
 }
 CCMPI_MPI_ALIAS(MPI_Get_elements_x)
+
+extern "C" int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype,
+                                   MPI_Count* count) {
+  CCMPI_API_BEGIN("MPI_Get_elements_c");
+  return statusCount(kFunc, status, datatype, count, true);
+}
+CCMPI_MPI_ALIAS(MPI_Get_elements_c)
 
 namespace {
 int setElements(const char* kFunc, MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
@@ -633,6 +971,13 @@ extern "C" int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datat
   return setElements(kFunc, status, datatype, count);
 }
 CCMPI_MPI_ALIAS(MPI_Status_set_elements_x)
+
+extern "C" int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype,
+                                          MPI_Count count) {
+  CCMPI_API_BEGIN("MPI_Status_set_elements_c");
+  return setElements(kFunc, status, datatype, count);
+}
+CCMPI_MPI_ALIAS(MPI_Status_set_elements_c)
 
 extern "C" int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
   CCMPI_API_BEGIN("MPI_Status_set_cancelled");

@@ -8,6 +8,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -263,8 +264,12 @@ int Pmi::readLine(std::string* line) {
 int Pmi::transact(const std::string& request, const char* expected, PmiMessage* reply) {
   int rc = sendLine(request);
   if (rc != MPI_SUCCESS) return rc;
+  return readReply(expected, reply);
+}
+
+int Pmi::readReply(const char* expected, PmiMessage* reply) {
   std::string line;
-  rc = readLine(&line);
+  int rc = readLine(&line);
   if (rc != MPI_SUCCESS) return rc;
   std::string error;
   if (!parsePmiLine(line, reply, &error))
@@ -325,12 +330,23 @@ int Pmi::get(const std::string& key, std::string* value) {
   return MPI_SUCCESS;
 }
 
-int Pmi::barrier() {
+int Pmi::barrier(const std::function<void()>& whileWaiting) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!initialized_) return fail(MPI_ERR_OTHER, "barrier before init or after finalize");
   if (singleton_) return MPI_SUCCESS;
   PmiMessage reply;
-  return transact(formatPmiLine("barrier_in"), "barrier_out", &reply);
+  if (!whileWaiting) return transact(formatPmiLine("barrier_in"), "barrier_out", &reply);
+  if (int rc = sendLine(formatPmiLine("barrier_in"))) return rc;
+  while (readBuffer_.find('\n') == std::string::npos) {
+    pollfd p{fd_, POLLIN, 0};
+    const int n = ::poll(&p, 1, 10);
+    if (n > 0) break;  // readable (or closed): readLine takes it from here
+    if (n < 0 && errno != EINTR)
+      return fail(MPI_ERR_OTHER,
+                  std::string("poll on the process manager failed: ") + strerror(errno));
+    whileWaiting();
+  }
+  return readReply("barrier_out", &reply);
 }
 
 int Pmi::finalize() {

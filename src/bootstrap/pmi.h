@@ -20,6 +20,7 @@
 // kept in lastError(): MPI_ERR_ARG for an invalid key or an over-long key/value,
 // MPI_ERR_INFO_NOKEY when get() finds no such key, MPI_ERR_OTHER for connection or
 // protocol failures (EOF on the socket means the launcher is gone).
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -50,7 +51,10 @@ class Pmi {
 
   int put(const std::string& key, const std::string& value);
   int get(const std::string& key, std::string* value);
-  int barrier();
+  // `whileWaiting`, if given, runs repeatedly (every 10 ms at most) until the process
+  // manager answers: MPI_Finalize keeps the network progressing there, so that peers still
+  // waiting on this process (a cancel request, a repair) are answered.
+  int barrier(const std::function<void()>& whileWaiting = {});
   int finalize();
   // Writes `message` (if not empty) as one line to stderr, tells the process manager to
   // abort the job with `exitCode` and exits the process with that code (1 if it is 0 or
@@ -68,6 +72,7 @@ class Pmi {
   int readLine(std::string* line);
   // Sends `request` and reads one response whose cmd must be `expected`.
   int transact(const std::string& request, const char* expected, PmiMessage* reply);
+  int readReply(const char* expected, PmiMessage* reply);
 
   int fd_ = -1;
   bool initialized_ = false;

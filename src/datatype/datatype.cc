@@ -1,6 +1,6 @@
 // Datatype objects and handles: the predefined table, the type constructors (argument
-// checks, then a TypeDesc built from the old types' descriptions), commit (flatten into
-// blocks and strided runs), free with reference counts, envelope/contents, and
+// checks, then a TypeDesc built from the old types' descriptions), commit (compile the
+// plan), free with reference counts, envelope/contents, and
 // MPI_Get_elements counting.
 #include "datatype/datatype.h"
 
@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "datatype/internal.h"
+#include "datatype/plan.h"
 #include "datatype/type_desc.h"
 
 namespace ccmpi::datatype {
@@ -54,16 +55,64 @@ int checkBlocklen(int64_t b, int64_t i = -1) {
 
 // Finishes a constructor: envelope, object, handle.
 int finishNew(std::shared_ptr<TypeDesc> d, int combiner, std::vector<int> ints,
-              std::vector<MPI_Aint> aints, std::vector<DescPtr> envTypes,
-              std::vector<MPI_Datatype> handles, MPI_Datatype* out) {
+              std::vector<MPI_Aint> aints, std::vector<int64_t> counts,
+              std::vector<DescPtr> envTypes, std::vector<MPI_Datatype> handles, MPI_Datatype* out) {
   d->combiner = combiner;
   d->ints = std::move(ints);
   d->aints = std::move(aints);
+  d->counts = std::move(counts);
   d->envTypes = std::move(envTypes);
   auto t = newFromDesc(std::move(d));
   t->types_ = std::move(handles);
   *out = registerType(std::move(t));
   return MPI_SUCCESS;
+}
+
+// An envelope under construction: integer arguments go to the ints of a type made by
+// an int constructor and to the large counts of one made by an _c constructor
+// (MPI-4.0 §5.1.13); address arguments likewise to the addresses or the large counts.
+struct Envelope {
+  bool large;
+  std::vector<int> ints;
+  std::vector<MPI_Aint> aints;
+  std::vector<int64_t> counts;
+  void count(int64_t v) {
+    if (large) {
+      counts.push_back(v);
+    } else {
+      ints.push_back(static_cast<int>(v));
+    }
+  }
+  void counts_(const std::vector<int64_t>& v) {
+    for (int64_t x : v) count(x);
+  }
+  void addr(int64_t v) {
+    if (large) {
+      counts.push_back(v);
+    } else {
+      aints.push_back(v);
+    }
+  }
+  void addrs(const std::vector<int64_t>& v) {
+    for (int64_t x : v) addr(x);
+  }
+};
+
+int finishEnv(std::shared_ptr<TypeDesc> d, int combiner, Envelope&& e,
+              std::vector<DescPtr> envTypes, std::vector<MPI_Datatype> handles, MPI_Datatype* out) {
+  return finishNew(std::move(d), combiner, std::move(e.ints), std::move(e.aints),
+                   std::move(e.counts), std::move(envTypes), std::move(handles), out);
+}
+
+int checkBlocklens(const std::vector<int64_t>& b) {
+  for (size_t i = 0; i < b.size(); ++i)
+    if (int rc = checkBlocklen(b[i], static_cast<int64_t>(i))) return rc;
+  return MPI_SUCCESS;
+}
+
+template <typename T>
+std::vector<int64_t> widen(int64_t n, const T* a) {
+  return n > 0 ? std::vector<int64_t>(a, a + n) : std::vector<int64_t>();
 }
 
 }  // namespace
@@ -153,8 +202,6 @@ std::unique_ptr<Datatype> newFromDesc(DescPtr dp) {
   t->elements_ = d.elements;
   t->basicKind_ = d.basicKind;
   t->combiner_ = d.combiner;
-  t->ints_ = d.ints;
-  t->aints_ = d.aints;
   t->desc_ = std::move(dp);
   return t;
 }
@@ -165,134 +212,117 @@ MPI_Datatype registerType(std::unique_ptr<Datatype> t) {
 }
 
 void commitObject(Datatype& t) {
-  t.blocks_.clear();
-  flatten(*t.desc_, 0, t.blocks_);
-  t.blocks_.shrink_to_fit();
-  // Group blocks of equal length and equal spacing into runs.
-  t.runs_.clear();
-  int64_t start = 0;
-  const std::vector<Block>& b = t.blocks_;
-  for (size_t i = 0; i < b.size();) {
-    size_t j = i + 1;
-    int64_t stride = 0;
-    if (j < b.size() && b[j].len == b[i].len) {
-      stride = b[j].disp - b[i].disp;
-      while (j + 1 < b.size() && b[j + 1].len == b[i].len && b[j + 1].disp - b[j].disp == stride)
-        ++j;
-      ++j;
-    }
-    const int64_t n = static_cast<int64_t>(j - i);
-    t.runs_.push_back({b[i].disp, b[i].len, n, n > 1 ? stride : 0, start});
-    start += n * b[i].len;
-    i = j;
-  }
-  t.runs_.shrink_to_fit();
-  CCMPI_ASSERT(start == t.size_);
-  t.singleBlock_ = b.size() == 1;
-  t.contiguous_ = t.size_ == 0 || (b.size() == 1 && t.extent_ == t.size_);
+  t.plan_ = compilePlan(*t.desc_);
+  CCMPI_ASSERT(t.plan_->size == t.size_);
+  const PlanNode& p = *t.plan_;
+  t.contiguous_ = t.size_ == 0 || (p.singleBlock() && t.extent_ == t.size_);
   t.committed_ = true;
+}
+
+std::vector<Block> Datatype::blocks(size_t limit) const {
+  std::vector<Block> out;
+  if (plan_ && !expandPlan(*plan_, 0, out, limit)) out.clear();
+  return out;
+}
+
+int64_t Datatype::planBytes() const {
+  return plan_ ? planFootprint(*plan_) : 0;
 }
 
 // ---------- constructors ----------
 
-int createContiguous(int64_t count, MPI_Datatype old, MPI_Datatype* out) {
+int createContiguous(int64_t count, MPI_Datatype old, MPI_Datatype* out, bool large) {
   DescPtr k;
   if (int rc = checkCount(count)) return rc;
   if (int rc = oldDesc(old, &k)) return rc;
-  auto d = makeHvector(1, count, 0, k);
-  return finishNew(std::move(d), MPI_COMBINER_CONTIGUOUS, {static_cast<int>(count)}, {}, {k}, {old},
+  Envelope e{large};
+  e.count(count);
+  return finishEnv(makeHvector(1, count, 0, k), MPI_COMBINER_CONTIGUOUS, std::move(e), {k}, {old},
                    out);
 }
 
 int createVector(int64_t count, int64_t blocklen, int64_t stride, MPI_Datatype old,
-                 MPI_Datatype* out) {
+                 MPI_Datatype* out, bool large) {
   DescPtr k;
   if (int rc = checkCount(count)) return rc;
   if (int rc = checkBlocklen(blocklen)) return rc;
   if (int rc = oldDesc(old, &k)) return rc;
-  auto d = makeHvector(count, blocklen, stride * k->extent(), k);
-  return finishNew(std::move(d), MPI_COMBINER_VECTOR,
-                   {static_cast<int>(count), static_cast<int>(blocklen), static_cast<int>(stride)},
-                   {}, {k}, {old}, out);
+  Envelope e{large};
+  e.counts_({count, blocklen, stride});
+  return finishEnv(makeHvector(count, blocklen, stride * k->extent(), k), MPI_COMBINER_VECTOR,
+                   std::move(e), {k}, {old}, out);
 }
 
-int createHvector(int64_t count, int64_t blocklen, MPI_Aint stride, MPI_Datatype old,
-                  MPI_Datatype* out) {
+int createHvector(int64_t count, int64_t blocklen, int64_t stride, MPI_Datatype old,
+                  MPI_Datatype* out, bool large) {
   DescPtr k;
   if (int rc = checkCount(count)) return rc;
   if (int rc = checkBlocklen(blocklen)) return rc;
   if (int rc = oldDesc(old, &k)) return rc;
-  auto d = makeHvector(count, blocklen, stride, k);
-  return finishNew(std::move(d), MPI_COMBINER_HVECTOR,
-                   {static_cast<int>(count), static_cast<int>(blocklen)}, {stride}, {k}, {old},
-                   out);
+  Envelope e{large};
+  e.counts_({count, blocklen});
+  e.addr(stride);
+  return finishEnv(makeHvector(count, blocklen, stride, k), MPI_COMBINER_HVECTOR, std::move(e), {k},
+                   {old}, out);
 }
 
-int createIndexed(int64_t count, const int* blocklens, const int* disps, MPI_Datatype old,
-                  MPI_Datatype* out) {
+int createIndexed(std::vector<int64_t> blocklens, std::vector<int64_t> disps, MPI_Datatype old,
+                  MPI_Datatype* out, bool large) {
   DescPtr k;
-  if (int rc = checkCount(count)) return rc;
-  for (int64_t i = 0; i < count; ++i)
-    if (int rc = checkBlocklen(blocklens[i], i)) return rc;
+  if (int rc = checkBlocklens(blocklens)) return rc;
   if (int rc = oldDesc(old, &k)) return rc;
-  std::vector<int64_t> bl(blocklens, blocklens + count), ds(count);
-  for (int64_t i = 0; i < count; ++i) ds[i] = static_cast<int64_t>(disps[i]) * k->extent();
-  std::vector<int> ints(1 + 2 * count);
-  ints[0] = static_cast<int>(count);
-  std::copy(blocklens, blocklens + count, ints.begin() + 1);
-  std::copy(disps, disps + count, ints.begin() + 1 + count);
-  auto d = makeHindexed(std::move(bl), std::move(ds), k);
-  return finishNew(std::move(d), MPI_COMBINER_INDEXED, std::move(ints), {}, {k}, {old}, out);
+  Envelope e{large};
+  e.count(static_cast<int64_t>(blocklens.size()));
+  e.counts_(blocklens);
+  e.counts_(disps);
+  for (int64_t& d : disps) d *= k->extent();
+  return finishEnv(makeHindexed(std::move(blocklens), std::move(disps), k), MPI_COMBINER_INDEXED,
+                   std::move(e), {k}, {old}, out);
 }
 
-int createHindexed(int64_t count, const int* blocklens, const MPI_Aint* disps, MPI_Datatype old,
-                   MPI_Datatype* out) {
+int createHindexed(std::vector<int64_t> blocklens, std::vector<int64_t> disps, MPI_Datatype old,
+                   MPI_Datatype* out, bool large) {
   DescPtr k;
-  if (int rc = checkCount(count)) return rc;
-  for (int64_t i = 0; i < count; ++i)
-    if (int rc = checkBlocklen(blocklens[i], i)) return rc;
+  if (int rc = checkBlocklens(blocklens)) return rc;
   if (int rc = oldDesc(old, &k)) return rc;
-  std::vector<int64_t> bl(blocklens, blocklens + count), ds(disps, disps + count);
-  std::vector<int> ints(1 + count);
-  ints[0] = static_cast<int>(count);
-  std::copy(blocklens, blocklens + count, ints.begin() + 1);
-  auto d = makeHindexed(std::move(bl), std::move(ds), k);
-  return finishNew(std::move(d), MPI_COMBINER_HINDEXED, std::move(ints),
-                   std::vector<MPI_Aint>(disps, disps + count), {k}, {old}, out);
+  Envelope e{large};
+  e.count(static_cast<int64_t>(blocklens.size()));
+  e.counts_(blocklens);
+  e.addrs(disps);
+  return finishEnv(makeHindexed(std::move(blocklens), std::move(disps), k), MPI_COMBINER_HINDEXED,
+                   std::move(e), {k}, {old}, out);
 }
 
-int createIndexedBlock(int64_t count, int64_t blocklen, const int* disps, MPI_Datatype old,
-                       MPI_Datatype* out) {
+int createIndexedBlock(int64_t blocklen, std::vector<int64_t> disps, MPI_Datatype old,
+                       MPI_Datatype* out, bool large) {
   DescPtr k;
-  if (int rc = checkCount(count)) return rc;
   if (int rc = checkBlocklen(blocklen)) return rc;
   if (int rc = oldDesc(old, &k)) return rc;
-  std::vector<int64_t> bl(count, blocklen), ds(count);
-  for (int64_t i = 0; i < count; ++i) ds[i] = static_cast<int64_t>(disps[i]) * k->extent();
-  std::vector<int> ints(2 + count);
-  ints[0] = static_cast<int>(count);
-  ints[1] = static_cast<int>(blocklen);
-  std::copy(disps, disps + count, ints.begin() + 2);
-  auto d = makeHindexed(std::move(bl), std::move(ds), k);
-  return finishNew(std::move(d), MPI_COMBINER_INDEXED_BLOCK, std::move(ints), {}, {k}, {old}, out);
+  Envelope e{large};
+  e.counts_({static_cast<int64_t>(disps.size()), blocklen});
+  e.counts_(disps);
+  for (int64_t& d : disps) d *= k->extent();
+  std::vector<int64_t> bl(disps.size(), blocklen);
+  return finishEnv(makeHindexed(std::move(bl), std::move(disps), k), MPI_COMBINER_INDEXED_BLOCK,
+                   std::move(e), {k}, {old}, out);
 }
 
-int createHindexedBlock(int64_t count, int64_t blocklen, const MPI_Aint* disps, MPI_Datatype old,
-                        MPI_Datatype* out) {
+int createHindexedBlock(int64_t blocklen, std::vector<int64_t> disps, MPI_Datatype old,
+                        MPI_Datatype* out, bool large) {
   DescPtr k;
-  if (int rc = checkCount(count)) return rc;
   if (int rc = checkBlocklen(blocklen)) return rc;
   if (int rc = oldDesc(old, &k)) return rc;
-  std::vector<int64_t> bl(count, blocklen), ds(disps, disps + count);
-  auto d = makeHindexed(std::move(bl), std::move(ds), k);
-  return finishNew(std::move(d), MPI_COMBINER_HINDEXED_BLOCK,
-                   {static_cast<int>(count), static_cast<int>(blocklen)},
-                   std::vector<MPI_Aint>(disps, disps + count), {k}, {old}, out);
+  Envelope e{large};
+  e.counts_({static_cast<int64_t>(disps.size()), blocklen});
+  e.addrs(disps);
+  std::vector<int64_t> bl(disps.size(), blocklen);
+  return finishEnv(makeHindexed(std::move(bl), std::move(disps), k), MPI_COMBINER_HINDEXED_BLOCK,
+                   std::move(e), {k}, {old}, out);
 }
 
-int createStruct(int64_t count, const int* blocklens, const MPI_Aint* disps,
-                 const MPI_Datatype* types, MPI_Datatype* out) {
-  if (int rc = checkCount(count)) return rc;
+int createStruct(std::vector<int64_t> blocklens, std::vector<int64_t> disps,
+                 const MPI_Datatype* types, MPI_Datatype* out, bool large) {
+  const int64_t count = static_cast<int64_t>(blocklens.size());
   std::vector<DescPtr> kids(count);
   for (int64_t i = 0; i < count; ++i) {
     if (int rc = checkBlocklen(blocklens[i], i)) return rc;
@@ -304,35 +334,66 @@ int createStruct(int64_t count, const int* blocklens, const MPI_Aint* disps,
                            (long long)i, types[i]);
     kids[i] = t->desc_;
   }
-  std::vector<int64_t> bl(blocklens, blocklens + count), ds(disps, disps + count);
-  std::vector<int> ints(1 + count);
-  ints[0] = static_cast<int>(count);
-  std::copy(blocklens, blocklens + count, ints.begin() + 1);
-  auto d = makeStruct(std::move(bl), std::move(ds), kids);
-  return finishNew(std::move(d), MPI_COMBINER_STRUCT, std::move(ints),
-                   std::vector<MPI_Aint>(disps, disps + count), std::move(kids),
+  Envelope e{large};
+  e.count(count);
+  e.counts_(blocklens);
+  e.addrs(disps);
+  auto d = makeStruct(std::move(blocklens), std::move(disps), kids);
+  return finishEnv(std::move(d), MPI_COMBINER_STRUCT, std::move(e), std::move(kids),
                    std::vector<MPI_Datatype>(types, types + count), out);
 }
 
-int createResized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* out) {
+int createResized(MPI_Datatype old, int64_t lb, int64_t extent, MPI_Datatype* out, bool large) {
   DescPtr k;
   if (int rc = oldDesc(old, &k)) return rc;
-  auto d = makeResized(lb, extent, k);
-  return finishNew(std::move(d), MPI_COMBINER_RESIZED, {}, {lb, extent}, {k}, {old}, out);
+  Envelope e{large};
+  e.addrs({lb, extent});
+  return finishEnv(makeResized(lb, extent, k), MPI_COMBINER_RESIZED, std::move(e), {k}, {old}, out);
+}
+
+// The int-array forms (the engine's tests and older callers).
+int createIndexed(int64_t count, const int* blocklens, const int* disps, MPI_Datatype old,
+                  MPI_Datatype* out) {
+  if (int rc = checkCount(count)) return rc;
+  return createIndexed(widen(count, blocklens), widen(count, disps), old, out, false);
+}
+
+int createHindexed(int64_t count, const int* blocklens, const MPI_Aint* disps, MPI_Datatype old,
+                   MPI_Datatype* out) {
+  if (int rc = checkCount(count)) return rc;
+  return createHindexed(widen(count, blocklens), widen(count, disps), old, out, false);
+}
+
+int createIndexedBlock(int64_t count, int64_t blocklen, const int* disps, MPI_Datatype old,
+                       MPI_Datatype* out) {
+  if (int rc = checkCount(count)) return rc;
+  return createIndexedBlock(blocklen, widen(count, disps), old, out, false);
+}
+
+int createHindexedBlock(int64_t count, int64_t blocklen, const MPI_Aint* disps, MPI_Datatype old,
+                        MPI_Datatype* out) {
+  if (int rc = checkCount(count)) return rc;
+  return createHindexedBlock(blocklen, widen(count, disps), old, out, false);
+}
+
+int createStruct(int64_t count, const int* blocklens, const MPI_Aint* disps,
+                 const MPI_Datatype* types, MPI_Datatype* out) {
+  if (int rc = checkCount(count)) return rc;
+  return createStruct(widen(count, blocklens), widen(count, disps), types, out, false);
 }
 
 int dup(MPI_Datatype old, MPI_Datatype* out) {
   DescPtr k;
   if (int rc = oldDesc(old, &k)) return rc;
   auto d = makeAlias(k);
-  if (int rc = finishNew(std::move(d), MPI_COMBINER_DUP, {}, {}, {k}, {old}, out)) return rc;
+  if (int rc = finishNew(std::move(d), MPI_COMBINER_DUP, {}, {}, {}, {k}, {old}, out)) return rc;
   // Same committed state as the old type.
   if (lookup(old)->committed()) commitObject(*lookup(*out));
   return MPI_SUCCESS;
 }
 
-int createSubarray(int ndims, const int* sizes, const int* subsizes, const int* starts, int order,
-                   MPI_Datatype old, MPI_Datatype* out) {
+int createSubarray(int ndims, const int64_t* sizes, const int64_t* subsizes, const int64_t* starts,
+                   int order, MPI_Datatype old, MPI_Datatype* out, bool large) {
   DescPtr k;
   if (ndims <= 0) return setErrorCause(MPI_ERR_ARG, "ndims %d is not positive", ndims);
   if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
@@ -340,13 +401,14 @@ int createSubarray(int ndims, const int* sizes, const int* subsizes, const int* 
                          order);
   for (int i = 0; i < ndims; ++i) {
     if (sizes[i] <= 0)
-      return setErrorCause(MPI_ERR_ARG, "array_of_sizes[%d] = %d is not positive", i, sizes[i]);
+      return setErrorCause(MPI_ERR_ARG, "array_of_sizes[%d] = %lld is not positive", i,
+                           (long long)sizes[i]);
     if (subsizes[i] <= 0 || subsizes[i] > sizes[i])
-      return setErrorCause(MPI_ERR_ARG, "array_of_subsizes[%d] = %d is not in [1, %d]", i,
-                           subsizes[i], sizes[i]);
+      return setErrorCause(MPI_ERR_ARG, "array_of_subsizes[%d] = %lld is not in [1, %lld]", i,
+                           (long long)subsizes[i], (long long)sizes[i]);
     if (starts[i] < 0 || starts[i] > sizes[i] - subsizes[i])
-      return setErrorCause(MPI_ERR_ARG, "array_of_starts[%d] = %d is not in [0, %d]", i, starts[i],
-                           sizes[i] - subsizes[i]);
+      return setErrorCause(MPI_ERR_ARG, "array_of_starts[%d] = %lld is not in [0, %lld]", i,
+                           (long long)starts[i], (long long)(sizes[i] - subsizes[i]));
   }
   if (int rc = oldDesc(old, &k)) return rc;
   // Dimensions from the fastest varying: the last for C order, the first for Fortran.
@@ -365,21 +427,27 @@ int createSubarray(int ndims, const int* sizes, const int* subsizes, const int* 
   }
   t = makeHindexed({1}, {disp}, t);
   t = makeResized(0, step, t);
-  std::vector<int> ints;
-  ints.push_back(ndims);
-  ints.insert(ints.end(), sizes, sizes + ndims);
-  ints.insert(ints.end(), subsizes, subsizes + ndims);
-  ints.insert(ints.end(), starts, starts + ndims);
-  ints.push_back(order);
-  return finishNew(makeAlias(t), MPI_COMBINER_SUBARRAY, std::move(ints), {}, {k}, {old}, out);
+  Envelope e{large};
+  e.ints.push_back(ndims);
+  for (const int64_t* a : {sizes, subsizes, starts})
+    for (int i = 0; i < ndims; ++i) e.count(a[i]);
+  e.ints.push_back(order);
+  return finishEnv(makeAlias(t), MPI_COMBINER_SUBARRAY, std::move(e), {k}, {old}, out);
+}
+
+int createSubarray(int ndims, const int* sizes, const int* subsizes, const int* starts, int order,
+                   MPI_Datatype old, MPI_Datatype* out) {
+  const int64_t n = std::max(ndims, 0);
+  const std::vector<int64_t> a = widen(n, sizes), b = widen(n, subsizes), c = widen(n, starts);
+  return createSubarray(ndims, a.data(), b.data(), c.data(), order, old, out, false);
 }
 
 // Darray (MPI-3.1 §4.1.4): processes form a row-major grid; each dimension, from the
 // fastest varying one, wraps the type built so far into a block, cyclic(darg) or
 // undistributed slice of that dimension, with lb 0 and extent gsize·(extent so far).
-int createDarray(int size, int rank, int ndims, const int* gsizes, const int* distribs,
+int createDarray(int size, int rank, int ndims, const int64_t* gsizes, const int* distribs,
                  const int* dargs, const int* psizes, int order, MPI_Datatype old,
-                 MPI_Datatype* out) {
+                 MPI_Datatype* out, bool large) {
   DescPtr k;
   if (size <= 0) return setErrorCause(MPI_ERR_ARG, "size %d is not positive", size);
   if (rank < 0 || rank >= size)
@@ -391,7 +459,8 @@ int createDarray(int size, int rank, int ndims, const int* gsizes, const int* di
   int64_t procs = 1;
   for (int i = 0; i < ndims; ++i) {
     if (gsizes[i] <= 0)
-      return setErrorCause(MPI_ERR_ARG, "array_of_gsizes[%d] = %d is not positive", i, gsizes[i]);
+      return setErrorCause(MPI_ERR_ARG, "array_of_gsizes[%d] = %lld is not positive", i,
+                           (long long)gsizes[i]);
     if (psizes[i] <= 0)
       return setErrorCause(MPI_ERR_ARG, "array_of_psizes[%d] = %d is not positive", i, psizes[i]);
     const int dist = distribs[i];
@@ -408,8 +477,8 @@ int createDarray(int size, int rank, int ndims, const int* gsizes, const int* di
     if (dist == MPI_DISTRIBUTE_BLOCK && dargs[i] != MPI_DISTRIBUTE_DFLT_DARG &&
         static_cast<int64_t>(dargs[i]) * psizes[i] < gsizes[i])
       return setErrorCause(MPI_ERR_ARG,
-                           "block distribution of dimension %d: darg %d x %d processes < %d", i,
-                           dargs[i], psizes[i], gsizes[i]);
+                           "block distribution of dimension %d: darg %d x %d processes < %lld", i,
+                           dargs[i], psizes[i], (long long)gsizes[i]);
     procs *= psizes[i];
   }
   if (procs != size)
@@ -452,16 +521,21 @@ int createDarray(int size, int rank, int ndims, const int* gsizes, const int* di
     }
     t = makeResized(0, g * ext, placed);
   }
-  std::vector<int> ints;
-  ints.push_back(size);
-  ints.push_back(rank);
-  ints.push_back(ndims);
-  ints.insert(ints.end(), gsizes, gsizes + ndims);
-  ints.insert(ints.end(), distribs, distribs + ndims);
-  ints.insert(ints.end(), dargs, dargs + ndims);
-  ints.insert(ints.end(), psizes, psizes + ndims);
-  ints.push_back(order);
-  return finishNew(makeAlias(t), MPI_COMBINER_DARRAY, std::move(ints), {}, {k}, {old}, out);
+  Envelope e{large};
+  e.ints = {size, rank, ndims};
+  for (int i = 0; i < ndims; ++i) e.count(gsizes[i]);
+  e.ints.insert(e.ints.end(), distribs, distribs + ndims);
+  e.ints.insert(e.ints.end(), dargs, dargs + ndims);
+  e.ints.insert(e.ints.end(), psizes, psizes + ndims);
+  e.ints.push_back(order);
+  return finishEnv(makeAlias(t), MPI_COMBINER_DARRAY, std::move(e), {k}, {old}, out);
+}
+
+int createDarray(int size, int rank, int ndims, const int* gsizes, const int* distribs,
+                 const int* dargs, const int* psizes, int order, MPI_Datatype old,
+                 MPI_Datatype* out) {
+  const std::vector<int64_t> g = widen(std::max(ndims, 0), gsizes);
+  return createDarray(size, rank, ndims, g.data(), distribs, dargs, psizes, order, old, out, false);
 }
 
 // ---------- commit, free, envelope ----------
@@ -474,18 +548,22 @@ int commit(MPI_Datatype h) {
   return MPI_SUCCESS;
 }
 
-int getEnvelope(MPI_Datatype h, int* nints, int* naddrs, int* ntypes, int* combiner) {
+int getEnvelope(MPI_Datatype h, int64_t* nints, int64_t* naddrs, int64_t* ncounts, int64_t* ntypes,
+                int* combiner) {
   Datatype* t = lookup(h);
   if (!t) return setErrorCause(MPI_ERR_TYPE, "0x%x is not a valid datatype", h);
   const TypeDesc& d = *t->desc_;
-  *combiner = t->predefined_ ? MPI_COMBINER_NAMED : d.combiner;
-  *nints = t->predefined_ ? 0 : static_cast<int>(d.ints.size());
-  *naddrs = t->predefined_ ? 0 : static_cast<int>(d.aints.size());
-  *ntypes = t->predefined_ ? 0 : static_cast<int>(d.envTypes.size());
+  const bool named = t->predefined_;
+  *combiner = named ? MPI_COMBINER_NAMED : d.combiner;
+  *nints = named ? 0 : static_cast<int64_t>(d.ints.size());
+  *naddrs = named ? 0 : static_cast<int64_t>(d.aints.size());
+  *ncounts = named ? 0 : static_cast<int64_t>(d.counts.size());
+  *ntypes = named ? 0 : static_cast<int64_t>(d.envTypes.size());
   return MPI_SUCCESS;
 }
 
-int getContents(MPI_Datatype h, int maxInts, int maxAddrs, int maxTypes, int* ints, MPI_Aint* addrs,
+int getContents(MPI_Datatype h, int64_t maxInts, int64_t maxAddrs, int64_t maxCounts,
+                int64_t maxTypes, int* ints, MPI_Aint* addrs, int64_t* counts,
                 MPI_Datatype* types) {
   Datatype* t = lookup(h);
   if (!t) return setErrorCause(MPI_ERR_TYPE, "0x%x is not a valid datatype", h);
@@ -493,15 +571,19 @@ int getContents(MPI_Datatype h, int maxInts, int maxAddrs, int maxTypes, int* in
     return setErrorCause(MPI_ERR_ARG, "%s is a predefined datatype (combiner MPI_COMBINER_NAMED)",
                          describe(*t));
   const DescPtr d = t->desc_;
-  if (maxInts < static_cast<int>(d->ints.size()) || maxAddrs < static_cast<int>(d->aints.size()) ||
-      maxTypes < static_cast<int>(d->envTypes.size()))
+  if (maxInts < static_cast<int64_t>(d->ints.size()) ||
+      maxAddrs < static_cast<int64_t>(d->aints.size()) ||
+      maxCounts < static_cast<int64_t>(d->counts.size()) ||
+      maxTypes < static_cast<int64_t>(d->envTypes.size()))
     return setErrorCause(MPI_ERR_ARG,
-                         "arrays too small: need %zu integers, %zu addresses, %zu datatypes; "
-                         "got %d, %d, %d",
-                         d->ints.size(), d->aints.size(), d->envTypes.size(), maxInts, maxAddrs,
-                         maxTypes);
+                         "arrays too small: need %zu integers, %zu addresses, %zu large counts, "
+                         "%zu datatypes; got %lld, %lld, %lld, %lld",
+                         d->ints.size(), d->aints.size(), d->counts.size(), d->envTypes.size(),
+                         (long long)maxInts, (long long)maxAddrs, (long long)maxCounts,
+                         (long long)maxTypes);
   std::copy(d->ints.begin(), d->ints.end(), ints);
   std::copy(d->aints.begin(), d->aints.end(), addrs);
+  std::copy(d->counts.begin(), d->counts.end(), counts);
   for (size_t i = 0; i < d->envTypes.size(); ++i) {
     const DescPtr& k = d->envTypes[i];
     types[i] = k->named != MPI_DATATYPE_NULL ? k->named : registerType(newFromDesc(k));

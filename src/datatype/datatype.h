@@ -5,9 +5,10 @@
 //
 // A type is described by an immutable TypeDesc tree (type_desc.h) that constructors
 // build from the descriptions of their old types, so freeing an old type never
-// affects a type built from it. Commit flattens the tree into `blocks_` (one element,
-// in type-map order, adjacent blocks merged) and groups equally long, equally spaced
-// blocks into `runs_`, which pack/unpack walk.
+// affects a type built from it. Commit compiles the tree into a plan (plan.h): nested
+// copy loops over strided runs of blocks, flat only where that is small, so committing
+// a vector of a billion blocks takes microseconds and a few hundred bytes. Sizes,
+// extents and counts are 64-bit throughout.
 #include <mpi.h>
 
 #include <cstddef>
@@ -22,6 +23,7 @@
 namespace ccmpi::datatype {
 
 struct TypeDesc;
+struct PlanNode;
 
 // One contiguous run of bytes of a single element, at displacement `disp` from the
 // element's origin (the buffer address for element 0).
@@ -80,10 +82,14 @@ class Datatype {
   BasicKind basicKind() const { return basicKind_; }
   const std::string& name() const { return name_; }
   void setName(const std::string& n) { name_ = n; }
-  // Flattened blocks of one element (after commit; merged where adjacent).
-  const std::vector<Block>& blocks() const { return blocks_; }
-  // Blocks grouped into strided runs (after commit), what pack/unpack walk.
-  const std::vector<Run>& runs() const { return runs_; }
+  // The contiguous blocks of one element in type-map order, merged where adjacent (after
+  // commit), expanded from the plan: for tests and diagnostics of small types; empty if
+  // there are more than `limit`.
+  std::vector<Block> blocks(size_t limit = 1 << 20) const;
+  // Bytes the committed plan occupies (compactness checks).
+  int64_t planBytes() const;
+  // The committed plan (pack/unpack walk it).
+  const PlanNode* plan() const { return plan_.get(); }
 
   // --- packing; `count` elements based at `buf`; offset/len in bytes of the packed stream.
   // Copies min(len, count*size - offset) bytes; returns the number copied. The type must be
@@ -106,19 +112,13 @@ class Datatype {
   int64_t elements_ = 0;
   BasicKind basicKind_ = BasicKind::kNone;
   std::string name_;
-  std::vector<Block> blocks_;
-  std::vector<Run> runs_;
-  // One element is a single block of `size_` bytes at blocks_[0].disp: `count` elements
-  // then form one run with stride extent_ (pack/unpack use it instead of runs_).
-  bool singleBlock_ = false;
+  std::shared_ptr<const PlanNode> plan_;
   int refs_ = 1;  // handle + in-flight users (a freed type lives until its last user ends)
   bool freed_ = false;
   // Envelope/contents for MPI_Type_get_envelope/contents and the type description.
   // types_ holds the handles as passed to the constructor (they may have been freed
   // since); MPI_Type_get_contents works from desc_.
   int combiner_ = MPI_COMBINER_NAMED;
-  std::vector<int> ints_;
-  std::vector<MPI_Aint> aints_;
   std::vector<MPI_Datatype> types_;
   // The immutable description (layout, bounds, envelope) shared with derived types.
   std::shared_ptr<const TypeDesc> desc_;
@@ -144,11 +144,34 @@ const char* predefinedName(MPI_Datatype h);
 // --- constructors -------------------------------------------------------------------
 // Each creates a new uncommitted type in *out and returns MPI_SUCCESS, or an error class
 // (MPI_ERR_TYPE, MPI_ERR_COUNT, MPI_ERR_ARG) with its cause recorded by setErrorCause.
-int createContiguous(int64_t count, MPI_Datatype old, MPI_Datatype* out);
+// Counts, displacements and strides are 64-bit. `large`: made by an MPI-4 _c constructor,
+// whose integer arguments the envelope reports as large counts (MPI-4.0 §5.1.13);
+// otherwise they must fit an int and are reported as integers and addresses.
+int createContiguous(int64_t count, MPI_Datatype old, MPI_Datatype* out, bool large = false);
 int createVector(int64_t count, int64_t blocklen, int64_t stride, MPI_Datatype old,
-                 MPI_Datatype* out);
-int createHvector(int64_t count, int64_t blocklen, MPI_Aint stride, MPI_Datatype old,
-                  MPI_Datatype* out);
+                 MPI_Datatype* out, bool large = false);
+int createHvector(int64_t count, int64_t blocklen, int64_t stride, MPI_Datatype old,
+                  MPI_Datatype* out, bool large = false);
+// Block i: blocklens[i] copies at disps[i] (in old-type extents for indexed, bytes for
+// hindexed); the count is the arrays' length.
+int createIndexed(std::vector<int64_t> blocklens, std::vector<int64_t> disps, MPI_Datatype old,
+                  MPI_Datatype* out, bool large);
+int createHindexed(std::vector<int64_t> blocklens, std::vector<int64_t> disps, MPI_Datatype old,
+                   MPI_Datatype* out, bool large);
+int createIndexedBlock(int64_t blocklen, std::vector<int64_t> disps, MPI_Datatype old,
+                       MPI_Datatype* out, bool large);
+int createHindexedBlock(int64_t blocklen, std::vector<int64_t> disps, MPI_Datatype old,
+                        MPI_Datatype* out, bool large);
+int createStruct(std::vector<int64_t> blocklens, std::vector<int64_t> disps,
+                 const MPI_Datatype* types, MPI_Datatype* out, bool large);
+int createResized(MPI_Datatype old, int64_t lb, int64_t extent, MPI_Datatype* out,
+                  bool large = false);
+int createSubarray(int ndims, const int64_t* sizes, const int64_t* subsizes, const int64_t* starts,
+                   int order, MPI_Datatype old, MPI_Datatype* out, bool large);
+int createDarray(int size, int rank, int ndims, const int64_t* gsizes, const int* distribs,
+                 const int* dargs, const int* psizes, int order, MPI_Datatype old,
+                 MPI_Datatype* out, bool large);
+// The same with the int arrays of the MPI-3 functions.
 int createIndexed(int64_t count, const int* blocklens, const int* disps, MPI_Datatype old,
                   MPI_Datatype* out);
 int createHindexed(int64_t count, const int* blocklens, const MPI_Aint* disps, MPI_Datatype old,
@@ -159,15 +182,14 @@ int createHindexedBlock(int64_t count, int64_t blocklen, const MPI_Aint* disps, 
                         MPI_Datatype* out);
 int createStruct(int64_t count, const int* blocklens, const MPI_Aint* disps,
                  const MPI_Datatype* types, MPI_Datatype* out);
-int createResized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* out);
-// Copies the type and its name-less state; attributes are copied by the caller's
-// copy callbacks (copyAttributes).
-int dup(MPI_Datatype old, MPI_Datatype* out);
 int createSubarray(int ndims, const int* sizes, const int* subsizes, const int* starts, int order,
                    MPI_Datatype old, MPI_Datatype* out);
 int createDarray(int size, int rank, int ndims, const int* gsizes, const int* distribs,
                  const int* dargs, const int* psizes, int order, MPI_Datatype old,
                  MPI_Datatype* out);
+// Copies the type and its name-less state; attributes are copied by the caller's
+// copy callbacks (copyAttributes).
+int dup(MPI_Datatype old, MPI_Datatype* out);
 
 // Flattens the type (idempotent; predefined types are always committed).
 int commit(MPI_Datatype h);
@@ -177,9 +199,11 @@ int free(MPI_Datatype* h);
 
 // MPI_Type_get_envelope / get_contents. getContents creates new handles for derived
 // old types (the caller frees them); predefined ones are returned as they are.
-int getEnvelope(MPI_Datatype h, int* nints, int* naddrs, int* ntypes, int* combiner);
-int getContents(MPI_Datatype h, int maxInts, int maxAddrs, int maxTypes, int* ints, MPI_Aint* addrs,
-                MPI_Datatype* types);
+// ncounts/counts: the large counts of types made by the _c constructors (none otherwise).
+int getEnvelope(MPI_Datatype h, int64_t* nints, int64_t* naddrs, int64_t* ncounts, int64_t* ntypes,
+                int* combiner);
+int getContents(MPI_Datatype h, int64_t maxInts, int64_t maxAddrs, int64_t maxCounts,
+                int64_t maxTypes, int* ints, MPI_Aint* addrs, int64_t* counts, MPI_Datatype* types);
 
 // --- attributes (MPI_Type_create_keyval ...) ------------------------------------------
 int createKeyval(MPI_Type_copy_attr_function* copyFn, MPI_Type_delete_attr_function* deleteFn,

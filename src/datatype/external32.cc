@@ -1,6 +1,7 @@
 // The "external32" data representation (MPI-3.1 §13.5.2): every basic element in
 // big-endian byte order at a fixed size. On this platform (LP64, IEEE floats) the sizes
-// equal the native ones, so the external stream has the native packed size; packing
+// equal the native ones except C long and unsigned long (4 bytes in external32: truncated
+// when packed, extended when unpacked); packing
 // walks the type's leaves in type-map order and byte-swaps each element (each half of a
 // complex). long double is x87 80-bit extended in memory and IEEE binary128 in
 // external32: converted both ways (binary128 -> x87 truncates the fraction to 63 bits).
@@ -88,6 +89,26 @@ void quadToX87(const Byte* ext, Byte* mem) {
 // Converts n leaves between memory and the external stream.
 template <bool kPack>
 void convert(const TypeDesc& leaf, Byte* mem, int64_t n, Byte* ext) {
+  if (leaf.extSize != leaf.size) {
+    // An integer narrower in external32 (C long: 8 bytes in memory, 4 in external32):
+    // truncated when packed, sign- or zero-extended when unpacked.
+    const int64_t m = leaf.size, e = leaf.extSize;
+    const bool isSigned = leaf.basicKind == BasicKind::kInt;
+    for (int64_t u = 0; u < n; ++u, mem += m, ext += e) {
+      for (int64_t b = 0; b < e; ++b) {
+        if constexpr (kPack) {
+          ext[b] = mem[e - 1 - b];
+        } else {
+          mem[e - 1 - b] = ext[b];
+        }
+      }
+      if constexpr (!kPack) {
+        const Byte fill = isSigned && (ext[0] & 0x80) ? 0xff : 0;
+        std::memset(mem + e, fill, static_cast<size_t>(m - e));
+      }
+    }
+    return;
+  }
   const int64_t unit = leaf.extUnit;
   const int64_t units = n * leaf.size / unit;
   for (int64_t u = 0; u < units; ++u, mem += unit, ext += unit) {
@@ -123,7 +144,7 @@ template <bool kPack>
 void transfer(const Datatype& t, Byte* mem, int64_t count, Byte* ext) {
   auto f = [&ext](const TypeDesc& leaf, Byte* p, int64_t n) {
     convert<kPack>(leaf, p, n, ext);
-    ext += n * leaf.size;
+    ext += n * leaf.extSize;
   };
   for (int64_t e = 0; e < count; ++e) visitLeaves(*t.desc_, mem + e * t.extent_, f);
 }
@@ -133,7 +154,7 @@ void transfer(const Datatype& t, Byte* mem, int64_t count, Byte* ext) {
 int externalSize(MPI_Datatype h, int64_t count, int64_t* size) {
   Datatype* t = lookup(h);
   if (!t) return setErrorCause(MPI_ERR_TYPE, "0x%x is not a valid datatype", h);
-  *size = count * t->size_;
+  *size = count * t->desc_->extSize;
   return MPI_SUCCESS;
 }
 
@@ -141,7 +162,7 @@ int packExternal(MPI_Datatype h, const void* in, int64_t count, void* out, int64
                  int64_t* position) {
   Datatype* t = nullptr;
   if (int rc = committedType(h, &t)) return rc;
-  const int64_t need = count * t->size_;
+  const int64_t need = count * t->desc_->extSize;
   if (*position < 0 || *position + need > outSize)
     return setErrorCause(MPI_ERR_TRUNCATE,
                          "packing %lld bytes at position %lld overflows the %lld-byte buffer",
@@ -156,7 +177,7 @@ int unpackExternal(MPI_Datatype h, const void* in, int64_t inSize, int64_t* posi
                    int64_t count) {
   Datatype* t = nullptr;
   if (int rc = committedType(h, &t)) return rc;
-  const int64_t need = count * t->size_;
+  const int64_t need = count * t->desc_->extSize;
   if (*position < 0 || *position + need > inSize)
     return setErrorCause(MPI_ERR_TRUNCATE,
                          "unpacking %lld bytes at position %lld overruns the %lld-byte input",

@@ -27,7 +27,7 @@ Datatype* findAny(MPI_Datatype h);
 std::unique_ptr<Datatype> newFromDesc(DescPtr d);
 // Registers a user type and returns its handle.
 MPI_Datatype registerType(std::unique_ptr<Datatype> t);
-// Flattens t (blocks_, runs_, contiguous_, singleBlock_) and marks it committed.
+// Builds t's plan (plan_, contiguous_) and marks it committed.
 void commitObject(Datatype& t);
 
 }  // namespace ccmpi::datatype

@@ -2,22 +2,18 @@
 // elements.
 //
 // The packed stream is element 0's data in type-map order, then element 1's, ...; element
-// e lives at buf + e*extent. Three paths:
-//   contiguous   one memcpy at buf + trueLb + offset;
-//   single block each element is one block of `size` bytes: the elements form one strided
-//                run (stride = extent) over which we copy;
-//   general      the element's runs_ (n equally long blocks at a constant stride, with the
-//                packed offset where each starts). The resume position is found in
-//                O(log runs): element = offset / size, run by binary search on `start`,
-//                block and byte inside the run by division. Then whole blocks are copied
-//                run by run; runs of 1, 2, 4, 8, 12 and 16-byte blocks use fixed-size
-//                copies and other blocks up to 32 bytes two overlapping moves, so a vector
-//                of small blocks costs neither per-byte work nor a memcpy call per block.
-// Neither path allocates.
+// e lives at buf + e*extent. Contiguous types are one memcpy at buf + trueLb + offset.
+// Otherwise `count` elements are a repeat of the type's plan (plan.h) and the walker
+// descends it: the resume position is found by division in repeats and binary search in
+// run lists and sequences (O(depth + log entries), never a scan from the start); a
+// repeat of a single block is one strided loop; a run copies its equally long blocks in
+// one loop, with fixed-size copies for blocks of 1, 2, 4, 8, 12 and 16 bytes, two
+// overlapping moves for other blocks up to 32 bytes and memcpy above. Nothing allocates.
 #include <algorithm>
 #include <cstring>
 
 #include "datatype/datatype.h"
+#include "datatype/plan.h"
 
 namespace ccmpi::datatype {
 namespace {
@@ -97,6 +93,114 @@ inline Byte* copyBlocks(Byte* mem, int64_t stride, int64_t len, int64_t n, Byte*
   }
 }
 
+// Copies a byte range of the packed stream of plan nodes; `stream`/`left` advance as
+// bytes are copied. Each call copies from packed offset `skip` of one instance until the
+// instance ends or `left` reaches 0.
+template <bool kPack>
+struct Walker {
+  Byte* stream;
+  int64_t left;
+
+  void node(const PlanNode& p, Byte* mem, int64_t skip) {
+    switch (p.kind) {
+      case PlanNode::Kind::kRuns:
+        runs(p, mem, skip);
+        return;
+      case PlanNode::Kind::kRepeat:
+        repeat(p.count, p.stride, *p.child, mem + p.disp, skip);
+        return;
+      case PlanNode::Kind::kSeq: {
+        const PlanItem* items = p.items.data();
+        const size_t n = p.items.size();
+        size_t k = 0;
+        if (skip > 0)
+          k = static_cast<size_t>(
+              std::upper_bound(items, items + n, skip,
+                               [](int64_t v, const PlanItem& it) { return v < it.start; }) -
+              items - 1);
+        for (; k < n && left > 0; ++k) {
+          const PlanItem& it = items[k];
+          node(*it.node, mem + it.disp, skip > it.start ? skip - it.start : 0);
+        }
+        return;
+      }
+    }
+  }
+
+  // The runs of one instance at mem, from packed offset skip.
+  void runs(const PlanNode& p, Byte* mem, int64_t skip) {
+    const Run* runs = p.runs.data();
+    const size_t nruns = p.runs.size();
+    size_t k = 0;
+    int64_t idx = 0;
+    if (skip > 0) {
+      k = static_cast<size_t>(
+          std::upper_bound(runs, runs + nruns, skip,
+                           [](int64_t v, const Run& run) { return v < run.start; }) -
+          runs - 1);
+      const Run& run = runs[k];
+      idx = (skip - run.start) / run.len;
+      const int64_t inner = (skip - run.start) % run.len;
+      if (inner > 0) {  // finish a block begun by an earlier call
+        const int64_t c = std::min(run.len - inner, left);
+        stream = copyOne<kPack>(mem + run.disp + idx * run.stride + inner, c, stream);
+        left -= c;
+        if (++idx == run.n) {
+          idx = 0;
+          ++k;
+        }
+      }
+    }
+    for (; k < nruns && left > 0; ++k, idx = 0) {
+      const Run& run = runs[k];
+      Byte* at = mem + run.disp + idx * run.stride;
+      const int64_t blocks = run.n - idx;
+      const int64_t full = std::min(blocks, left / run.len);
+      if (full == 1 && blocks == 1) {
+        stream = copyOne<kPack>(at, run.len, stream);
+      } else {
+        stream = copyBlocks<kPack>(at, run.stride, run.len, full, stream);
+      }
+      left -= full * run.len;
+      if (full < blocks) {  // the range ends inside this run
+        if (left > 0) stream = copyOne<kPack>(at + full * run.stride, left, stream);
+        left = 0;
+        return;
+      }
+    }
+  }
+
+  // count instances of c at mem, mem + stride, ..., from packed offset skip.
+  void repeat(int64_t count, int64_t stride, const PlanNode& c, Byte* mem, int64_t skip) {
+    const int64_t size = c.size;
+    int64_t i = skip / size;
+    const int64_t inner = skip % size;
+    if (c.singleBlock()) {  // equally long blocks: one strided loop
+      Byte* at = mem + c.runs[0].disp;
+      if (inner > 0) {
+        const int64_t n = std::min(size - inner, left);
+        stream = copyOne<kPack>(at + i * stride + inner, n, stream);
+        left -= n;
+        ++i;
+      }
+      const int64_t full = std::min(count - i, left / size);
+      stream = copyBlocks<kPack>(at + i * stride, stride, size, full, stream);
+      left -= full * size;
+      i += full;
+      if (left > 0 && i < count) {
+        stream = copyOne<kPack>(at + i * stride, std::min(left, size), stream);
+        left -= std::min(left, size);
+      }
+      return;
+    }
+    if (inner > 0) {
+      node(c, mem + i * stride, inner);
+      ++i;
+    }
+    for (; i < count && left > 0; ++i) node(c, mem + i * stride, 0);
+  }
+};
+
 template <bool kPack>
 size_t walk(const Datatype& t, Byte* base, int64_t count, size_t offset, Byte* stream, size_t len) {
   const int64_t size = t.size_;
@@ -114,75 +218,8 @@ size_t walk(const Datatype& t, Byte* base, int64_t count, size_t offset, Byte* s
     }
     return static_cast<size_t>(n);
   }
-
-  const int64_t extent = t.extent_;
-  int64_t remaining = n;
-  if (t.singleBlock_) {
-    const int64_t e = off / size, inner = off % size;
-    Byte* mem = base + e * extent + t.blocks_[0].disp;
-    if (inner > 0) {
-      const int64_t c = std::min(size - inner, remaining);
-      stream = copyOne<kPack>(mem + inner, c, stream);
-      remaining -= c;
-      mem += extent;
-    }
-    const int64_t full = remaining / size;
-    stream = copyBlocks<kPack>(mem, extent, size, full, stream);
-    remaining -= full * size;
-    if (remaining > 0) copyOne<kPack>(mem + full * extent, remaining, stream);
-    return static_cast<size_t>(n);
-  }
-
-  const Run* runs = t.runs_.data();
-  const size_t nruns = t.runs_.size();
-  const int64_t r = off % size;
-  // The run holding packed byte r of an element: the last one starting at or before r.
-  size_t k = static_cast<size_t>(
-      std::upper_bound(runs, runs + nruns, r,
-                       [](int64_t v, const Run& run) { return v < run.start; }) -
-      runs - 1);
-  int64_t idx = (r - runs[k].start) / runs[k].len;
-  int64_t inner = (r - runs[k].start) % runs[k].len;
-  Byte* elem = base + (off / size) * extent;
-  if (inner > 0) {  // finish a block begun by an earlier call
-    const Run& run = runs[k];
-    const int64_t c = std::min(run.len - inner, remaining);
-    stream = copyOne<kPack>(elem + run.disp + idx * run.stride + inner, c, stream);
-    remaining -= c;
-    if (++idx == run.n) {
-      idx = 0;
-      if (++k == nruns) {
-        k = 0;
-        elem += extent;
-      }
-    }
-  }
-  while (remaining > 0) {
-    const Run& run = runs[k];
-    Byte* mem = elem + run.disp + idx * run.stride;
-    const int64_t left = run.n - idx;
-    if (left == 1) {  // irregular types: runs of one block
-      if (remaining < run.len) {
-        copyOne<kPack>(mem, remaining, stream);
-        break;
-      }
-      stream = copyOne<kPack>(mem, run.len, stream);
-      remaining -= run.len;
-    } else {
-      const int64_t full = std::min(left, remaining / run.len);
-      stream = copyBlocks<kPack>(mem, run.stride, run.len, full, stream);
-      remaining -= full * run.len;
-      if (full < left) {  // the range ends in this run
-        if (remaining > 0) copyOne<kPack>(mem + full * run.stride, remaining, stream);
-        break;
-      }
-    }
-    idx = 0;
-    if (++k == nruns) {
-      k = 0;
-      elem += extent;
-    }
-  }
+  Walker<kPack> w{stream, n};
+  w.repeat(count, t.extent_, *t.plan_, base, off);
   return static_cast<size_t>(n);
 }
 

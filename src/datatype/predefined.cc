@@ -141,6 +141,8 @@ std::vector<PredefinedType> buildPredefinedTypes() {
     auto d = makeLeaf(s.handle, s.size, s.align, s.kind);
     d->extUnit = s.extUnit;
     d->extX87 = s.x87;
+    // external32 (MPI-3.1 Table 13.2) has 4-byte long and unsigned long.
+    if (s.handle == MPI_LONG || s.handle == MPI_UNSIGNED_LONG) d->extSize = d->extUnit = 4;
     out.push_back({s.handle, s.name, d});
   }
   auto lbMarker = makeLeaf(MPI_LB, 0, 1, BasicKind::kNone, Marker::kLb);

@@ -1,6 +1,5 @@
 // Layout builders: each computes the new description's bounds, size, alignment and
-// basic-element summary from its old types (see type_desc.h for the bound rules), and
-// flatten(), which expands a description into the merged blocks of one element.
+// basic-element summary from its old types (see type_desc.h for the bound rules).
 #include "datatype/type_desc.h"
 
 #include <algorithm>
@@ -15,6 +14,19 @@ class Accumulator {
   // `reps` blocks of `n` consecutive copies of `k`, block r at disp + r*repStride.
   void add(const TypeDesc& k, int64_t disp, int64_t n, int64_t reps = 1, int64_t repStride = 0) {
     if (n <= 0 || reps <= 0) return;
+    if (k.marker != Marker::kNone) {
+      // An MPI_LB (MPI_UB) marker bounds only the lower (upper) end.
+      const int64_t lo = disp + std::min<int64_t>(0, (reps - 1) * repStride);
+      const int64_t hi = disp + std::max<int64_t>(0, (reps - 1) * repStride);
+      if (k.marker == Marker::kLb) {
+        stickyLb_ = sLbFound_ ? std::min(stickyLb_, lo) : lo;
+        sLbFound_ = true;
+      } else {
+        stickyUb_ = sUbFound_ ? std::max(stickyUb_, hi) : hi;
+        sUbFound_ = true;
+      }
+      return;
+    }
     const int64_t ext = k.extent();
     const int64_t span = (n - 1) * ext;
     const int64_t repSpan = (reps - 1) * repStride;
@@ -45,6 +57,7 @@ class Accumulator {
     }
     const int64_t copies = n * reps;
     size_ += copies * k.size;
+    extSize_ += copies * k.extSize;
     elements_ += copies * k.elements;
     if (k.marker == Marker::kNone) align_ = std::max(align_, k.align);
     if (k.elements > 0) {
@@ -82,6 +95,7 @@ class Accumulator {
     d.trueLb = hasData_ ? trueLb_ : 0;
     d.trueUb = hasData_ ? trueUb_ : 0;
     d.size = size_;
+    d.extSize = extSize_;
     d.elements = elements_;
     if (mixed_) {
       d.basicType = MPI_DATATYPE_NULL;
@@ -102,97 +116,14 @@ class Accumulator {
   bool lbFound_ = false, ubFound_ = false, sLbFound_ = false, sUbFound_ = false;
   bool hasData_ = false;
   int64_t lb_ = 0, ub_ = 0, stickyLb_ = 0, stickyUb_ = 0, trueLb_ = 0, trueUb_ = 0;
-  int64_t size_ = 0, elements_ = 0, align_ = 1;
+  int64_t size_ = 0, extSize_ = 0, elements_ = 0, align_ = 1;
   bool basicSet_ = false, mixed_ = false;
   MPI_Datatype basic_ = MPI_DATATYPE_NULL;
   BasicKind kind_ = BasicKind::kNone;
   int64_t basicCount_ = 0;
 };
 
-inline void emit(std::vector<Block>& out, int64_t disp, int64_t len) {
-  if (len <= 0) return;
-  if (!out.empty() && out.back().disp + out.back().len == disp) {
-    out.back().len += len;
-  } else {
-    out.push_back({disp, len});
-  }
-}
-
-// A description that is one block of data exactly as long as its extent (copies of it
-// placed extent apart join into one block).
-bool dense(const TypeDesc& k, const std::vector<Block>& kb) {
-  return kb.size() == 1 && kb[0].len == k.extent() && k.extent() > 0;
-}
-
-// Blocks of one element of k placed at 0 (leaves need none).
-std::vector<Block> blocksOf(const TypeDesc& k) {
-  std::vector<Block> kb;
-  if (k.layout != Layout::kLeaf) flatten(k, 0, kb);
-  return kb;
-}
-
-// Emits n consecutive copies of k at `at` (copy j at at + j*extent).
-void replicate(const TypeDesc& k, const std::vector<Block>& kb, int64_t at, int64_t n,
-               std::vector<Block>& out) {
-  if (n <= 0 || k.size == 0) return;
-  if (k.layout == Layout::kLeaf) {
-    emit(out, at, n * k.size);
-    return;
-  }
-  const int64_t ext = k.extent();
-  if (dense(k, kb)) {
-    emit(out, at + kb[0].disp, n * ext);
-    return;
-  }
-  for (int64_t j = 0; j < n; ++j) {
-    const int64_t base = at + j * ext;
-    for (const Block& b : kb) emit(out, base + b.disp, b.len);
-  }
-}
-
 }  // namespace
-
-void flatten(const TypeDesc& d, int64_t base, std::vector<Block>& out) {
-  switch (d.layout) {
-    case Layout::kLeaf:
-      emit(out, base, d.size);
-      return;
-    case Layout::kResized:
-    case Layout::kAlias:
-      flatten(*d.kids[0], base, out);
-      return;
-    case Layout::kHvector: {
-      const TypeDesc& k = *d.kids[0];
-      if (k.size == 0 || d.count == 0 || d.blocklen == 0) return;
-      const std::vector<Block> kb = blocksOf(k);
-      const bool leafOrDense = k.layout == Layout::kLeaf || dense(k, kb);
-      // Blocks that touch each other: the whole vector is one block.
-      if (leafOrDense && d.stride == d.blocklen * k.extent()) {
-        const int64_t first = k.layout == Layout::kLeaf ? 0 : kb[0].disp;
-        emit(out, base + first, d.count * d.blocklen * k.extent());
-        return;
-      }
-      for (int64_t i = 0; i < d.count; ++i) replicate(k, kb, base + i * d.stride, d.blocklen, out);
-      return;
-    }
-    case Layout::kHindexed: {
-      const TypeDesc& k = *d.kids[0];
-      if (k.size == 0) return;
-      const std::vector<Block> kb = blocksOf(k);
-      for (size_t i = 0; i < d.blens.size(); ++i)
-        replicate(k, kb, base + d.disps[i], d.blens[i], out);
-      return;
-    }
-    case Layout::kStruct: {
-      for (size_t i = 0; i < d.blens.size(); ++i) {
-        const TypeDesc& k = *d.kids[i];
-        if (k.size == 0 || d.blens[i] == 0) continue;
-        replicate(k, blocksOf(k), base + d.disps[i], d.blens[i], out);
-      }
-      return;
-    }
-  }
-}
 
 int64_t TypeDesc::prefixElements(int64_t bytes) const {
   if (bytes <= 0) return 0;
@@ -309,6 +240,7 @@ namespace {
 // Copies the properties (not layout or envelope) of k into d.
 void copyProperties(TypeDesc& d, const TypeDesc& k) {
   d.size = k.size;
+  d.extSize = k.extSize;
   d.lb = k.lb;
   d.ub = k.ub;
   d.trueLb = k.trueLb;
@@ -350,6 +282,7 @@ std::shared_ptr<TypeDesc> makeLeaf(MPI_Datatype named, int64_t size, int64_t ali
   d->marker = marker;
   d->named = named;
   d->size = size;
+  d->extSize = size;
   d->lb = 0;
   d->ub = size;
   d->trueLb = 0;

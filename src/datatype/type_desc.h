@@ -62,12 +62,16 @@ struct TypeDesc {
   // whether memory holds an x87 80-bit long double (external32 is IEEE binary128).
   int extUnit = 1;
   bool extX87 = false;
+  // Bytes of one element in external32 (for leaves: 4 for C long and unsigned long, which
+  // are 8 bytes in memory; the native size otherwise).
+  int64_t extSize = 0;
 
   // Envelope.
   MPI_Datatype named = MPI_DATATYPE_NULL;  // the handle of a predefined type
   int combiner = MPI_COMBINER_NAMED;
   std::vector<int> ints;
   std::vector<MPI_Aint> aints;
+  std::vector<int64_t> counts;  // large counts (types made by the MPI-4 _c constructors)
   std::vector<DescPtr> envTypes;
 
   int64_t extent() const { return ub - lb; }
@@ -89,8 +93,5 @@ std::shared_ptr<TypeDesc> makeResized(int64_t lb, int64_t extent, DescPtr kid);
 std::shared_ptr<TypeDesc> makeAlias(DescPtr kid);
 std::shared_ptr<TypeDesc> makeLeaf(MPI_Datatype named, int64_t size, int64_t align, BasicKind kind,
                                    Marker marker = Marker::kNone);
-
-// Appends the blocks of one element placed at `base` to `out`, merging adjacent ones.
-void flatten(const TypeDesc& d, int64_t base, std::vector<Block>& out);
 
 }  // namespace ccmpi::datatype

@@ -127,9 +127,9 @@ std::vector<TypeEntry> buildEntries() {
 #if defined(MPI_INTEGER16) && defined(__SIZEOF_INT128__)
   CCMPI_SCALAR(MPI_INTEGER16, __int128, kF);
 #endif
-  CCMPI_SCALAR(MPI_AINT, MPI_Aint, kF);
-  CCMPI_SCALAR(MPI_OFFSET, MPI_Offset, kF);
-  CCMPI_SCALAR(MPI_COUNT, MPI_Count, kF);
+  CCMPI_SCALAR(MPI_AINT, MPI_Aint, kC);
+  CCMPI_SCALAR(MPI_OFFSET, MPI_Offset, kC);
+  CCMPI_SCALAR(MPI_COUNT, MPI_Count, kC);
   // Floating point. REAL*16 is IEEE quad precision in gfortran, not x87 long double.
   CCMPI_SCALAR(MPI_FLOAT, float, kR);
   CCMPI_SCALAR(MPI_DOUBLE, double, kR);

@@ -57,7 +57,8 @@ struct Unexpected {
   uint32_t context = 0;
   uint64_t size = 0;
   bool rts = false;                 // data still at the sender
-  uint64_t sreq = 0;                // rendezvous: the sender's request id
+  uint64_t sreq = 0;                // the sender's wire id of the message (rendezvous: its
+                                    // request id), which a cancel request names
   uint64_t cmaAddr = 0;             // rendezvous: the sender's buffer, readable in place
   Request* selfSender = nullptr;    // self rendezvous
   std::vector<unsigned char> data;  // eager payload
@@ -480,12 +481,88 @@ Unexpected* unexpectedOf(int peer, const transport::FrameHeader& h) {
   u->tag = h.tag;
   u->context = h.context;
   u->size = h.msgSize;
+  u->sreq = h.a;
   return u;
 }
 
 void addUnexpected(Unexpected* u) {
   ++g.counters.unexpected;
   g.queues[u->context].unexpected.push_back(u);
+}
+
+// ---------- cancelling sends ----------
+//
+// MPI_Cancel of a send succeeds while its message is unmatched at the receiver: the
+// sender asks the receiver (kCancelReq naming the message's wire id) to take the message
+// out of its unexpected queue and answers with the outcome (kCancelAck). An eager send
+// completed locally is reopened until the answer arrives, so MPI_Wait reports it; a
+// rendezvous send still waiting for its CTS gets either the CTS or a positive answer.
+// Messages to oneself are looked up directly.
+
+// Removes the unmatched message `wireId` of srcWorld from the unexpected queue of
+// `context`; true if it was there. A self rendezvous sender found there is cancelled too.
+bool takeUnexpected(uint32_t context, int srcWorld, uint64_t wireId) {
+  auto it = g.queues.find(context);
+  if (it == g.queues.end() || wireId == 0) return false;
+  auto& uq = it->second.unexpected;
+  for (auto u = uq.begin(); u != uq.end(); ++u) {
+    if ((*u)->srcWorld != srcWorld || (*u)->sreq != wireId) continue;
+    Unexpected* gone = *u;
+    uq.erase(u);
+    if (Request* s = gone->selfSender) {
+      s->cancelled = true;
+      completeRequest(s);
+    }
+    delete gone;
+    return true;
+  }
+  return false;
+}
+
+// The receiver took the message out: the send completes as cancelled. A buffered send's
+// copy still waiting for its CTS (registered under the message's wire id) goes too.
+void finishCancelled(Request* s) {
+  unregisterId(s);
+  auto inner = g.byId.find(s->wireId);
+  if (inner != g.byId.end() && inner->second != s) {
+    Request* copy = inner->second;
+    unregisterId(copy);
+    copy->cancelled = true;
+    completeRequest(copy);
+  }
+  s->cancelled = true;
+  s->complete = false;
+  completeRequest(s);
+}
+
+int cancelSend(Request* s) {
+  if (s->cancelled || s->cancelPending || s->peer == MPI_PROC_NULL || s->wireId == 0) return 0;
+  // A rendezvous transfer under way (or done) has been matched.
+  if (s->phase == Request::Phase::kStreaming) return 0;
+  if (s->phase == Request::Phase::kDone && s->id != 0) return 0;
+  if (s->peer == g.me) {
+    if (takeUnexpected(s->context, g.me, s->wireId)) {
+      s->cancelled = true;
+      s->complete = false;
+      completeRequest(s);
+    }
+    return 0;
+  }
+  if (s->id == 0) {
+    // Eager or buffered: a ticket for the answer; the request waits for it.
+    registerId(s);
+    s->complete = false;
+    s->phase = Request::Phase::kPosted;
+  }
+  s->cancelPending = true;
+  transport::FrameHeader h;
+  h.type = transport::FrameType::kCancelReq;
+  h.src = g.me;
+  h.context = s->context;
+  h.a = s->wireId;
+  h.b = s->id;
+  sendControl(s->peer, h);
+  return 0;
 }
 
 // ---------- the transport sink ----------
@@ -593,6 +670,33 @@ class Sink final : public transport::Sink {
         } else {
           if (r->staging.size() < h.payloadLen) r->staging.resize(h.payloadLen);
           t->dest = r->staging.data();
+        }
+        return 0;
+      }
+      case FrameType::kCancelReq: {
+        transport::FrameHeader ack;
+        ack.type = transport::FrameType::kCancelAck;
+        ack.src = g.me;
+        ack.context = h.context;
+        ack.a = takeUnexpected(h.context, peer, h.a) ? 1 : 0;
+        ack.b = h.b;
+        sendControl(peer, ack);
+        return 0;
+      }
+      case FrameType::kCancelAck: {
+        auto it = g.byId.find(h.b);
+        // Gone: a CTS came first and the send went ahead (the answer is then "matched").
+        if (it == g.byId.end()) return 0;
+        Request* s = it->second;
+        if (s->kind != Request::Kind::kSend || !s->cancelPending || s->peer != peer)
+          return setErrorCause(MPI_ERR_INTERN, "cancel reply does not fit its request");
+        s->cancelPending = false;
+        if (h.a) {
+          finishCancelled(s);
+        } else if (s->phase != Request::Phase::kAwaitCts) {
+          // The eager message was matched: the send stands, as it had completed.
+          unregisterId(s);
+          completeRequest(s);
         }
         return 0;
       }
@@ -733,6 +837,9 @@ int startSend(Request* s) {
     return MPI_SUCCESS;
   }
   const bool sync = s->mode == SendMode::kSynchronous;
+  // Every message gets an id unique among this process's messages (a buffered send's copy
+  // has it assigned with its user request): a cancel request names the message by it.
+  if (!s->wireId) s->wireId = g.nextId++;
   if (dest == g.me) {
     ++g.counters.selfSent;
     Request* r = matchPosted(s->context, g.me, s->tag);
@@ -745,6 +852,7 @@ int startSend(Request* s) {
     u->tag = s->tag;
     u->context = s->context;
     u->size = s->bytes;
+    u->sreq = s->wireId;
     if (!sync && s->bytes <= kEagerLimit.get()) {
       u->data.resize(s->bytes);
       if (s->bytes) s->dt->pack(s->buf, s->count, 0, u->data.data(), s->bytes);
@@ -765,6 +873,7 @@ int startSend(Request* s) {
     ++g.counters.eagerSent;
     h.type = transport::FrameType::kEager;
     h.payloadLen = s->bytes;
+    h.a = s->wireId;
     auto* f = new MsgFrame;
     compress::DataType ctype;
     const bool code =
@@ -809,7 +918,9 @@ int startSend(Request* s) {
     h.b = reinterpret_cast<uintptr_t>(static_cast<const unsigned char*>(s->buf) + s->dt->trueLb());
   }
   s->phase = Request::Phase::kAwaitCts;
-  h.a = registerId(s);
+  s->id = s->wireId;
+  g.byId[s->id] = s;
+  h.a = s->id;
   sendControl(dest, h);
   return MPI_SUCCESS;
 }
@@ -941,6 +1052,7 @@ int isend(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, 
     inner->context = s->context;
     inner->mode = SendMode::kStandard;
     inner->freeOnComplete = true;
+    inner->wireId = s->wireId = g.nextId++;
     inner->onComplete = [need, pool](Request*) {
       pool->used -= need;
       --pool->pending;
@@ -1141,7 +1253,7 @@ int mrecv(void* buf, int64_t count, MPI_Datatype type, Unexpected* msg, comm::Co
 }
 
 int cancel(Request* r) {
-  if (r->complete) return MPI_SUCCESS;
+  if (r->complete && r->kind != Request::Kind::kSend) return MPI_SUCCESS;
   if (r->kind == Request::Kind::kRecv && r->phase == Request::Phase::kPosted) {
     auto it = g.queues.find(r->context);
     if (it != g.queues.end()) {
@@ -1155,8 +1267,7 @@ int cancel(Request* r) {
       }
     }
   }
-  // Sends are not cancelled (allowed by the standard): they complete normally and
-  // MPI_Test_cancelled reports false.
+  if (r->kind == Request::Kind::kSend) return cancelSend(r);
   return MPI_SUCCESS;
 }
 

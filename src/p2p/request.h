@@ -68,6 +68,8 @@ struct Request {
 
   // Rendezvous.
   uint64_t id = 0;                     // our wire id (0 = none)
+  uint64_t wireId = 0;                 // send: the message's id on the wire (eager a / RTS a)
+  bool cancelPending = false;          // send: a cancel request awaits its answer
   uint64_t remoteId = 0;               // the peer's id for this message
   uint64_t accepted = 0;               // bytes the receiver accepted (send side)
   uint64_t arrived = 0;                // payload bytes arrived (receive side)

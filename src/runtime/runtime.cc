@@ -272,7 +272,9 @@ void tearDown() {
               transport::mcast().releasedPending());
   r.tcp.beginShutdown();
   if (r.pmi.fd() >= 0) progress::engine().remove(r.pmi.fd());
-  r.pmi.barrier();
+  // Peers may still need an answer from this rank (a cancelled send asks whether its
+  // message is still unmatched here): keep the network going while waiting.
+  r.pmi.barrier([] { progress::engine().poll(0); });
   transport::mcast().shutdown();
   r.tcp.shutdown();
   p2p::finalize();

@@ -113,6 +113,15 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
     case FrameType::kMcastAck:
       if (f.payloadLen != 0 || f.msgSize != 0 || f.offset != 0) return bad("ack fields");
       break;
+    case FrameType::kCancelReq:
+      if (f.payloadLen != 0 || f.msgSize != 0 || f.offset != 0 || f.flags != 0)
+        return bad("cancel fields");
+      if (f.context >= lim.maxContext) return bad("context id");
+      break;
+    case FrameType::kCancelAck:
+      if (f.payloadLen != 0 || f.msgSize != 0 || f.offset != 0 || f.flags != 0 || f.a > 1)
+        return bad("cancel reply fields");
+      break;
     case FrameType::kMcastRepair:
       if (f.tag <= 0 || f.payloadLen == 0 || f.msgSize > lim.maxMessage || f.offset > f.msgSize ||
           f.payloadLen > f.msgSize - f.offset)

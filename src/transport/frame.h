@@ -26,6 +26,11 @@ enum class FrameType : uint8_t {
   kMcastNak = 20,     // msgSize = message length, payload = (offset, length) u64 pairs
   kMcastRepair = 21,  // tag = fragment size, msgSize, offset, payload = the bytes
   kMcastAck = 22,     // receiver -> root: the message is whole here (no payload)
+  // cancelling a send (p2p.cc): context of the message, a = the message's wire id (the
+  // a of its eager frame or RTS), b = the sender's ticket; the answer carries the ticket
+  // in b and a = 1 when the unmatched message was removed, 0 when it was already matched
+  kCancelReq = 23,
+  kCancelAck = 24,
 };
 
 enum FrameFlags : uint8_t {

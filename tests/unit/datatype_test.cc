@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -15,6 +17,7 @@
 
 #include "base/error.h"
 #include "datatype/datatype.h"
+#include "datatype/plan.h"
 
 using namespace ccmpi;
 using datatype::Datatype;
@@ -665,16 +668,19 @@ TEST_F(DatatypeTest, ErrorsNameTheCause) {
 TEST_F(DatatypeTest, EnvelopeAndContents) {
   MPI_Datatype v, s;
   ASSERT_EQ(datatype::createVector(3, 2, 5, MPI_INT, &v), MPI_SUCCESS);
-  int ni, na, nt, comb;
-  ASSERT_EQ(datatype::getEnvelope(v, &ni, &na, &nt, &comb), MPI_SUCCESS);
+  int64_t ni, na, nc, nt;
+  int comb;
+  ASSERT_EQ(datatype::getEnvelope(v, &ni, &na, &nc, &nt, &comb), MPI_SUCCESS);
   EXPECT_EQ(comb, MPI_COMBINER_VECTOR);
   EXPECT_EQ(ni, 3);
   EXPECT_EQ(na, 0);
+  EXPECT_EQ(nc, 0);
   EXPECT_EQ(nt, 1);
   int ints[8];
   MPI_Aint aints[8];
+  int64_t counts[8];
   MPI_Datatype types[8];
-  ASSERT_EQ(datatype::getContents(v, 8, 8, 8, ints, aints, types), MPI_SUCCESS);
+  ASSERT_EQ(datatype::getContents(v, 8, 8, 8, 8, ints, aints, counts, types), MPI_SUCCESS);
   EXPECT_EQ(ints[0], 3);
   EXPECT_EQ(ints[1], 2);
   EXPECT_EQ(ints[2], 5);
@@ -685,32 +691,33 @@ TEST_F(DatatypeTest, EnvelopeAndContents) {
   const MPI_Datatype ty[] = {MPI_CHAR, v};
   ASSERT_EQ(datatype::createStruct(2, bl, disp, ty, &s), MPI_SUCCESS);
   freeType(v);  // contents still describe it
-  ASSERT_EQ(datatype::getEnvelope(s, &ni, &na, &nt, &comb), MPI_SUCCESS);
+  ASSERT_EQ(datatype::getEnvelope(s, &ni, &na, &nc, &nt, &comb), MPI_SUCCESS);
   EXPECT_EQ(comb, MPI_COMBINER_STRUCT);
   EXPECT_EQ(ni, 3);
   EXPECT_EQ(na, 2);
   EXPECT_EQ(nt, 2);
-  EXPECT_EQ(datatype::getContents(s, 1, 8, 8, ints, aints, types), MPI_ERR_ARG);
-  ASSERT_EQ(datatype::getContents(s, 8, 8, 8, ints, aints, types), MPI_SUCCESS);
+  EXPECT_EQ(datatype::getContents(s, 1, 8, 8, 8, ints, aints, counts, types), MPI_ERR_ARG);
+  ASSERT_EQ(datatype::getContents(s, 8, 8, 8, 8, ints, aints, counts, types), MPI_SUCCESS);
   EXPECT_EQ(ints[1], 1);
   EXPECT_EQ(ints[2], 2);
   EXPECT_EQ(aints[1], 100);
   EXPECT_EQ(types[0], MPI_CHAR);
   // The derived old type comes back as a new handle describing the vector.
-  ASSERT_EQ(datatype::getEnvelope(types[1], &ni, &na, &nt, &comb), MPI_SUCCESS);
+  ASSERT_EQ(datatype::getEnvelope(types[1], &ni, &na, &nc, &nt, &comb), MPI_SUCCESS);
   EXPECT_EQ(comb, MPI_COMBINER_VECTOR);
   expectBounds(types[1], {0, 48, 0, 48, 24});
   freeType(types[1]);
 
-  ASSERT_EQ(datatype::getEnvelope(MPI_DOUBLE_INT, &ni, &na, &nt, &comb), MPI_SUCCESS);
+  ASSERT_EQ(datatype::getEnvelope(MPI_DOUBLE_INT, &ni, &na, &nc, &nt, &comb), MPI_SUCCESS);
   EXPECT_EQ(comb, MPI_COMBINER_NAMED);
-  EXPECT_EQ(datatype::getContents(MPI_DOUBLE_INT, 8, 8, 8, ints, aints, types), MPI_ERR_ARG);
+  EXPECT_EQ(datatype::getContents(MPI_DOUBLE_INT, 8, 8, 8, 8, ints, aints, counts, types),
+            MPI_ERR_ARG);
 
   MPI_Datatype r;
   ASSERT_EQ(datatype::createResized(s, -3, 77, &r), MPI_SUCCESS);
-  ASSERT_EQ(datatype::getEnvelope(r, &ni, &na, &nt, &comb), MPI_SUCCESS);
+  ASSERT_EQ(datatype::getEnvelope(r, &ni, &na, &nc, &nt, &comb), MPI_SUCCESS);
   EXPECT_EQ(comb, MPI_COMBINER_RESIZED);
-  ASSERT_EQ(datatype::getContents(r, 8, 8, 8, ints, aints, types), MPI_SUCCESS);
+  ASSERT_EQ(datatype::getContents(r, 8, 8, 8, 8, ints, aints, counts, types), MPI_SUCCESS);
   EXPECT_EQ(aints[0], -3);
   EXPECT_EQ(aints[1], 77);
   freeType(types[0]);
@@ -985,8 +992,10 @@ void referenceUnpack(const Model& m, int64_t extent, unsigned char* base, int64_
       for (int64_t b = 0; b < l; ++b) base[e * extent + d + b] = in[i++];
 }
 
-TEST_F(DatatypeTest, RandomPackUnpackMatchesReference) {
-  RandomTypes gen(20240611);
+// Packs and unpacks 400 random nested types in random ranges and chunks against the
+// reference.
+void randomRoundTrips(uint32_t seed) {
+  RandomTypes gen(seed);
   int nontrivial = 0;
   for (int iter = 0; iter < 400; ++iter) {
     Model m = gen.make(3);
@@ -1047,6 +1056,22 @@ TEST_F(DatatypeTest, RandomPackUnpackMatchesReference) {
   EXPECT_GT(nontrivial, 50);  // the generator produced real work
 }
 
+TEST_F(DatatypeTest, RandomPackUnpackMatchesReference) {
+  randomRoundTrips(20240611);
+}
+
+// The same with the flattening threshold lowered, so the random types' plans consist of
+// repeat and sequence nodes (what large types use) rather than flat run lists.
+TEST_F(DatatypeTest, RandomPackUnpackThroughLoopNodes) {
+  const int64_t saved = datatype::flatBlocks();
+  for (int64_t limit : {1, 3}) {
+    SCOPED_TRACE(::testing::Message() << "flat limit " << limit);
+    datatype::setFlatBlocks(limit);
+    randomRoundTrips(777 + static_cast<uint32_t>(limit));
+  }
+  datatype::setFlatBlocks(saved);
+}
+
 TEST_F(DatatypeTest, StridedVectorOfSmallBlocks) {
   // A column of a matrix, sent in odd-sized chunks: the p2p pattern.
   const int rows = 1000, cols = 7;
@@ -1055,7 +1080,7 @@ TEST_F(DatatypeTest, StridedVectorOfSmallBlocks) {
   MPI_Datatype col;
   ASSERT_EQ(datatype::createVector(rows, 1, cols, MPI_DOUBLE, &col), MPI_SUCCESS);
   const Datatype* t = dt(committed(col));
-  EXPECT_EQ(t->runs().size(), 1u);  // one run, not 1000 blocks
+  EXPECT_LT(t->planBytes(), 512);  // one run, not 1000 blocks
   std::vector<double> packed(rows);
   unsigned char* p = reinterpret_cast<unsigned char*>(packed.data());
   for (size_t off = 0; off < rows * sizeof(double); off += 1001)
@@ -1069,3 +1094,203 @@ TEST_F(DatatypeTest, StridedVectorOfSmallBlocks) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------
+// Compact plans for large regular types
+// ---------------------------------------------------------------------------------------
+
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+// The conformance bug: committing vector(INT_MAX/2, 1, 3, <16-byte type>) flattened a
+// billion blocks (> 16 GB). The plan is one loop over one block.
+TEST_F(DatatypeTest, HugeVectorCommitsCompactly) {
+  MPI_Datatype pair, v;
+  ASSERT_EQ(datatype::createContiguous(2, MPI_DOUBLE, &pair), MPI_SUCCESS);
+  const int64_t n = INT_MAX / 2;
+  ASSERT_EQ(datatype::createVector(n, 1, 3, pair, &v), MPI_SUCCESS);
+  const auto t0 = std::chrono::steady_clock::now();
+  committed(v);
+  EXPECT_LT(secondsSince(t0), 0.05);
+  const Datatype* t = dt(v);
+  EXPECT_LT(t->planBytes(), 1024);
+  EXPECT_EQ(t->size(), n * 16);
+  EXPECT_EQ(t->extent(), ((n - 1) * 3 + 1) * 16);
+  EXPECT_FALSE(t->contiguous());
+  EXPECT_TRUE(t->blocks(1000).empty());  // more than 1000 blocks
+  // The first eight blocks, packed and unpacked from a small buffer.
+  std::vector<double> buf(6 * 8), back(6 * 8, -1.0), out(16);
+  for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<double>(i);
+  ASSERT_EQ(t->pack(buf.data(), 1, 0, out.data(), 128), 128u);
+  for (int k = 0; k < 8; ++k) {
+    EXPECT_EQ(out[2 * k], 6 * k);
+    EXPECT_EQ(out[2 * k + 1], 6 * k + 1);
+  }
+  ASSERT_EQ(t->unpack(back.data(), 1, 0, out.data(), 128), 128u);
+  for (size_t i = 0; i < back.size(); ++i) EXPECT_EQ(back[i], i % 6 < 2 ? buf[i] : -1.0) << i;
+  freeType(v);
+  freeType(pair);
+}
+
+// Offsets beyond 2^32 into the packed stream: 2^40 copies of a pair placed at the same
+// address (hvector stride 0), so any range reads the same 16 bytes.
+TEST_F(DatatypeTest, PackOffsetsBeyond32Bits) {
+  MPI_Datatype pair, v;
+  ASSERT_EQ(datatype::createContiguous(2, MPI_DOUBLE, &pair), MPI_SUCCESS);
+  const int64_t n = int64_t{1} << 40;
+  ASSERT_EQ(datatype::createHvector(n, 1, 0, pair, &v), MPI_SUCCESS);
+  const Datatype* t = dt(committed(v));
+  EXPECT_EQ(t->size(), n * 16);
+  const double buf[2] = {1.5, 2.5};
+  double out[4] = {0, 0, 0, 0};
+  const size_t off = static_cast<size_t>(n * 16 - 24);
+  ASSERT_EQ(t->pack(buf, 1, off, out, 32), 24u);  // clipped at the end of the stream
+  EXPECT_EQ(out[0], 2.5);
+  EXPECT_EQ(out[1], 1.5);
+  EXPECT_EQ(out[2], 2.5);
+  EXPECT_EQ(out[3], 0.0);
+  freeType(v);
+  freeType(pair);
+}
+
+// A vector of vectors is two nested loops; packing matches the element formula.
+TEST_F(DatatypeTest, NestedVectorsArePackedThroughLoops) {
+  const int n = 300;
+  MPI_Datatype inner, outer;
+  ASSERT_EQ(datatype::createVector(n, 1, 2, MPI_DOUBLE, &inner), MPI_SUCCESS);
+  ASSERT_EQ(datatype::createVector(n, 1, 2, inner, &outer), MPI_SUCCESS);
+  const Datatype* t = dt(committed(outer));
+  EXPECT_LT(t->planBytes(), 1024);
+  const int64_t innerExt = (2 * (n - 1) + 1);  // in doubles
+  std::vector<double> mem(static_cast<size_t>((2 * (n - 1) + 1) * innerExt));
+  for (size_t i = 0; i < mem.size(); ++i) mem[i] = static_cast<double>(i);
+  std::vector<double> out(n * n), back(mem.size(), -1.0);
+  // In chunks of odd sizes, to resume inside blocks and loops.
+  unsigned char* p = reinterpret_cast<unsigned char*>(out.data());
+  const size_t total = static_cast<size_t>(n) * n * 8;
+  for (size_t off = 0; off < total; off += 1237)
+    ASSERT_EQ(t->pack(mem.data(), 1, off, p + off, std::min<size_t>(1237, total - off)),
+              std::min<size_t>(1237, total - off));
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      ASSERT_EQ(out[i * n + j], 2 * i * innerExt + 2 * j) << i << " " << j;
+  ASSERT_EQ(t->unpack(back.data(), 1, 0, p, total), total);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) ASSERT_EQ(back[2 * i * innerExt + 2 * j], 2 * i * innerExt + 2 * j);
+  EXPECT_EQ(std::count(back.begin(), back.end(), -1.0), static_cast<long>(mem.size()) - n * n);
+  freeType(outer);
+  freeType(inner);
+}
+
+// Subarray, darray and resized of large regular arrays commit to small plans.
+TEST_F(DatatypeTest, LargeSubarrayDarrayResizedAreCompact) {
+  const int sizes[3] = {1000, 1000, 1000}, subsizes[3] = {500, 500, 500}, starts[3] = {1, 2, 3};
+  MPI_Datatype sub, dar, res, many;
+  ASSERT_EQ(datatype::createSubarray(3, sizes, subsizes, starts, MPI_ORDER_C, MPI_DOUBLE, &sub),
+            MPI_SUCCESS);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Datatype* t = dt(committed(sub));
+  EXPECT_LT(secondsSince(t0), 0.05);
+  EXPECT_LT(t->planBytes(), 2048);
+  EXPECT_EQ(t->size(), int64_t{500} * 500 * 500 * 8);
+  EXPECT_EQ(t->extent(), int64_t{1000} * 1000 * 1000 * 8);
+  EXPECT_EQ(t->trueLb(), ((int64_t{1} * 1000 + 2) * 1000 + 3) * 8);
+
+  const int gs[3] = {2000, 2000, 1000},
+            dist[3] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_NONE};
+  const int dargs[3] = {MPI_DISTRIBUTE_DFLT_DARG, 1, MPI_DISTRIBUTE_DFLT_DARG}, ps[3] = {2, 2, 1};
+  ASSERT_EQ(datatype::createDarray(4, 3, 3, gs, dist, dargs, ps, MPI_ORDER_C, MPI_FLOAT, &dar),
+            MPI_SUCCESS);
+  t = dt(committed(dar));
+  EXPECT_LT(t->planBytes(), 2048);
+  EXPECT_EQ(t->size(), int64_t{1000} * 1000 * 1000 * 4);
+
+  ASSERT_EQ(datatype::createResized(sub, 0, 16, &res), MPI_SUCCESS);
+  ASSERT_EQ(datatype::createContiguous(1 << 30, res, &many), MPI_SUCCESS);
+  t = dt(committed(many));
+  EXPECT_LT(t->planBytes(), 4096);
+  EXPECT_EQ(t->size(), (int64_t{1} << 30) * 500 * 500 * 500 * 8);
+  freeType(many);
+  freeType(res);
+  freeType(dar);
+  freeType(sub);
+}
+
+// A struct of two large vectors: a sequence of two loops.
+TEST_F(DatatypeTest, StructOfVectorsPacksBothLoops) {
+  const int n = 5000;
+  MPI_Datatype vi, vd, s;
+  ASSERT_EQ(datatype::createVector(n, 1, 2, MPI_INT, &vi), MPI_SUCCESS);
+  ASSERT_EQ(datatype::createVector(n, 2, 3, MPI_DOUBLE, &vd), MPI_SUCCESS);
+  std::vector<int> ints(2 * n);
+  std::vector<double> dbls(3 * n);
+  for (int i = 0; i < 2 * n; ++i) ints[i] = i;
+  for (int i = 0; i < 3 * n; ++i) dbls[i] = 0.5 + i;
+  const int bl[2] = {1, 1};
+  const MPI_Aint disp[2] = {
+      0, reinterpret_cast<MPI_Aint>(dbls.data()) - reinterpret_cast<MPI_Aint>(ints.data())};
+  const MPI_Datatype ty[2] = {vi, vd};
+  ASSERT_EQ(datatype::createStruct(2, bl, disp, ty, &s), MPI_SUCCESS);
+  const Datatype* t = dt(committed(s));
+  EXPECT_LT(t->planBytes(), 1024);
+  ASSERT_EQ(t->size(), n * 4 + n * 16);
+  std::vector<unsigned char> out(static_cast<size_t>(t->size()));
+  ASSERT_EQ(t->pack(ints.data(), 1, 0, out.data(), out.size()), out.size());
+  for (int i = 0; i < n; ++i) {
+    int v;
+    std::memcpy(&v, out.data() + 4 * i, 4);
+    ASSERT_EQ(v, 2 * i);
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < 2; ++j) {
+      double d;
+      std::memcpy(&d, out.data() + 4 * n + 16 * i + 8 * j, 8);
+      ASSERT_EQ(d, dbls[3 * i + j]);
+    }
+  freeType(s);
+  freeType(vd);
+  freeType(vi);
+}
+
+// external32 has 4-byte C long and unsigned long (MPI-3.1 Table 13.2): truncated when
+// packed, sign- or zero-extended when unpacked.
+TEST_F(DatatypeTest, External32LongIsFourBytes) {
+  int64_t size = 0;
+  ASSERT_EQ(datatype::externalSize(MPI_LONG, 3, &size), MPI_SUCCESS);
+  EXPECT_EQ(size, 12);
+  ASSERT_EQ(datatype::externalSize(MPI_LONG_INT, 2, &size), MPI_SUCCESS);
+  EXPECT_EQ(size, 16);
+  const long in[2] = {-2, 0x01020304};
+  unsigned char ext[8];
+  int64_t pos = 0;
+  ASSERT_EQ(datatype::packExternal(MPI_LONG, in, 2, ext, sizeof ext, &pos), MPI_SUCCESS);
+  EXPECT_EQ(pos, 8);
+  const unsigned char want[8] = {0xff, 0xff, 0xff, 0xfe, 1, 2, 3, 4};
+  EXPECT_EQ(std::memcmp(ext, want, 8), 0);
+  long out[2] = {0, 0};
+  pos = 0;
+  ASSERT_EQ(datatype::unpackExternal(MPI_LONG, ext, sizeof ext, &pos, out, 2), MPI_SUCCESS);
+  EXPECT_EQ(out[0], -2);
+  EXPECT_EQ(out[1], 0x01020304);
+  unsigned long uout[2] = {0, 0};
+  pos = 0;
+  ASSERT_EQ(datatype::unpackExternal(MPI_UNSIGNED_LONG, ext, sizeof ext, &pos, uout, 2),
+            MPI_SUCCESS);
+  EXPECT_EQ(uout[0], 0xfffffffeUL);
+}
+
+// An MPI_LB marker bounds only the lower end: {(LB, 10)} has ub 0 and extent -10.
+TEST_F(DatatypeTest, LowerBoundMarkerAloneLeavesUpperBoundZero) {
+  const int bl[1] = {1};
+  const MPI_Aint disp[1] = {10};
+  const MPI_Datatype ty[1] = {MPI_LB};
+  MPI_Datatype s;
+  ASSERT_EQ(datatype::createStruct(1, bl, disp, ty, &s), MPI_SUCCESS);
+  expectBounds(s, {10, -10, 0, 0, 0});
+  freeType(s);
+}
