@@ -36,6 +36,19 @@ int raiseCommf(MPI_Comm comm, const char* func, int errClass, const char* fmt, .
 int raisef(const char* func, int errClass, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+// While alive, errors raised by any function name `func` instead (the outermost scope
+// wins): an MPI-4 large-count MPI_X_c that forwards to MPI_X reports its own name.
+class FuncNameScope {
+ public:
+  explicit FuncNameScope(const char* func);
+  ~FuncNameScope();
+  FuncNameScope(const FuncNameScope&) = delete;
+  FuncNameScope& operator=(const FuncNameScope&) = delete;
+
+ private:
+  const char* saved_;
+};
+
 }  // namespace ccmpi::api
 
 // Start of an MPI function that needs MPI to be initialized and not finalized.
@@ -43,6 +56,10 @@ int raisef(const char* func, int errClass, const char* fmt, ...)
   static constexpr const char* kFunc = fname;       \
   if (__builtin_expect(!::ccmpi::api::active(), 0)) \
   return ::ccmpi::api::raisef(kFunc, MPI_ERR_OTHER, "called before MPI_Init or after MPI_Finalize")
+
+// Start of an MPI function callable at any time, even before MPI_Init and after
+// MPI_Finalize (MPI-4.0: the info functions, MPI_Info_create_env).
+#define CCMPI_API_BEGIN_ANYTIME(fname) static constexpr const char* kFunc = fname
 
 // Raise on `comm` when a check fails: CCMPI_CHECK_COMM(comm, cond, MPI_ERR_RANK, "...", args)
 #define CCMPI_CHECK(comm, cond, errclass, ...)                             \

@@ -68,7 +68,19 @@ int dispatchComm(MPI_Comm comm, int code) {
   }
 }
 
+namespace {
+thread_local const char* gFuncName = nullptr;  // see FuncNameScope
+}  // namespace
+
+FuncNameScope::FuncNameScope(const char* func) : saved_(gFuncName) {
+  if (!gFuncName) gFuncName = func;
+}
+FuncNameScope::~FuncNameScope() {
+  gFuncName = saved_;
+}
+
 int raiseComm(MPI_Comm comm, const char* func, int errClass, const char* cause) {
+  if (gFuncName) func = gFuncName;
   const int code = makeErrorCode(errClass, func, cause ? cause : "");
   return dispatchComm(comm, code);
 }

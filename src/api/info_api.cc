@@ -1,4 +1,5 @@
-// MPI_Info entry points (MPI-3.1 chapter 9, plus MPI-4.0 MPI_Info_get_string).
+// MPI_Info entry points (MPI-3.1 chapter 9, plus MPI-4.0 MPI_Info_get_string). As MPI-4.0
+// allows, they work at any time, even before MPI_Init and after MPI_Finalize.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -38,7 +39,7 @@ void copyOut(const std::string& s, char* out, size_t maxChars) {
 }  // namespace
 
 extern "C" int PMPI_Info_create(MPI_Info* info) {
-  CCMPI_API_BEGIN("MPI_Info_create");
+  CCMPI_API_BEGIN_ANYTIME("MPI_Info_create");
   if (!info) return api::raisef(kFunc, MPI_ERR_ARG, "info pointer is NULL");
   *info = comm::newInfo();
   return MPI_SUCCESS;
@@ -46,7 +47,7 @@ extern "C" int PMPI_Info_create(MPI_Info* info) {
 CCMPI_MPI_ALIAS(MPI_Info_create)
 
 extern "C" int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
-  CCMPI_API_BEGIN("MPI_Info_set");
+  CCMPI_API_BEGIN_ANYTIME("MPI_Info_set");
   comm::Info* in;
   if (int rc = infoOrRaise(kFunc, info, &in)) return rc;
   if (comm::isPredefinedInfo(info))
@@ -65,7 +66,7 @@ extern "C" int PMPI_Info_set(MPI_Info info, const char* key, const char* value) 
 CCMPI_MPI_ALIAS(MPI_Info_set)
 
 extern "C" int PMPI_Info_delete(MPI_Info info, const char* key) {
-  CCMPI_API_BEGIN("MPI_Info_delete");
+  CCMPI_API_BEGIN_ANYTIME("MPI_Info_delete");
   comm::Info* in;
   if (int rc = infoOrRaise(kFunc, info, &in)) return rc;
   if (comm::isPredefinedInfo(info))
@@ -77,7 +78,7 @@ extern "C" int PMPI_Info_delete(MPI_Info info, const char* key) {
 CCMPI_MPI_ALIAS(MPI_Info_delete)
 
 extern "C" int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
-  CCMPI_API_BEGIN("MPI_Info_get");
+  CCMPI_API_BEGIN_ANYTIME("MPI_Info_get");
   comm::Info* in;
   if (int rc = infoOrRaise(kFunc, info, &in)) return rc;
   if (int rc = checkKey(kFunc, key)) return rc;
@@ -94,7 +95,7 @@ extern "C" int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char*
 CCMPI_MPI_ALIAS(MPI_Info_get)
 
 extern "C" int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
-  CCMPI_API_BEGIN("MPI_Info_get_valuelen");
+  CCMPI_API_BEGIN_ANYTIME("MPI_Info_get_valuelen");
   comm::Info* in;
   if (int rc = infoOrRaise(kFunc, info, &in)) return rc;
   if (int rc = checkKey(kFunc, key)) return rc;
@@ -108,7 +109,7 @@ CCMPI_MPI_ALIAS(MPI_Info_get_valuelen)
 
 extern "C" int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value,
                                     int* flag) {
-  CCMPI_API_BEGIN("MPI_Info_get_string");
+  CCMPI_API_BEGIN_ANYTIME("MPI_Info_get_string");
   comm::Info* in;
   if (int rc = infoOrRaise(kFunc, info, &in)) return rc;
   if (int rc = checkKey(kFunc, key)) return rc;
@@ -127,7 +128,7 @@ extern "C" int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen,
 CCMPI_MPI_ALIAS(MPI_Info_get_string)
 
 extern "C" int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
-  CCMPI_API_BEGIN("MPI_Info_get_nkeys");
+  CCMPI_API_BEGIN_ANYTIME("MPI_Info_get_nkeys");
   comm::Info* in;
   if (int rc = infoOrRaise(kFunc, info, &in)) return rc;
   if (!nkeys) return api::raisef(kFunc, MPI_ERR_ARG, "nkeys pointer is NULL");
@@ -137,7 +138,7 @@ extern "C" int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
 CCMPI_MPI_ALIAS(MPI_Info_get_nkeys)
 
 extern "C" int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
-  CCMPI_API_BEGIN("MPI_Info_get_nthkey");
+  CCMPI_API_BEGIN_ANYTIME("MPI_Info_get_nthkey");
   comm::Info* in;
   if (int rc = infoOrRaise(kFunc, info, &in)) return rc;
   if (!key) return api::raisef(kFunc, MPI_ERR_ARG, "key buffer is NULL");
@@ -149,7 +150,7 @@ extern "C" int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
 CCMPI_MPI_ALIAS(MPI_Info_get_nthkey)
 
 extern "C" int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
-  CCMPI_API_BEGIN("MPI_Info_dup");
+  CCMPI_API_BEGIN_ANYTIME("MPI_Info_dup");
   comm::Info* in;
   if (int rc = infoOrRaise(kFunc, info, &in)) return rc;
   if (!newinfo) return api::raisef(kFunc, MPI_ERR_ARG, "newinfo pointer is NULL");
@@ -159,7 +160,7 @@ extern "C" int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
 CCMPI_MPI_ALIAS(MPI_Info_dup)
 
 extern "C" int PMPI_Info_free(MPI_Info* info) {
-  CCMPI_API_BEGIN("MPI_Info_free");
+  CCMPI_API_BEGIN_ANYTIME("MPI_Info_free");
   if (!info) return api::raisef(kFunc, MPI_ERR_ARG, "info pointer is NULL");
   comm::Info* in;
   if (int rc = infoOrRaise(kFunc, *info, &in)) return rc;

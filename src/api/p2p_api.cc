@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "api/api.h"
+#include "api/p2p_api.h"
 #include "api/request_table.h"
 #include "comm/comm.h"
 #include "datatype/datatype.h"
@@ -23,6 +24,8 @@ std::vector<int> gFreeSlots;
 std::vector<p2p::Unexpected*> gMessages(2, nullptr);
 std::vector<comm::Comm*> gMessageComms(2, nullptr);
 
+}  // namespace
+
 int checkComm(const char* func, MPI_Comm comm, comm::Comm** out) {
   comm::Comm* c = comm::lookup(comm);
   if (!c) return raisef(func, MPI_ERR_COMM, "invalid communicator handle 0x%x", comm);
@@ -31,16 +34,19 @@ int checkComm(const char* func, MPI_Comm comm, comm::Comm** out) {
 }
 
 // Checks shared by every send and receive; returns an error code (already raised) or 0.
-int checkBuffer(const char* func, MPI_Comm comm, comm::Comm& c, const void* buf, int count,
+int checkBuffer(const char* func, MPI_Comm comm, comm::Comm& c, const void* buf, int64_t count,
                 MPI_Datatype type, int peer, int tag, bool isRecv) {
-  if (count < 0) return raiseCommf(comm, func, MPI_ERR_COUNT, "count %d is negative", count);
+  if (count < 0)
+    return raiseCommf(comm, func, MPI_ERR_COUNT, "count %lld is negative",
+                      static_cast<long long>(count));
   datatype::Datatype* dt = datatype::lookup(type);
   if (!dt) return raiseCommf(comm, func, MPI_ERR_TYPE, "invalid datatype handle 0x%x", type);
   if (!dt->committed())
     return raiseCommf(comm, func, MPI_ERR_TYPE, "datatype %s is not committed",
                       dt->name().empty() ? "(unnamed)" : dt->name().c_str());
   if (buf == nullptr && count > 0 && dt->predefined() && dt->size() > 0)
-    return raiseCommf(comm, func, MPI_ERR_BUFFER, "buffer is NULL but count is %d", count);
+    return raiseCommf(comm, func, MPI_ERR_BUFFER, "buffer is NULL but count is %lld",
+                      static_cast<long long>(count));
   const bool rankOk = peer == MPI_PROC_NULL || (peer >= 0 && peer < c.peerSize()) ||
                       (isRecv && peer == MPI_ANY_SOURCE);
   if (!rankOk)
@@ -53,7 +59,7 @@ int checkBuffer(const char* func, MPI_Comm comm, comm::Comm& c, const void* buf,
   return MPI_SUCCESS;
 }
 
-int doIsend(const char* func, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+int doIsend(const char* func, const void* buf, int64_t count, MPI_Datatype type, int dest, int tag,
             MPI_Comm comm, SendMode mode, MPI_Request* request) {
   comm::Comm* c = nullptr;
   if (int rc = checkComm(func, comm, &c)) return rc;
@@ -67,7 +73,7 @@ int doIsend(const char* func, const void* buf, int count, MPI_Datatype type, int
   return MPI_SUCCESS;
 }
 
-int doSend(const char* func, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+int doSend(const char* func, const void* buf, int64_t count, MPI_Datatype type, int dest, int tag,
            MPI_Comm comm, SendMode mode) {
   comm::Comm* c = nullptr;
   if (int rc = checkComm(func, comm, &c)) return rc;
@@ -79,7 +85,7 @@ int doSend(const char* func, const void* buf, int count, MPI_Datatype type, int 
   return MPI_SUCCESS;
 }
 
-int doIrecv(const char* func, void* buf, int count, MPI_Datatype type, int source, int tag,
+int doIrecv(const char* func, void* buf, int64_t count, MPI_Datatype type, int source, int tag,
             MPI_Comm comm, MPI_Request* request) {
   comm::Comm* c = nullptr;
   if (int rc = checkComm(func, comm, &c)) return rc;
@@ -93,7 +99,7 @@ int doIrecv(const char* func, void* buf, int count, MPI_Datatype type, int sourc
   return MPI_SUCCESS;
 }
 
-int persistentInit(const char* func, const void* buf, int count, MPI_Datatype type, int peer,
+int persistentInit(const char* func, const void* buf, int64_t count, MPI_Datatype type, int peer,
                    int tag, MPI_Comm comm, bool isRecv, SendMode mode, MPI_Request* request) {
   comm::Comm* c = nullptr;
   if (int rc = checkComm(func, comm, &c)) return rc;
@@ -115,6 +121,8 @@ int persistentInit(const char* func, const void* buf, int count, MPI_Datatype ty
   *request = requestHandle(p);
   return MPI_SUCCESS;
 }
+
+namespace {
 
 bool isPersistent(const Request* r) {
   return r->kind == Request::Kind::kPersistentSend || r->kind == Request::Kind::kPersistentRecv ||
@@ -177,7 +185,11 @@ bool handleInactive(MPI_Request h) {
 bool handleComplete(MPI_Request h) {
   Request* r = requestFromHandle(h);
   if (!r) return true;
-  if (isPersistent(r)) return r->active == nullptr || r->active->complete;
+  if (isPersistent(r)) {
+    Request* op = r->active;
+    if (op && !op->complete && op->poll) op->poll(op);  // runs driven by polling
+    return op == nullptr || op->complete;
+  }
   if (!r->complete && r->poll) r->poll(r);
   return r->complete;
 }
@@ -777,8 +789,8 @@ extern "C" int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* mess
 }
 CCMPI_MPI_ALIAS(MPI_Mprobe)
 
-static int takeMessage(const char* kFunc, MPI_Message* message, p2p::Unexpected** u,
-                       comm::Comm** c) {
+int ccmpi::api::takeMessage(const char* kFunc, MPI_Message* message, p2p::Unexpected** u,
+                            comm::Comm** c) {
   if (!message) return raisef(kFunc, MPI_ERR_ARG, "message pointer is NULL");
   const int idx = handleIndex(*message);
   if (handleKind(*message) != HandleKind::kMessage || idx < 2 ||

@@ -25,20 +25,6 @@ int unsupportedComm(MPI_Comm comm, const char* func) {
 
 }  // namespace ccmpi::api
 
-// ---------- Nonblocking send-receive (MPI-4.0) ----------
-
-extern "C" int PMPI_Isendrecv(const void*, int, MPI_Datatype, int, int, void*, int, MPI_Datatype,
-                              int, int, MPI_Comm comm, MPI_Request*) {
-  return ccmpi::api::unsupportedComm(comm, "MPI_Isendrecv");
-}
-CCMPI_MPI_ALIAS(MPI_Isendrecv)
-
-extern "C" int PMPI_Isendrecv_replace(void*, int, MPI_Datatype, int, int, int, int, MPI_Comm comm,
-                                      MPI_Request*) {
-  return ccmpi::api::unsupportedComm(comm, "MPI_Isendrecv_replace");
-}
-CCMPI_MPI_ALIAS(MPI_Isendrecv_replace)
-
 // ---------- Caching (MPI-3.1 chapter 6.7) ----------
 
 extern "C" int PMPI_Win_create_keyval(MPI_Win_copy_attr_function*, MPI_Win_delete_attr_function*,

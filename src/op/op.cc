@@ -151,6 +151,11 @@ int applyUser(const Op& o, const void* in, void* inout, int64_t count, MPI_Datat
   MPI_Datatype t = type;
   const datatype::Datatype* dt = datatype::lookup(type);
   if (!dt) return setErrorCause(MPI_ERR_TYPE, "invalid datatype handle %d in reduction", type);
+  if (o.userC) {  // large-count function: one call
+    MPI_Count len = count;
+    o.userC(const_cast<void*>(in), inout, &len, &t);
+    return MPI_SUCCESS;
+  }
   int64_t done = 0;
   while (done < count) {
     int len = static_cast<int>(std::min<int64_t>(count - done, INT_MAX));
@@ -222,6 +227,14 @@ MPI_Op create(MPI_User_function* fn, bool commutative) {
   initPredefined();
   auto o = std::make_unique<Op>();
   o->user = fn;
+  o->commutative = commutative;
+  return ops().add(std::move(o));
+}
+
+MPI_Op create(MPI_User_function_c* fn, bool commutative) {
+  initPredefined();
+  auto o = std::make_unique<Op>();
+  o->userC = fn;
   o->commutative = commutative;
   return ops().add(std::move(o));
 }

@@ -12,7 +12,8 @@
 namespace ccmpi::op {
 
 struct Op {
-  MPI_User_function* user = nullptr;  // nullptr for predefined ops
+  MPI_User_function* user = nullptr;     // nullptr for predefined ops
+  MPI_User_function_c* userC = nullptr;  // MPI_Op_create_c (then user is nullptr)
   bool commutative = true;
   bool predefined = false;
   int refs = 1;
@@ -37,6 +38,7 @@ void initPredefined();
 
 // User ops (MPI_Op_create / MPI_Op_free). create returns the handle.
 MPI_Op create(MPI_User_function* fn, bool commutative);
+MPI_Op create(MPI_User_function_c* fn, bool commutative);  // MPI_Op_create_c
 // Releases the handle; the op lives on until running collectives release it.
 int free(MPI_Op* h);
 // Keep an op alive while an operation uses it (nonblocking collectives), and release.

@@ -98,6 +98,15 @@ struct Queues {
   std::list<Unexpected*> unexpected;
 };
 
+// An attached buffered-send buffer: its budget (the messages are copied into staging,
+// the budget keeps MPI's accounting) and the buffered messages still in flight.
+struct BsendPool {
+  void* buf = nullptr;  // MPI_BUFFER_AUTOMATIC: no limit
+  int64_t size = 0;
+  int64_t used = 0;
+  int pending = 0;
+};
+
 struct State {
   transport::TcpTransport* tcp = nullptr;
   int me = 0;
@@ -109,19 +118,43 @@ struct State {
   Counters counters;
   // Coded payloads being received, one per peer (a connection delivers one frame at a time).
   std::vector<std::vector<unsigned char>> rxCoded;
-  // Buffered sends.
-  void* bsendBuf = nullptr;
-  int64_t bsendSize = 0;
-  int64_t bsendUsed = 0;
-  int bsendPending = 0;
+  // Buffered sends: the process's buffer (MPI_Buffer_attach) and those attached to a
+  // communicator (by context id) or a session (by handle), MPI-4.1.
+  BsendPool bsend;
+  std::unordered_map<uint64_t, BsendPool> commPools;
+  std::unordered_map<uint64_t, BsendPool> sessionPools;
 };
 
 State g;
 
 constexpr int64_t kBsendOverhead = MPI_BSEND_OVERHEAD;
 
+std::unordered_map<uint64_t, BsendPool>* poolMap(BufferScope scope) {
+  return scope == BufferScope::kComm ? &g.commPools : &g.sessionPools;
+}
+
+// The buffer a buffered send on c uses: c's, else the process's, else a session's (a
+// communicator does not record its session; with one session, as usual, it is the one).
+BsendPool* poolFor(const comm::Comm& c) {
+  auto it = g.commPools.find(c.contextId);
+  if (it != g.commPools.end() && it->second.buf) return &it->second;
+  if (g.bsend.buf || g.sessionPools.empty()) return &g.bsend;
+  for (auto& [key, pool] : g.sessionPools)
+    if (pool.buf) return &pool;
+  return &g.bsend;
+}
+
+BsendPool* findPool(BufferScope scope, uint64_t key) {
+  if (scope == BufferScope::kProcess) return &g.bsend;
+  auto* m = poolMap(scope);
+  auto it = m->find(key);
+  return it == m->end() ? nullptr : &it->second;
+}
+
+// MPI_ANY_TAG matches the tags users can give; the ones above kTagUb carry partitioned
+// messages (kPartitionedTagBase), which only a partitioned receive of that tag matches.
 bool tagMatches(int want, int got) {
-  return want == MPI_ANY_TAG || want == got;
+  return want == MPI_ANY_TAG ? got <= kTagUb : want == got;
 }
 bool srcMatches(int want, int got) {
   return want == MPI_ANY_SOURCE || want == got;
@@ -985,18 +1018,19 @@ int isend(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, 
     // Copy the message into the attached buffer's budget; the user's request completes
     // at once and the copy travels on its own.
     const int64_t need = static_cast<int64_t>(s->bytes) + kBsendOverhead;
-    if (g.bsendBuf == nullptr || g.bsendUsed + need > g.bsendSize) {
+    BsendPool* pool = poolFor(c);
+    if (pool->buf == nullptr || pool->used + need > pool->size) {
       releaseRequest(s);
       *out = nullptr;
       return setErrorCause(MPI_ERR_BUFFER,
                            "MPI_Bsend needs %lld bytes of attached buffer (message + "
                            "MPI_BSEND_OVERHEAD) but only %lld of %lld are free",
                            static_cast<long long>(need),
-                           static_cast<long long>(g.bsendSize - g.bsendUsed),
-                           static_cast<long long>(g.bsendSize));
+                           static_cast<long long>(pool->size - pool->used),
+                           static_cast<long long>(pool->size));
     }
-    g.bsendUsed += need;
-    ++g.bsendPending;
+    pool->used += need;
+    ++pool->pending;
     Request* inner = newRequest(Request::Kind::kSend);
     inner->staging.resize(s->bytes);
     if (s->bytes) dt->pack(buf, count, 0, inner->staging.data(), s->bytes);
@@ -1019,9 +1053,9 @@ int isend(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, 
     inner->mode = SendMode::kStandard;
     inner->freeOnComplete = true;
     inner->wireId = s->wireId = g.nextId++;
-    inner->onComplete = [need](Request*) {
-      g.bsendUsed -= need;
-      --g.bsendPending;
+    inner->onComplete = [need, pool](Request*) {
+      pool->used -= need;
+      --pool->pending;
     };
     completeRequest(s);
     return startSend(inner);
@@ -1238,23 +1272,51 @@ int cancel(Request* r) {
   return MPI_SUCCESS;
 }
 
-int bufferAttach(void* buf, int size) {
-  if (g.bsendBuf) return setErrorCause(MPI_ERR_BUFFER, "a buffer is already attached");
-  if (size < 0) return setErrorCause(MPI_ERR_ARG, "negative buffer size %d", size);
-  g.bsendBuf = buf;
-  g.bsendSize = size;
-  g.bsendUsed = 0;
+int bufferAttach(BufferScope scope, uint64_t key, void* buf, int64_t size) {
+  BsendPool* pool = scope == BufferScope::kProcess ? &g.bsend : &(*poolMap(scope))[key];
+  if (pool->buf) return setErrorCause(MPI_ERR_BUFFER, "a buffer is already attached");
+  if (size < 0)
+    return setErrorCause(MPI_ERR_ARG, "negative buffer size %lld", static_cast<long long>(size));
+  if (buf == nullptr && buf != MPI_BUFFER_AUTOMATIC && size > 0)
+    return setErrorCause(MPI_ERR_BUFFER, "buffer is NULL");
+  pool->buf = buf == nullptr ? static_cast<void*>(&g.bsend) : buf;  // NULL of size 0: empty
+  pool->size = buf == MPI_BUFFER_AUTOMATIC ? INT64_MAX : size;
+  pool->used = 0;
   return MPI_SUCCESS;
 }
 
-int bufferDetach(void* bufOut, int* sizeOut) {
+int bufferDetach(BufferScope scope, uint64_t key, void* bufOut, int64_t* sizeOut) {
+  BsendPool* pool = findPool(scope, key);
+  if (!pool || !pool->buf) {  // nothing attached: NULL and 0, as before MPI-4.1
+    *static_cast<void**>(bufOut) = nullptr;
+    *sizeOut = 0;
+    return MPI_SUCCESS;
+  }
   // Detach blocks until every buffered message has been transmitted.
-  progress::engine().waitUntil([] { return g.bsendPending == 0; });
-  *static_cast<void**>(bufOut) = g.bsendBuf;
-  *sizeOut = static_cast<int>(g.bsendSize);
-  g.bsendBuf = nullptr;
-  g.bsendSize = 0;
+  progress::engine().waitUntil([pool] { return pool->pending == 0; });
+  const bool automatic = pool->buf == MPI_BUFFER_AUTOMATIC;
+  *static_cast<void**>(bufOut) = pool->buf == &g.bsend ? nullptr : pool->buf;
+  *sizeOut = automatic ? 0 : pool->size;
+  pool->buf = nullptr;
+  pool->size = 0;
+  if (scope != BufferScope::kProcess) poolMap(scope)->erase(key);
   return MPI_SUCCESS;
+}
+
+bool bufferIdle(BufferScope scope, uint64_t key) {
+  const BsendPool* pool = findPool(scope, key);
+  return !pool || pool->pending == 0;
+}
+
+int bufferAttach(void* buf, int size) {
+  return bufferAttach(BufferScope::kProcess, 0, buf, size);
+}
+
+int bufferDetach(void* bufOut, int* sizeOut) {
+  int64_t size = 0;
+  const int rc = bufferDetach(BufferScope::kProcess, 0, bufOut, &size);
+  if (!rc) *sizeOut = size > INT_MAX ? INT_MAX : static_cast<int>(size);
+  return rc;
 }
 
 size_t liveRequests() {

@@ -12,6 +12,9 @@ namespace ccmpi::p2p {
 
 // Largest tag (the MPI_TAG_UB attribute of MPI_COMM_WORLD).
 constexpr int kTagUb = (1 << 30) - 1;
+// Partitioned messages (MPI_Psend_init) of user tag t travel with tag kPartitionedTagBase + t,
+// above every user tag, so only partitioned receives match them (MPI_ANY_TAG does not).
+constexpr int kPartitionedTagBase = kTagUb + 1;
 
 enum class Ctx : uint32_t { kPt2pt = 0, kColl = 1 };
 enum class SendMode : uint8_t { kStandard, kSynchronous, kBuffered, kReady };

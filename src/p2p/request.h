@@ -127,6 +127,13 @@ int cancel(Request* r);
 // Buffered-send buffer (MPI_Buffer_attach/detach).
 int bufferAttach(void* buf, int size);
 int bufferDetach(void* bufOut, int* sizeOut);
+// MPI-4.1: buffers of the process, of a communicator (key: its context id) or of a
+// session (key: its handle); buf may be MPI_BUFFER_AUTOMATIC (no limit). Detach waits for
+// the buffered messages; bufferIdle tells whether none is in flight (MPI_Buffer_flush).
+enum class BufferScope { kProcess, kComm, kSession };
+int bufferAttach(BufferScope scope, uint64_t key, void* buf, int64_t size);
+int bufferDetach(BufferScope scope, uint64_t key, void* bufOut, int64_t* sizeOut);
+bool bufferIdle(BufferScope scope, uint64_t key);
 
 // Number of live requests (leak checks).
 size_t liveRequests();

@@ -199,7 +199,8 @@ int bringUp() {
   cfg.myRank = r.rank;
   cfg.worldSize = r.size;
   cfg.limits.worldSize = r.size;
-  cfg.limits.tagUb = p2p::kTagUb;
+  // User tags end at kTagUb; partitioned messages use the tags above (p2p.h).
+  cfg.limits.tagUb = p2p::kPartitionedTagBase + p2p::kTagUb;
   cfg.limits.maxEager = p2p::eagerLimit();
   const std::string iface = kIface.get();
   if (!iface.empty()) {

@@ -22,7 +22,7 @@
 #endif
 
 /* Versions */
-STATIC_CHECK(MPI_VERSION == 3 && MPI_SUBVERSION == 1, "MPI 3.1");
+STATIC_CHECK(MPI_VERSION == 4 && MPI_SUBVERSION == 0, "MPI 4.0");
 STATIC_CHECK(CCMPI == 1 && CCMPI_MPIX == 1, "ccmpi markers");
 
 /* Error classes: the values other modules rely on, in one table */
