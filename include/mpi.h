@@ -290,8 +290,10 @@ typedef struct MPI_F08_status {
 #define MPI_ERR_VALUE_TOO_LARGE 59
 #define MPI_ERR_SESSION 60
 #define MPI_ERR_ERRHANDLER 61
-#define MPI_ERR_LASTCODE 0x3fffffff
-/* Number of the highest predefined class; MPI_Add_error_class starts above it. */
+/* Above every predefined error class (0 < MPI_ERR_... <= MPI_ERR_LASTCODE); the classes
+ * and codes MPI_Add_error_class/code create lie above it, up to MPI_LASTUSEDCODE. */
+#define MPI_ERR_LASTCODE 62
+/* Number of the highest predefined class. */
 #define CCMPI_ERR_CLASS_PREDEFINED_MAX 61
 /* An error code is class | (slot << CCMPI_ERR_CODE_SHIFT). */
 #define CCMPI_ERR_CODE_SHIFT 7
