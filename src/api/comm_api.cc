@@ -350,7 +350,9 @@ extern "C" int PMPI_Comm_disconnect(MPI_Comm* comm) {
   if (c->predefined)
     return api::raiseCommf(*comm, kFunc, MPI_ERR_COMM, "%s cannot be disconnected",
                            c->name.c_str());
-  p2p::waitUntil([c] { return c->refs <= 1; });
+  // Pending communication: references on c other than the handle's that are not idle
+  // (inactive persistent requests and completed requests are not pending).
+  p2p::waitUntil([c] { return c->refs - c->idleRefs <= 1; });
   if (int rc = api::freeCommHandle(*comm))
     return api::raiseCallbackError(*comm, kFunc, rc, "attribute delete");
   *comm = MPI_COMM_NULL;
