@@ -35,6 +35,9 @@ int checkBuffer(const char* func, MPI_Comm comm, comm::Comm& c, const void* buf,
                 MPI_Datatype type, int peer, int tag, bool isRecv) {
   if (count < 0) return raiseCommf(comm, func, MPI_ERR_COUNT, "count %d is negative", count);
   datatype::Datatype* dt = datatype::lookup(type);
+  // An empty message may name no type (MPI_DATATYPE_NULL, as MPICH accepts): p2p moves it
+  // as zero bytes.
+  if (!dt && type == MPI_DATATYPE_NULL && count == 0) dt = datatype::lookup(MPI_BYTE);
   if (!dt) return raiseCommf(comm, func, MPI_ERR_TYPE, "invalid datatype handle 0x%x", type);
   if (!dt->committed())
     return raiseCommf(comm, func, MPI_ERR_TYPE, "datatype %s is not committed",
@@ -103,6 +106,7 @@ int persistentInit(const char* func, const void* buf, int count, MPI_Datatype ty
       p2p::newRequest(isRecv ? Request::Kind::kPersistentRecv : Request::Kind::kPersistentSend);
   p->buf = const_cast<void*>(buf);
   p->count = count;
+  if (type == MPI_DATATYPE_NULL) type = MPI_BYTE;  // an empty message (see checkBuffer)
   p->type = type;
   p->dt = datatype::lookup(type);
   datatype::retain(type);  // the user may free the type before MPI_Start (released with p)

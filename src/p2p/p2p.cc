@@ -783,7 +783,9 @@ int startSend(Request* s) {
 }
 
 int checkedDatatype(MPI_Datatype type, datatype::Datatype** out) {
-  datatype::Datatype* dt = datatype::lookup(type);
+  // MPI_DATATYPE_NULL reaches here only for empty messages (the API layer allows it with
+  // count 0 alone): zero bytes.
+  datatype::Datatype* dt = datatype::lookup(type == MPI_DATATYPE_NULL ? MPI_BYTE : type);
   if (!dt) return setErrorCause(MPI_ERR_TYPE, "invalid datatype handle");
   *out = dt;
   return MPI_SUCCESS;

@@ -64,6 +64,21 @@ static void zero_byte_null_buffers(int rank) {
       }
     }
   }
+  /* An empty message may name no datatype (MPI_DATATYPE_NULL), as MPICH's tests expect. */
+  {
+    MPI_Request r;
+    MPI_Status st;
+    CHECK_MPI(MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 10, MPI_COMM_WORLD, &r));
+    CHECK_MPI(MPI_Wait(&r, &st));
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG, "PROC_NULL status");
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 10, MPI_COMM_WORLD, &st));
+    CHECK_MPI(MPI_Send(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 10, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Send_init(NULL, 0, MPI_DATATYPE_NULL, peer, 11, MPI_COMM_WORLD, &r));
+    CHECK_MPI(MPI_Start(&r));
+    CHECK_MPI(MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, peer, 11, MPI_COMM_WORLD, &st));
+    CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Request_free(&r));
+  }
   /* Unexpected (not yet posted) zero-byte synchronous send with a NULL buffer. */
   if (rank == 0) {
     CHECK_MPI(MPI_Ssend(NULL, 0, MPI_BYTE, peer, 99, MPI_COMM_WORLD));
