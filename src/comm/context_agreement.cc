@@ -59,11 +59,21 @@ bool runDone(p2p::Request* r, int* rc) {
 }
 
 constexpr uint64_t kAll = ~uint64_t{0};
+// Phase 1 words after the free mask: "no tentative reservation here", "quiet here" (see
+// ContextAgreement::startPhase1), then the callers' extra words.
+constexpr size_t kNoTentativeWord = ContextIdPool::kWords;
+constexpr size_t kQuietWord = ContextIdPool::kWords + 1;
+constexpr size_t kExtraWord = ContextIdPool::kWords + 2;
 
 }  // namespace
 
 int ContextAgreement::start(Comm& over, bool reserve, std::vector<uint64_t> extra, Check check,
                             Done done) {
+  return startImpl(over, reserve, false, std::move(extra), std::move(check), std::move(done));
+}
+
+int ContextAgreement::startImpl(Comm& over, bool reserve, bool blocking,
+                                std::vector<uint64_t> extra, Check check, Done done) {
   sweepFreed();
   std::shared_ptr<ContextAgreement> a(new ContextAgreement);
   a->over_ = &over;
@@ -71,7 +81,8 @@ int ContextAgreement::start(Comm& over, bool reserve, std::vector<uint64_t> extr
   a->extra_ = std::move(extra);
   a->check_ = std::move(check);
   a->done_ = std::move(done);
-  a->buf1_.assign(ContextIdPool::kWords + 1 + a->extra_.size(), 0);
+  a->blocking_ = blocking;
+  a->buf1_.assign(kExtraWord + a->extra_.size(), 0);
   if (over.size > 1) {
     // Both persistent allreduces are created now: the agreement's place among the
     // collective calls on `over` is the call, whatever the number of attempts.
@@ -98,12 +109,13 @@ int ContextAgreement::agree(Comm& over, bool reserve, std::vector<uint64_t> extr
   bool finished = false;
   int result = MPI_SUCCESS;
   std::string cause;
-  if (int rc = start(over, reserve, std::move(extra), std::move(check), [&](int rc, uint32_t id) {
-        finished = true;
-        result = rc;
-        *ctx = id;
-        if (rc) cause = lastErrorCause();
-      }))
+  if (int rc = startImpl(over, reserve, true, std::move(extra), std::move(check),
+                         [&](int rc, uint32_t id) {
+                           finished = true;
+                           result = rc;
+                           *ctx = id;
+                           if (rc) cause = lastErrorCause();
+                         }))
     return rc;
   progress::engine().waitUntil([&] {
     if (!finished) advanceAll();
@@ -130,8 +142,15 @@ int ContextAgreement::startPhase1() {
     const uint32_t slot = id / 2;
     buf1_[slot / 64] &= ~(uint64_t{1} << (slot % 64));
   }
-  buf1_[ContextIdPool::kWords] = tentative().empty() ? kAll : 0;
-  std::copy(extra_.begin(), extra_.end(), buf1_.begin() + ContextIdPool::kWords + 1);
+  buf1_[kNoTentativeWord] = tentative().empty() ? kAll : 0;
+  // Quiet: a blocking agreement with no other agreement in flight here. No agreement can
+  // start here until it returns, so when every member is quiet nobody can take the
+  // candidate in between and phase 2 is skipped (one allreduce, like the old blocking
+  // constructors).
+  size_t others = 0;
+  for (const auto& a : running()) others += a.get() != this;
+  buf1_[kQuietWord] = blocking_ && others == 0 && tentative().empty() ? kAll : 0;
+  std::copy(extra_.begin(), extra_.end(), buf1_.begin() + kExtraWord);
   phase_ = 1;
   return startRun(req1_);
 }
@@ -151,14 +170,14 @@ bool ContextAgreement::advance() {
         break;
       }
       if (check_) {
-        if (int crc = check_(buf1_.data() + ContextIdPool::kWords + 1)) {
+        if (int crc = check_(buf1_.data() + kExtraWord)) {
           finish(crc);
           break;
         }
       }
       candidate_ = ContextIdPool::lowestFree(buf1_.data());
       if (candidate_ < 0) {
-        if (buf1_[ContextIdPool::kWords] == kAll) {
+        if (buf1_[kNoTentativeWord] == kAll) {
           const ContextIdPool& pool = contextPool();
           finish(setErrorCause(MPI_ERR_INTERN,
                                "no context id is free on every member (%d communicators in use "
@@ -171,6 +190,14 @@ bool ContextAgreement::advance() {
         continue;
       }
       const uint32_t id = static_cast<uint32_t>(candidate_);
+      if (buf1_[kQuietWord] == kAll) {
+        if (reserve_ && !contextPool().reserve(id)) {
+          finish(setErrorCause(MPI_ERR_INTERN, "agreed context id %u is not free here", id));
+          break;
+        }
+        finish(MPI_SUCCESS);
+        break;
+      }
       bool ok = true;
       if (reserve_) {
         ok = contextPool().isFree(id) && !isTentative(id);

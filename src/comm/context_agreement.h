@@ -23,6 +23,9 @@
 // and no agreement waits for another to finish (no lock is held across communication), so
 // an outstanding idup never blocks other communicator constructors. Two agreements racing
 // for the same candidate on two processes both retry, with fresh bitmaps.
+// A blocking agreement (the blocking constructors) with no other agreement in flight on
+// its process is "quiet": nothing can start there before it ends. When phase 1 finds every
+// member quiet (a word ANDed along), the candidate is taken at once without phase 2.
 // Phase 1 also ANDs a word saying "this member holds no tentative reservation": an empty
 // AND when it is all ones means no id is free on every member (MPI_ERR_INTERN on all
 // members alike); otherwise the attempt is repeated. Callers may add words of their own
@@ -65,6 +68,8 @@ class ContextAgreement : public std::enable_shared_from_this<ContextAgreement> {
 
  private:
   ContextAgreement() = default;
+  static int startImpl(Comm& over, bool reserve, bool blocking, std::vector<uint64_t> extra,
+                       Check check, Done done);
   int startPhase1();
   // Does what can be done now; true if something happened.
   bool advance();
@@ -72,6 +77,7 @@ class ContextAgreement : public std::enable_shared_from_this<ContextAgreement> {
 
   Comm* over_ = nullptr;
   bool reserve_ = false;
+  bool blocking_ = false;  // agree(): nothing else can start here until it ends
   std::vector<uint64_t> extra_;
   Check check_;
   Done done_;
