@@ -290,8 +290,10 @@ typedef struct MPI_F08_status {
 #define MPI_ERR_VALUE_TOO_LARGE 59
 #define MPI_ERR_SESSION 60
 #define MPI_ERR_ERRHANDLER 61
-#define MPI_ERR_LASTCODE 0x3fffffff
-/* Number of the highest predefined class; MPI_Add_error_class starts above it. */
+/* Above every predefined error class (0 < MPI_ERR_... <= MPI_ERR_LASTCODE); the classes
+ * and codes MPI_Add_error_class/code create lie above it, up to MPI_LASTUSEDCODE. */
+#define MPI_ERR_LASTCODE 62
+/* Number of the highest predefined class. */
 #define CCMPI_ERR_CLASS_PREDEFINED_MAX 61
 /* An error code is class | (slot << CCMPI_ERR_CODE_SHIFT). */
 #define CCMPI_ERR_CODE_SHIFT 7
@@ -1597,7 +1599,7 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
 int MPI_Group_free(MPI_Group *group);
 int PMPI_Group_free(MPI_Group *group);
 
-/* Communicators (MPI-3.1 chapters 6.4-6.6) */
+/* Communicators (MPI-3.1 chapters 6.4-6.6; MPI_Comm_idup_with_info is MPI-4.0) */
 int MPI_Comm_size(MPI_Comm comm, int *size);
 int PMPI_Comm_size(MPI_Comm comm, int *size);
 int MPI_Comm_rank(MPI_Comm comm, int *rank);
@@ -1610,6 +1612,8 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);

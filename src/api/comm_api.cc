@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "api/api.h"
 #include "api/errhandler_api.h"
 #include "api/request_table.h"
 #include "comm/attributes.h"
+#include "comm/context_agreement.h"
 #include "comm/group_ops.h"
 #include "comm/info.h"
 #include "comm/internal.h"
@@ -150,22 +152,30 @@ extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* n
 }
 CCMPI_MPI_ALIAS(MPI_Comm_dup_with_info)
 
-// On an intracommunicator blocking-complete: the duplicate exists on return and the request
-// is already complete. On an intercommunicator nonblocking (comm::idupIntercomm).
-extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
-  CCMPI_API_BEGIN("MPI_Comm_idup");
+// MPI_Comm_idup(_with_info): as if MPI_Comm_dup ran at the call (MPI-4.0 section 6.4.2),
+// except that it does not wait. The new handle is written to *newcomm at once and the
+// attributes are copied (copy callbacks run) at the call, as MPICH and Open MPI do; the
+// communicator may be used once the request completes. The context id is agreed by a
+// nonblocking agreement (comm/context_agreement.h) progressed by the progress engine, so
+// the idup overlaps other communication and other idups.
+static int idupCommon(const char* kFunc, MPI_Comm comm, const comm::InfoEntries* hints,
+                      MPI_Comm* newcomm, MPI_Request* request) {
   comm::Comm* c;
   if (int rc = commOrRaise(kFunc, comm, &c)) return rc;
   if (!newcomm || !request)
     return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "NULL output argument");
   if (c->isInter()) {
-    // The duplicate and its attributes appear when the request completes.
+    // The duplicate and its attributes appear when the request completes
+    // (comm::idupIntercomm agrees on the context ids over both groups).
     *newcomm = MPI_COMM_NULL;
     p2p::Request* r = nullptr;
-    const auto onDone = [comm](MPI_Comm created) {
+    const auto onDone = [comm, kFunc, withHints = hints != nullptr,
+                         given = hints ? *hints : comm::InfoEntries{}](MPI_Comm created) {
       MPI_Comm n = created;
-      if (comm::Comm* parent = comm::lookup(comm))
-        api::finishDup("MPI_Comm_idup", comm, *parent, &n, true);
+      comm::Comm* parent = comm::lookup(comm);
+      if (!parent) return;
+      api::finishDup(kFunc, comm, *parent, &n, !withHints);
+      if (comm::Comm* nc = withHints ? comm::lookup(n) : nullptr) nc->hints = given;
     };
     if (int rc = comm::idupIntercomm(*c, newcomm, onDone, &r))
       return api::raiseComm(comm, kFunc, rc);
@@ -173,14 +183,74 @@ extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* req
     *request = api::requestHandle(r);
     return MPI_SUCCESS;
   }
-  if (int rc = comm::dupComm(*c, newcomm)) return api::raiseComm(comm, kFunc, rc);
-  if (int rc = api::finishDup(kFunc, comm, *comm::lookup(comm), newcomm, true)) return rc;
   p2p::Request* r = p2p::newRequest(p2p::Request::Kind::kOther);
-  p2p::completeRequest(r);
+  r->comm = c;  // the parent: pending communication on it until the agreement is over
+  ++c->refs;
+  r->commHandle = comm;
+  r->poll = [](p2p::Request*) { comm::ContextAgreement::advanceAll(); };
+  // What the agreement's end does depends on the call: it may end inside it (a single
+  // member), and a failed attribute copy leaves it without a user.
+  struct State {
+    bool returned = false;
+    bool abandoned = false;
+    int early = -1;  // result of an agreement that ended before the call returned
+    MPI_Comm handle = MPI_COMM_NULL;
+  };
+  auto state = std::make_shared<State>();
+  auto finished = [r, state](int rc) {
+    if (!state->returned) {
+      state->early = rc;
+      return;
+    }
+    if (state->abandoned && rc == MPI_SUCCESS) comm::freeComm(state->handle);
+    r->error = rc;
+    p2p::completeRequest(r);
+  };
+  comm::Comm* n = nullptr;
+  if (int rc = comm::idupComm(*c, &state->handle, &n, finished)) {
+    p2p::releaseRequest(r);
+    return api::raiseComm(comm, kFunc, rc);
+  }
+  n->hints = hints ? *hints : c->hints;
+  const int copyRc = comm::copyAttributes(*c, comm, *n);
+  if (copyRc) {
+    // The others take part in the agreement all the same: it goes on without a user, and
+    // its communicator and request are freed when it ends.
+    comm::deleteAllAttributes(*n, state->handle);
+    state->abandoned = true;
+    r->freeOnComplete = true;
+  }
+  state->returned = true;
+  if (state->early >= 0) {
+    const int early = state->early;
+    state->early = -1;
+    finished(early);
+  }
+  if (copyRc) {
+    *newcomm = MPI_COMM_NULL;
+    return api::raiseCallbackError(comm, kFunc, copyRc, "attribute copy");
+  }
+  *newcomm = state->handle;
   *request = api::requestHandle(r);
   return MPI_SUCCESS;
 }
+
+extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_Comm_idup");
+  return idupCommon(kFunc, comm, nullptr, newcomm, request);
+}
 CCMPI_MPI_ALIAS(MPI_Comm_idup)
+
+extern "C" int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
+                                        MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_Comm_idup_with_info");
+  comm::Info* in = nullptr;
+  if (info != MPI_INFO_NULL && !(in = comm::lookupInfo(info)))
+    return api::raiseCommf(comm, kFunc, MPI_ERR_INFO, "invalid info handle 0x%x", info);
+  const comm::InfoEntries hints = in ? in->entries : comm::InfoEntries{};
+  return idupCommon(kFunc, comm, &hints, newcomm, request);
+}
+CCMPI_MPI_ALIAS(MPI_Comm_idup_with_info)
 
 extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   CCMPI_API_BEGIN("MPI_Comm_split");
@@ -429,7 +499,9 @@ extern "C" int PMPI_Comm_disconnect(MPI_Comm* comm) {
   if (c->predefined)
     return api::raiseCommf(*comm, kFunc, MPI_ERR_COMM, "%s cannot be disconnected",
                            c->name.c_str());
-  p2p::waitUntil([c] { return c->refs <= 1; });
+  // Pending communication: references on c other than the handle's that are not idle
+  // (inactive persistent requests and completed requests are not pending).
+  p2p::waitUntil([c] { return c->refs - c->idleRefs <= 1; });
   if (int rc = api::freeCommHandle(*comm))
     return api::raiseCallbackError(*comm, kFunc, rc, "attribute delete");
   *comm = MPI_COMM_NULL;

@@ -40,6 +40,9 @@ int checkBuffer(const char* func, MPI_Comm comm, comm::Comm& c, const void* buf,
     return raiseCommf(comm, func, MPI_ERR_COUNT, "count %lld is negative",
                       static_cast<long long>(count));
   datatype::Datatype* dt = datatype::lookup(type);
+  // An empty message may name no type (MPI_DATATYPE_NULL, as MPICH accepts): p2p moves it
+  // as zero bytes.
+  if (!dt && type == MPI_DATATYPE_NULL && count == 0) dt = datatype::lookup(MPI_BYTE);
   if (!dt) return raiseCommf(comm, func, MPI_ERR_TYPE, "invalid datatype handle 0x%x", type);
   if (!dt->committed())
     return raiseCommf(comm, func, MPI_ERR_TYPE, "datatype %s is not committed",
@@ -109,8 +112,11 @@ int persistentInit(const char* func, const void* buf, int64_t count, MPI_Datatyp
       p2p::newRequest(isRecv ? Request::Kind::kPersistentRecv : Request::Kind::kPersistentSend);
   p->buf = const_cast<void*>(buf);
   p->count = count;
+  if (type == MPI_DATATYPE_NULL) type = MPI_BYTE;  // an empty message (see checkBuffer)
   p->type = type;
-  p->peer = peer;  // a rank of comm (persistent requests keep comm ranks)
+  p->dt = datatype::lookup(type);
+  datatype::retain(type);  // the user may free the type before MPI_Start (released with p)
+  p->peer = peer;          // a rank of comm (persistent requests keep comm ranks)
   p->tag = tag;
   p->comm = c;
   ++c->refs;
@@ -118,6 +124,7 @@ int persistentInit(const char* func, const void* buf, int64_t count, MPI_Datatyp
   p->mode = mode;
   p->phase = Request::Phase::kIdle;
   p->complete = true;  // inactive
+  p2p::markIdle(p);
   *request = requestHandle(p);
   return MPI_SUCCESS;
 }
@@ -482,16 +489,18 @@ extern "C" int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status status
   });
   bool anyErr = false;
   MPI_Comm errComm = MPI_COMM_WORLD;
+  std::vector<int> codes(static_cast<size_t>(count));
   for (int i = 0; i < count; ++i) {
     Request* r = requestFromHandle(requests[i]);
     const MPI_Comm comm = r ? r->commHandle : MPI_COMM_WORLD;
-    const int rc = waitHandle(&requests[i], statusAt(statuses, i));
-    if (statuses != MPI_STATUSES_IGNORE) statuses[i].MPI_ERROR = rc;
-    if (rc) {
+    codes[i] = waitHandle(&requests[i], statusAt(statuses, i));
+    if (codes[i]) {
       anyErr = true;
       errComm = comm;
     }
   }
+  if (anyErr && statuses != MPI_STATUSES_IGNORE)
+    for (int i = 0; i < count; ++i) statuses[i].MPI_ERROR = codes[i];
   if (anyErr)
     return raiseCommf(errComm, kFunc, MPI_ERR_IN_STATUS,
                       "one or more requests failed; see the statuses");
@@ -511,11 +520,14 @@ extern "C" int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_St
     }
   *flag = 1;
   bool anyErr = false;
+  std::vector<int> codes(static_cast<size_t>(count));
   for (int i = 0; i < count; ++i) {
-    const int rc = waitHandle(&requests[i], statusAt(statuses, i));
-    if (statuses != MPI_STATUSES_IGNORE) statuses[i].MPI_ERROR = rc;
-    anyErr |= rc != MPI_SUCCESS;
+    codes[i] = waitHandle(&requests[i], statusAt(statuses, i));
+    anyErr |= codes[i] != MPI_SUCCESS;
   }
+  // The error fields are set if and only if the call returns MPI_ERR_IN_STATUS.
+  if (anyErr && statuses != MPI_STATUSES_IGNORE)
+    for (int i = 0; i < count; ++i) statuses[i].MPI_ERROR = codes[i];
   if (anyErr)
     return raisef(kFunc, MPI_ERR_IN_STATUS, "one or more requests failed; see the statuses");
   return MPI_SUCCESS;
@@ -582,15 +594,17 @@ static int collectSome(const char* kFunc, int incount, MPI_Request* requests, in
                        int* indices, MPI_Status* statuses) {
   int n = 0;
   bool anyErr = false;
+  std::vector<int> codes;
   for (int i = 0; i < incount; ++i) {
     if (handleInactive(requests[i]) || !handleComplete(requests[i])) continue;
     MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
-    const int rc = waitHandle(&requests[i], st);
-    if (statuses != MPI_STATUSES_IGNORE) statuses[n].MPI_ERROR = rc;
-    anyErr |= rc != MPI_SUCCESS;
+    codes.push_back(waitHandle(&requests[i], st));
+    anyErr |= codes.back() != MPI_SUCCESS;
     indices[n++] = i;
   }
   *outcount = n;
+  if (anyErr && statuses != MPI_STATUSES_IGNORE)
+    for (int k = 0; k < n; ++k) statuses[k].MPI_ERROR = codes[k];
   if (anyErr)
     return raisef(kFunc, MPI_ERR_IN_STATUS, "one or more requests failed; see the statuses");
   return MPI_SUCCESS;
@@ -699,6 +713,16 @@ CCMPI_MPI_ALIAS(MPI_Cancel)
 
 // ---------- probe ----------
 
+// The status of a probe of MPI_PROC_NULL: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0;
+// MPI_ERROR is left alone (single-completion calls never set it).
+static void procNullStatus(MPI_Status* status) {
+  if (status == MPI_STATUS_IGNORE) return;
+  const int err = status->MPI_ERROR;
+  p2p::setEmptyStatus(status);
+  status->MPI_SOURCE = MPI_PROC_NULL;
+  status->MPI_ERROR = err;
+}
+
 extern "C" int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   CCMPI_API_BEGIN("MPI_Iprobe");
   comm::Comm* c = nullptr;
@@ -707,8 +731,7 @@ extern "C" int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_St
   if (!flag) return raiseCommf(comm, kFunc, MPI_ERR_ARG, "flag pointer is NULL");
   if (source == MPI_PROC_NULL) {
     *flag = 1;
-    p2p::setEmptyStatus(status);
-    if (status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_PROC_NULL;
+    procNullStatus(status);
     return MPI_SUCCESS;
   }
   p2p::pollOnce();
@@ -723,8 +746,7 @@ extern "C" int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status
   if (int rc = checkComm(kFunc, comm, &c)) return rc;
   if (int rc = checkBuffer(kFunc, comm, *c, nullptr, 0, MPI_BYTE, source, tag, true)) return rc;
   if (source == MPI_PROC_NULL) {
-    p2p::setEmptyStatus(status);
-    if (status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_PROC_NULL;
+    procNullStatus(status);
     return MPI_SUCCESS;
   }
   progress::engine().waitUntil(
@@ -756,8 +778,7 @@ extern "C" int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_M
   if (source == MPI_PROC_NULL) {
     *flag = 1;
     *message = MPI_MESSAGE_NO_PROC;
-    p2p::setEmptyStatus(status);
-    if (status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_PROC_NULL;
+    procNullStatus(status);
     return MPI_SUCCESS;
   }
   p2p::pollOnce();
@@ -777,8 +798,7 @@ extern "C" int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* mess
   if (!message) return raiseCommf(comm, kFunc, MPI_ERR_ARG, "message pointer is NULL");
   if (source == MPI_PROC_NULL) {
     *message = MPI_MESSAGE_NO_PROC;
-    p2p::setEmptyStatus(status);
-    if (status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_PROC_NULL;
+    procNullStatus(status);
     return MPI_SUCCESS;
   }
   p2p::Unexpected* u = nullptr;

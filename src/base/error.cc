@@ -13,7 +13,8 @@ namespace {
 constexpr int kClassBits = 7;
 constexpr int kClassMask = (1 << kClassBits) - 1;
 constexpr int kRingSlots = 1024;
-constexpr int kFirstUserClass = MPI_ERR_ERRHANDLER + 1;
+constexpr int kFirstUserClass = MPI_ERR_LASTCODE + 1;  // MPI_Add_error_class
+static_assert(MPI_ERR_ERRHANDLER < MPI_ERR_LASTCODE);
 
 struct ClassInfo {
   const char* name;
@@ -94,7 +95,7 @@ struct State {
   int userClasses = 0;                  // classes added by MPI_Add_error_class
   std::map<int, std::string> userText;  // code or class -> MPI_Add_error_string text
   int userCodes = 0;
-  int lastUsed = MPI_ERR_ERRHANDLER;
+  int lastUsed = MPI_ERR_LASTCODE;  // MPI_LASTUSEDCODE: never below MPI_ERR_LASTCODE
 };
 
 State& state() {
@@ -152,7 +153,9 @@ int errorClassOf(int code) {
   if (code == MPI_SUCCESS) return MPI_SUCCESS;
   if (code < 0) return -1;
   const int cls = code & kClassMask;
-  if (cls > MPI_ERR_ERRHANDLER && cls >= kFirstUserClass + state().userClasses) return -1;
+  if (cls > MPI_ERR_ERRHANDLER &&
+      (cls < kFirstUserClass || cls >= kFirstUserClass + state().userClasses))
+    return -1;
   if (code > kClassMask) {
     const int slot = (code >> kClassBits) - 1;
     if (slot >= kRingSlots + 4096) return -1;  // beyond ring and user codes
@@ -169,9 +172,11 @@ std::string errorString(int code) {
   if (code > kClassMask) {
     const int slot = (code >> kClassBits) - 1;
     if (slot >= 0 && slot < kRingSlots && s.ringCode[slot] == code) return s.ring[slot];
+    // A code from MPI_Add_error_code: its string is empty until MPI_Add_error_string.
+    if (slot >= kRingSlots) return "";
+  } else if (cls >= kFirstUserClass) {
+    return "";  // a class from MPI_Add_error_class without a string yet
   }
-  auto userCls = s.userText.find(cls);
-  if (userCls != s.userText.end()) return userCls->second;
   return std::string(errorClassName(cls)) + ": " + errorClassDescription(cls);
 }
 

@@ -46,6 +46,7 @@ int launch(std::shared_ptr<Plan> plan, int built, Mode mode, p2p::Request** out)
   ++plan->comm.refs;
   p->phase = p2p::Request::Phase::kIdle;
   p->complete = true;  // inactive
+  p2p::markIdle(p);
   p->startHook = [plan](p2p::Request* self) {
     p2p::Request* r = runRequest(plan);
     if (int rc = plan->schedule->start(r)) {

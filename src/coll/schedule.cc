@@ -29,8 +29,11 @@ int scheduleTag(uint64_t seq) {
   return kFirstScheduleTag + static_cast<int>(seq % kSpan);
 }
 
+// A schedule holds a reference on its communicator for its lifetime; it counts as idle
+// (comm::Comm::idleRefs) while it is not running.
 Schedule::Schedule(comm::Comm& c, int tag) : comm_(c), tag_(tag) {
   ++comm_.refs;
+  ++comm_.idleRefs;
 }
 
 Schedule::~Schedule() {
@@ -39,6 +42,7 @@ Schedule::~Schedule() {
   for (auto& [user, own] : types_) datatype::free(&own);
   for (MPI_Op o : ops_) op::release(o);
   --comm_.refs;
+  if (!running_) --comm_.idleRefs;
 }
 
 // ---------- building ----------
@@ -160,6 +164,7 @@ int Schedule::start(p2p::Request* owner) {
   polls_.clear();
   firstPending_ = 0;
   running_ = true;
+  --comm_.idleRefs;
   for (auto& fn : onStart_) fn();
   active().push_back(shared_from_this());
   static bool hooked = false;
@@ -272,6 +277,7 @@ bool Schedule::advance() {
 
 void Schedule::finish() {
   running_ = false;
+  ++comm_.idleRefs;
   auto& list = active();
   auto it = std::find_if(list.begin(), list.end(),
                          [this](const std::shared_ptr<Schedule>& s) { return s.get() == this; });

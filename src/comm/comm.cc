@@ -73,7 +73,7 @@ int Group::rankOfWorld(int worldRank) const {
 
 Comm* lookup(MPI_Comm h) {
   Comm* c = tables().comms.get(h);
-  return (c && !c->freed) ? c : nullptr;
+  return (c && !c->freed && !c->pending) ? c : nullptr;
 }
 
 Group* lookupGroup(MPI_Group h) {

@@ -83,7 +83,14 @@ struct Comm {
   bool freed = false;
   int topoKind = MPI_UNDEFINED;  // MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH or MPI_UNDEFINED
   bool predefined = false;
+  // MPI_Comm_idup has registered it but its context id is not agreed yet: the handle
+  // does not resolve (lookup) until the request completes.
+  bool pending = false;
   int refs = 1;  // handle + in-flight users (nonblocking collectives)
+  // The part of refs held by users with no communication pending: completed requests not
+  // yet freed, inactive persistent requests, schedules not running. MPI_Comm_disconnect
+  // waits until refs - idleRefs is the handle's own reference.
+  int idleRefs = 0;
   // Sequence numbers for collective operations started on this communicator (later
   // issues key schedules and multicast groups by it).
   uint64_t collSeq = 0;

@@ -1,7 +1,9 @@
-// Communicator creation. Every constructor first agrees on a context id: each parent
-// member contributes its bitmap of free ids, an allreduce (MPI_BAND over uint64 words)
-// keeps the ids free everywhere, and the lowest one is taken by the members of the new
-// communicator. Parent members that end up with MPI_COMM_NULL still take part.
+// Communicator creation. Every constructor first agrees on a context id
+// (comm/context_agreement.h: the members' free-id bitmaps ANDed, the lowest id common to
+// all, confirmed by a second vote so that agreements in flight at once never take the
+// same id). Parent members that end up with MPI_COMM_NULL still take part.
+// MPI_Comm_idup registers its communicator at the call (the handle is returned at once,
+// the object is unusable until the request completes) and agrees without blocking.
 //
 // Split: an allgather of (color, key) over the parent; the members of each color are
 // ordered by (key, parent rank). Split by host: an allgather of the processor names, and
@@ -20,6 +22,8 @@
 #include "base/error.h"
 #include "base/siphash.h"
 #include "coll/coll.h"
+#include "comm/attributes.h"
+#include "comm/context_agreement.h"
 #include "comm/errhandler.h"
 #include "comm/group_ops.h"
 #include "comm/internal.h"
@@ -28,28 +32,12 @@
 namespace ccmpi::comm {
 
 int agreeContextId(Comm& over, bool reserve, uint32_t* ctx) {
-  sweepFreed();
-  ContextIdPool& pool = contextPool();
-  std::vector<uint64_t> mask(pool.freeMask().begin(), pool.freeMask().end());
-  if (over.size > 1) {
-    if (int rc = coll::allreduce(MPI_IN_PLACE, mask.data(), ContextIdPool::kWords, MPI_UINT64_T,
-                                 MPI_BAND, over))
-      return rc;
-  }
-  const int64_t id = ContextIdPool::lowestFree(mask.data());
-  if (id < 0)
-    return setErrorCause(MPI_ERR_INTERN,
-                         "no context id is free on every member (%d communicators in use "
-                         "here; free some with MPI_Comm_free)",
-                         ContextIdPool::kSlots - pool.freeCount());
-  if (reserve && !pool.reserve(static_cast<uint32_t>(id)))
-    return setErrorCause(MPI_ERR_INTERN, "agreed context id %lld is not free here",
-                         static_cast<long long>(id));
-  *ctx = static_cast<uint32_t>(id);
-  return MPI_SUCCESS;
+  return ContextAgreement::agree(over, reserve, {}, nullptr, ctx);
 }
 
-MPI_Comm buildComm(const Comm& parent, const std::vector<int>& worldRanks, uint32_t ctx) {
+namespace {
+
+std::unique_ptr<Comm> makeComm(const std::vector<int>& worldRanks, uint32_t ctx) {
   auto c = std::make_unique<Comm>();
   c->contextId = ctx;
   c->worldRanks = worldRanks;
@@ -57,6 +45,13 @@ MPI_Comm buildComm(const Comm& parent, const std::vector<int>& worldRanks, uint3
   c->fromWorld.assign(runtime::worldSize(), MPI_UNDEFINED);
   for (int r = 0; r < c->size; ++r) c->fromWorld[worldRanks[r]] = r;
   c->rank = c->fromWorld[runtime::worldRank()];
+  return c;
+}
+
+}  // namespace
+
+MPI_Comm buildComm(const Comm& parent, const std::vector<int>& worldRanks, uint32_t ctx) {
+  auto c = makeComm(worldRanks, ctx);
   if (c->rank == MPI_UNDEFINED) return MPI_COMM_NULL;
   c->errhandler = parent.errhandler;
   retainErrhandler(c->errhandler);
@@ -67,6 +62,35 @@ int dupComm(Comm& parent, MPI_Comm* out) {
   uint32_t ctx;
   if (int rc = agreeContextId(parent, true, &ctx)) return rc;
   *out = buildComm(parent, parent.worldRanks, ctx);
+  return MPI_SUCCESS;
+}
+
+int idupComm(Comm& parent, MPI_Comm* out, Comm** created, std::function<void(int rc)> finished) {
+  auto c = makeComm(parent.worldRanks, 0);
+  c->pending = true;
+  c->errhandler = parent.errhandler;
+  retainErrhandler(c->errhandler);
+  copyTopology(parent, *c);
+  Comm* raw = c.get();
+  const MPI_Comm h = registerComm(std::move(c));
+  auto done = [raw, h, finished = std::move(finished)](int rc, uint32_t ctx) {
+    if (rc == MPI_SUCCESS) {
+      raw->contextId = ctx;
+      raw->pending = false;
+    } else {
+      raw->pending = false;
+      deleteAllAttributes(*raw, h);
+      freeComm(h);
+    }
+    finished(rc);
+  };
+  if (int rc = ContextAgreement::start(parent, true, {}, nullptr, std::move(done))) {
+    raw->pending = false;
+    freeComm(h);
+    return rc;
+  }
+  *out = h;
+  *created = raw;
   return MPI_SUCCESS;
 }
 
@@ -179,34 +203,22 @@ int createFromGroup(const std::vector<int>& groupWorld, const std::string& strin
                          runtime::worldRank());
   Comm scratch;
   makeScratch(groupWorld, MPI_ERRORS_RETURN, &scratch);
-  sweepFreed();
-  ContextIdPool& pool = contextPool();
   const uint64_t h = siphash24(SipKey{0x63636d7069746167ull, 0x5f66726f6d5f6772ull},
                                stringTag.data(), stringTag.size());
-  std::vector<uint64_t> words(pool.freeMask().begin(), pool.freeMask().end());
-  words.push_back(h);
-  words.push_back(~h);
-  if (scratch.size > 1) {
-    if (int rc = coll::allreduce(MPI_IN_PLACE, words.data(), static_cast<int>(words.size()),
-                                 MPI_UINT64_T, MPI_BAND, scratch))
-      return rc;
-  }
-  if (words[ContextIdPool::kWords] != h || words[ContextIdPool::kWords + 1] != ~h)
-    return setErrorCause(MPI_ERR_ARG,
-                         "the members of the group passed different string tags (mine is "
-                         "\"%s\")",
-                         stringTag.c_str());
-  const int64_t id = ContextIdPool::lowestFree(words.data());
-  if (id < 0)
-    return setErrorCause(MPI_ERR_INTERN,
-                         "no context id is free on every member (%d communicators in use "
-                         "here; free some with MPI_Comm_free)",
-                         ContextIdPool::kSlots - pool.freeCount());
-  if (!pool.reserve(static_cast<uint32_t>(id)))
-    return setErrorCause(MPI_ERR_INTERN, "agreed context id %lld is not free here",
-                         static_cast<long long>(id));
+  uint32_t id;
+  if (int rc = ContextAgreement::agree(
+          scratch, true, {h, ~h},
+          [&](const uint64_t* words) {
+            if (words[0] == h && words[1] == ~h) return MPI_SUCCESS;
+            return setErrorCause(MPI_ERR_ARG,
+                                 "the members of the group passed different string tags (mine "
+                                 "is \"%s\")",
+                                 stringTag.c_str());
+          },
+          &id))
+    return rc;
   auto c = std::make_unique<Comm>();
-  c->contextId = static_cast<uint32_t>(id);
+  c->contextId = id;
   c->worldRanks = groupWorld;
   c->size = scratch.size;
   c->fromWorld = scratch.fromWorld;

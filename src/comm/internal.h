@@ -33,6 +33,11 @@ MPI_Comm buildComm(const Comm& parent, const std::vector<int>& worldRanks, uint3
 
 // MPI_Comm_dup without attributes/info (the API layer copies those).
 int dupComm(Comm& parent, MPI_Comm* out);
+// MPI_Comm_idup: registers the duplicate now (*out, *created; topology and error handler
+// copied; lookup() does not resolve it until the agreement is over) and starts a
+// nonblocking context-id agreement over parent. `finished(rc)` is called once, from
+// progress, when it ends: on success the communicator is usable, on error it is freed.
+int idupComm(Comm& parent, MPI_Comm* out, Comm** created, std::function<void(int rc)> finished);
 // MPI_Comm_split over parent.
 int splitComm(Comm& parent, int color, int key, MPI_Comm* out);
 // MPI_Comm_split_type by host: color = lowest parent rank on my host (MPI_UNDEFINED if

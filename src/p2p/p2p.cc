@@ -908,8 +908,9 @@ int startSend(Request* s) {
   h.type = transport::FrameType::kRts;
   if (sync) h.flags = transport::kFlagSync;
   compress::DataType ctype;
-  if (s->dt->contiguous() && s->bytes >= transport::cma::minBytes() && transport::cma::enabled() &&
-      g.tcp->sameHost(dest) &&
+  // A zero-byte message (its buffer may be NULL) has nothing to read in place.
+  if (s->bytes > 0 && s->dt->contiguous() && s->bytes >= transport::cma::minBytes() &&
+      transport::cma::enabled() && g.tcp->sameHost(dest) &&
       !(compress_channel::mode() == compress_channel::Mode::kOn &&
         compress_channel::eligible(s->dt, s->bytes, &ctype))) {
     // The receiver may read it in place (the buffer stays untouched until the CTS). Not
@@ -926,7 +927,9 @@ int startSend(Request* s) {
 }
 
 int checkedDatatype(MPI_Datatype type, datatype::Datatype** out) {
-  datatype::Datatype* dt = datatype::lookup(type);
+  // MPI_DATATYPE_NULL reaches here only for empty messages (the API layer allows it with
+  // count 0 alone): zero bytes.
+  datatype::Datatype* dt = datatype::lookup(type == MPI_DATATYPE_NULL ? MPI_BYTE : type);
   if (!dt) return setErrorCause(MPI_ERR_TYPE, "invalid datatype handle");
   *out = dt;
   return MPI_SUCCESS;
@@ -947,15 +950,25 @@ void releaseRequest(Request* r) {
   if (!r) return;
   unregisterId(r);
   if (r->type != MPI_DATATYPE_NULL && r->dt) datatype::release(r->type);
-  if (r->comm) --r->comm->refs;
+  if (r->comm) {
+    --r->comm->refs;
+    if (r->idleRef) --r->comm->idleRefs;
+  }
   --g.liveRequests;
   delete r;
+}
+
+void markIdle(Request* r) {
+  if (r->idleRef || !r->comm) return;
+  r->idleRef = true;
+  ++r->comm->idleRefs;
 }
 
 void completeRequest(Request* r) {
   if (r->complete) return;
   r->complete = true;
   r->phase = Request::Phase::kDone;
+  markIdle(r);
   if (r->onComplete) {
     auto fn = std::move(r->onComplete);
     r->onComplete = nullptr;
@@ -1000,6 +1013,11 @@ int isend(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, 
           Ctx ctx, SendMode mode, Request** out) {
   datatype::Datatype* dt = nullptr;
   if (int rc = checkedDatatype(type, &dt)) return rc;
+  return isendTyped(buf, count, type, dt, dest, tag, c, ctx, mode, out);
+}
+
+int isendTyped(const void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* dt, int dest,
+               int tag, comm::Comm& c, Ctx ctx, SendMode mode, Request** out) {
   Request* s = newRequest(Request::Kind::kSend);
   s->buf = const_cast<void*>(buf);
   s->count = count;
@@ -1067,6 +1085,11 @@ int irecv(void* buf, int64_t count, MPI_Datatype type, int source, int tag, comm
           Request** out) {
   datatype::Datatype* dt = nullptr;
   if (int rc = checkedDatatype(type, &dt)) return rc;
+  return irecvTyped(buf, count, type, dt, source, tag, c, ctx, out);
+}
+
+int irecvTyped(void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* dt, int source,
+               int tag, comm::Comm& c, Ctx ctx, Request** out) {
   Request* r = newRequest(Request::Kind::kRecv);
   r->buf = buf;
   r->count = count;
@@ -1195,11 +1218,13 @@ int start(Request* p) {
   if (p->active) return setErrorCause(MPI_ERR_REQUEST, "persistent request is already active");
   Request* op = nullptr;
   int rc;
-  // Persistent requests keep the peer as a rank of their communicator.
+  // Persistent requests keep the peer as a rank of their communicator, and a reference on
+  // their datatype (the user may have freed its handle since MPI_<Send|Recv>_init).
   if (isSend)
-    rc = isend(p->buf, p->count, p->type, p->peer, p->tag, *p->comm, Ctx::kPt2pt, p->mode, &op);
+    rc = isendTyped(p->buf, p->count, p->type, p->dt, p->peer, p->tag, *p->comm, Ctx::kPt2pt,
+                    p->mode, &op);
   else
-    rc = irecv(p->buf, p->count, p->type, p->peer, p->tag, *p->comm, Ctx::kPt2pt, &op);
+    rc = irecvTyped(p->buf, p->count, p->type, p->dt, p->peer, p->tag, *p->comm, Ctx::kPt2pt, &op);
   if (rc) return rc;
   p->active = op;
   p->complete = false;
@@ -1217,8 +1242,7 @@ bool iprobe(int source, int tag, comm::Comm& c, Ctx ctx, MPI_Status* status, boo
     if (srcMatches(src, (*u)->srcWorld) && tagMatches(tag, (*u)->tag)) {
       if (status != MPI_STATUS_IGNORE) {
         status->MPI_SOURCE = c.peerRankOfWorld((*u)->srcWorld);
-        status->MPI_TAG = (*u)->tag;
-        status->MPI_ERROR = MPI_SUCCESS;
+        status->MPI_TAG = (*u)->tag;  // MPI_ERROR is left alone (single completion)
         status->ccmpi_cancelled = 0;
         status->ccmpi_count = static_cast<long long>((*u)->size);
       }

@@ -8,6 +8,10 @@
 
 #include "comm/comm.h"
 
+namespace ccmpi::datatype {
+class Datatype;
+}
+
 namespace ccmpi::p2p {
 
 // Largest tag (the MPI_TAG_UB attribute of MPI_COMM_WORLD).
@@ -27,6 +31,13 @@ int isend(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, 
           Ctx ctx, SendMode mode, Request** out);
 int irecv(void* buf, int64_t count, MPI_Datatype type, int source, int tag, comm::Comm& c, Ctx ctx,
           Request** out);
+
+// The same with the datatype object given: a request that holds a reference on a type
+// whose handle the user has freed since (persistent requests) starts with it.
+int isendTyped(const void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* dt, int dest,
+               int tag, comm::Comm& c, Ctx ctx, SendMode mode, Request** out);
+int irecvTyped(void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* dt, int source,
+               int tag, comm::Comm& c, Ctx ctx, Request** out);
 
 // Blocking conveniences (collectives use these with Ctx::kColl).
 int send(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,

@@ -42,6 +42,7 @@ struct Request {
   bool complete = false;
   bool freeOnComplete = false;  // MPI_Request_free was called while active
   bool cancelled = false;
+  bool idleRef = false;                 // its reference on comm is counted in comm->idleRefs
   int handle = 0;                       // the MPI_Request handle, 0 for internal requests
   MPI_Comm commHandle = MPI_COMM_NULL;  // for the error handler (set by the API layer)
   int error = MPI_SUCCESS;
@@ -103,6 +104,9 @@ void setEmptyStatus(MPI_Status* status);
 
 // Marks r complete and runs its completion hook.
 void completeRequest(Request* r);
+// Counts r's reference on its communicator as one with no communication pending (done by
+// completeRequest; persistent requests are idle themselves, their runs are not).
+void markIdle(Request* r);
 
 // Starts a persistent request (MPI_Start).
 int start(Request* r);
