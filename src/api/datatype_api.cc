@@ -651,6 +651,69 @@ extern "C" int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datat
 }
 CCMPI_MPI_ALIAS(MPI_Type_match_size)
 
+// MPI_Type_create_f90_real/complex/integer (MPI-4.0 19.1.9): the type of a Fortran REAL or
+// COMPLEX of kind SELECTED_REAL_KIND(p, r), or INTEGER of SELECTED_INT_KIND(r), as
+// gfortran lays them out (IEEE single, double and quad precision; 1-, 2-, 4- and 8-byte
+// integers). MPI_UNDEFINED for p or r asks nothing of it.
+namespace {
+struct F90Kind {
+  int precision, range;
+  MPI_Datatype real, complex;
+};
+constexpr F90Kind kF90Reals[] = {{6, 37, MPI_REAL4, MPI_COMPLEX8},
+                                 {15, 307, MPI_REAL8, MPI_COMPLEX16},
+                                 {33, 4931, MPI_REAL16, MPI_COMPLEX32}};
+
+int f90Real(const char* kFunc, int p, int r, bool complex, MPI_Datatype* newtype) {
+  CHECK_PTR(newtype, "newtype");
+  if (p == MPI_UNDEFINED && r == MPI_UNDEFINED)
+    return raisef(kFunc, MPI_ERR_ARG, "p and r are both MPI_UNDEFINED");
+  if ((p != MPI_UNDEFINED && p < 0) || (r != MPI_UNDEFINED && r < 0))
+    return raisef(kFunc, MPI_ERR_ARG, "p = %d and r = %d must be non-negative or MPI_UNDEFINED", p,
+                  r);
+  for (const F90Kind& k : kF90Reals) {
+    if ((p == MPI_UNDEFINED || p <= k.precision) && (r == MPI_UNDEFINED || r <= k.range)) {
+      ENGINE(datatype::f90Type(complex ? MPI_COMBINER_F90_COMPLEX : MPI_COMBINER_F90_REAL, {p, r},
+                               complex ? k.complex : k.real, newtype));
+      return MPI_SUCCESS;
+    }
+  }
+  return raisef(kFunc, MPI_ERR_ARG,
+                "no %s kind has precision %d and range %d (at most 33 digits and 10^4931)",
+                complex ? "COMPLEX" : "REAL", p, r);
+}
+}  // namespace
+
+extern "C" int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
+  CCMPI_API_BEGIN("MPI_Type_create_f90_real");
+  return f90Real(kFunc, p, r, false, newtype);
+}
+CCMPI_MPI_ALIAS(MPI_Type_create_f90_real)
+
+extern "C" int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
+  CCMPI_API_BEGIN("MPI_Type_create_f90_complex");
+  return f90Real(kFunc, p, r, true, newtype);
+}
+CCMPI_MPI_ALIAS(MPI_Type_create_f90_complex)
+
+extern "C" int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
+  CCMPI_API_BEGIN("MPI_Type_create_f90_integer");
+  CHECK_PTR(newtype, "newtype");
+  constexpr struct {
+    int range;
+    MPI_Datatype type;
+  } kInts[] = {{2, MPI_INTEGER1}, {4, MPI_INTEGER2}, {9, MPI_INTEGER4}, {18, MPI_INTEGER8}};
+  if (r < 0 && r != MPI_UNDEFINED) return raisef(kFunc, MPI_ERR_ARG, "r = %d is negative", r);
+  for (const auto& k : kInts) {
+    if (r == MPI_UNDEFINED || r <= k.range) {
+      ENGINE(datatype::f90Type(MPI_COMBINER_F90_INTEGER, {r}, k.type, newtype));
+      return MPI_SUCCESS;
+    }
+  }
+  return raisef(kFunc, MPI_ERR_ARG, "no INTEGER kind has a range of 10^%d (at most 10^18)", r);
+}
+CCMPI_MPI_ALIAS(MPI_Type_create_f90_integer)
+
 // ---------- addresses ----------
 
 extern "C" int PMPI_Get_address(const void* location, MPI_Aint* address) {

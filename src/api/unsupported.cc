@@ -704,20 +704,3 @@ extern "C" int PMPI_File_sync(MPI_File) {
   return ccmpi::api::unsupported("MPI_File_sync");
 }
 CCMPI_MPI_ALIAS(MPI_File_sync)
-
-// ---------- Language interoperability (MPI-3.1 chapter 17) ----------
-
-extern "C" int PMPI_Type_create_f90_real(int, int, MPI_Datatype*) {
-  return ccmpi::api::unsupported("MPI_Type_create_f90_real");
-}
-CCMPI_MPI_ALIAS(MPI_Type_create_f90_real)
-
-extern "C" int PMPI_Type_create_f90_complex(int, int, MPI_Datatype*) {
-  return ccmpi::api::unsupported("MPI_Type_create_f90_complex");
-}
-CCMPI_MPI_ALIAS(MPI_Type_create_f90_complex)
-
-extern "C" int PMPI_Type_create_f90_integer(int, MPI_Datatype*) {
-  return ccmpi::api::unsupported("MPI_Type_create_f90_integer");
-}
-CCMPI_MPI_ALIAS(MPI_Type_create_f90_integer)

@@ -158,6 +158,9 @@ int free(MPI_Datatype* h) {
   if (!t) return setErrorCause(MPI_ERR_TYPE, "0x%x is not a valid datatype", *h);
   if (t->predefined_)
     return setErrorCause(MPI_ERR_TYPE, "cannot free the predefined datatype %s", t->name_.c_str());
+  if (t->fixed_)
+    return setErrorCause(MPI_ERR_TYPE,
+                         "a datatype returned by MPI_Type_create_f90_* must not be freed");
   // Delete callbacks run now; a failing one leaves the type (and the rest) in place.
   while (!t->attrs_.empty()) {
     auto it = t->attrs_.begin();

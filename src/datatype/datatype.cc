@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <utility>
 
 #include "base/error.h"
@@ -389,6 +390,24 @@ int dup(MPI_Datatype old, MPI_Datatype* out) {
   if (int rc = finishNew(std::move(d), MPI_COMBINER_DUP, {}, {}, {}, {k}, {old}, out)) return rc;
   // Same committed state as the old type.
   if (lookup(old)->committed()) commitObject(*lookup(*out));
+  return MPI_SUCCESS;
+}
+
+int f90Type(int combiner, std::vector<int> ints, MPI_Datatype base, MPI_Datatype* out) {
+  static std::map<std::pair<int, std::vector<int>>, MPI_Datatype> made;
+  auto key = std::make_pair(combiner, ints);
+  auto it = made.find(key);
+  if (it != made.end() && lookup(it->second)) {
+    *out = it->second;
+    return MPI_SUCCESS;
+  }
+  DescPtr k;
+  if (int rc = oldDesc(base, &k)) return rc;
+  if (int rc = finishNew(makeAlias(k), combiner, std::move(ints), {}, {}, {}, {}, out)) return rc;
+  Datatype* t = lookup(*out);
+  commitObject(*t);
+  t->fixed_ = true;
+  made[key] = *out;
   return MPI_SUCCESS;
 }
 

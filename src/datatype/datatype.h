@@ -115,6 +115,8 @@ class Datatype {
   std::shared_ptr<const PlanNode> plan_;
   int refs_ = 1;  // handle + in-flight users (a freed type lives until its last user ends)
   bool freed_ = false;
+  // Returned by MPI_Type_create_f90_*: behaves as predefined (never freed by the user).
+  bool fixed_ = false;
   // Envelope/contents for MPI_Type_get_envelope/contents and the type description.
   // types_ holds the handles as passed to the constructor (they may have been freed
   // since); MPI_Type_get_contents works from desc_.
@@ -190,6 +192,10 @@ int createDarray(int size, int rank, int ndims, const int* gsizes, const int* di
 // Copies the type and its name-less state; attributes are copied by the caller's
 // copy callbacks (copyAttributes).
 int dup(MPI_Datatype old, MPI_Datatype* out);
+// MPI_Type_create_f90_real/complex/integer: the committed type laid out as `base` with
+// combiner MPI_COMBINER_F90_* and the integer arguments `ints` ({p, r} or {r}); the same
+// handle for the same arguments; it cannot be freed.
+int f90Type(int combiner, std::vector<int> ints, MPI_Datatype base, MPI_Datatype* out);
 
 // Flattens the type (idempotent; predefined types are always committed).
 int commit(MPI_Datatype h);
