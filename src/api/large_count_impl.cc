@@ -153,6 +153,9 @@ int post(comm::Comm& c, Linear l, Request** out) {
 int runLinear(const char* func, MPI_Comm comm, Form form,
               std::function<int(comm::Comm&, Linear*)> build) {
   comm::Comm* c = nullptr;
+  if (comm::Comm* ic = comm::lookup(comm); ic && ic->isInter())
+    return raiseCommf(comm, func, MPI_ERR_UNSUPPORTED_OPERATION,
+                      "%s is not implemented on intercommunicators yet (the int form is)", func);
   CCMPI_TRY(checkCollComm(func, comm, &c));
   if (form.kind == Form::kPersistent) CCMPI_TRY(checkInfo(func, comm, form.info));
   if (form.kind != Form::kBlocking) CCMPI_TRY(checkRequestOut(func, comm, form.request));
