@@ -26,8 +26,9 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int right = (rank + 1) % size, left = (rank + size - 1) % size;
-  int *a = malloc(sizeof(int) * N * size), *b = malloc(sizeof(int) * N * size);
-  int *c = malloc(sizeof(int) * N * size), *d = malloc(sizeof(int) * N * size);
+  /* size + 1 blocks: the Reduce_local check reads a second block even on one rank. */
+  const size_t bytes = sizeof(int) * N * (size_t)(size + 1);
+  int *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes), *d = malloc(bytes);
 
   /* Point-to-point. */
   {
@@ -75,7 +76,7 @@ int main(int argc, char** argv) {
   }
 
   /* Blocking collectives against the int versions. */
-  fill(a, N * size, rank + 1);
+  fill(a, N * (size + 1), rank + 1);
   memset(b, 0, sizeof(int) * N * size);
   memset(c, 0, sizeof(int) * N * size);
   CHECK_MPI(MPI_Allreduce_c(a, b, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
