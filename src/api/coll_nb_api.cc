@@ -29,19 +29,25 @@ int deliver(const char* func, MPI_Comm comm, int rc, p2p::Request* r, MPI_Reques
 // make<Coll>: the checks and the request of MPI_I<coll> (mode kNonblocking, info unused)
 // and MPI_<Coll>_init (mode kPersistent).
 
+// The arguments every nonblocking and persistent collective has: the persistent form's
+// info and the request pointer.
+int checkStart(const char* kFunc, MPI_Comm comm, coll::Mode mode, MPI_Info info,
+               MPI_Request* request) {
+  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
+  return checkRequestOut(kFunc, comm, request);
+}
+
 int makeBarrier(const char* kFunc, MPI_Comm comm, MPI_Info info, coll::Mode mode,
                 MPI_Request* request) {
   if (comm::Comm* ic = interOf(comm)) {
-    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
     p2p::Request* r = nullptr;
     const int rc = coll::inter::ibarrier(*ic, mode, &r);
     return deliver(kFunc, comm, rc, r, request);
   }
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   const int rc = coll::ibarrier(*c, mode, &r);
   return deliver(kFunc, comm, rc, r, request);
@@ -51,8 +57,7 @@ int makeBcast(const char* kFunc, void* buffer, int count, MPI_Datatype datatype,
               MPI_Comm comm, MPI_Info info, coll::Mode mode, MPI_Request* request) {
   if (comm::Comm* ic = interOf(comm)) {
     CCMPI_TRY(checkInterBcast(kFunc, comm, *ic, buffer, count, datatype, root));
-    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
     p2p::Request* r = nullptr;
     const int rc = coll::inter::ibcast(buffer, count, datatype, root, *ic, mode, &r);
     return deliver(kFunc, comm, rc, r, request);
@@ -60,8 +65,7 @@ int makeBcast(const char* kFunc, void* buffer, int count, MPI_Datatype datatype,
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkBcast(kFunc, comm, *c, buffer, count, datatype, root));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   const int rc = coll::ibcast(buffer, count, datatype, root, *c, mode, &r);
   return deliver(kFunc, comm, rc, r, request);
@@ -73,8 +77,7 @@ int makeGather(const char* kFunc, const void* sendbuf, int sendcount, MPI_Dataty
   if (comm::Comm* ic = interOf(comm)) {
     CCMPI_TRY(checkInterRooted(kFunc, comm, *ic, root, recvbuf, recvcount, nullptr, nullptr,
                                recvtype, sendbuf, sendcount, sendtype));
-    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
     p2p::Request* r = nullptr;
     const int rc = coll::inter::igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                         root, *ic, mode, &r);
@@ -84,8 +87,7 @@ int makeGather(const char* kFunc, const void* sendbuf, int sendcount, MPI_Dataty
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkGather(kFunc, comm, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                         root));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   const int rc =
       coll::igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, *c, mode, &r);
@@ -98,8 +100,7 @@ int makeGatherv(const char* kFunc, const void* sendbuf, int sendcount, MPI_Datat
   if (comm::Comm* ic = interOf(comm)) {
     CCMPI_TRY(checkInterRooted(kFunc, comm, *ic, root, recvbuf, 0, recvcounts, displs, recvtype,
                                sendbuf, sendcount, sendtype));
-    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
     p2p::Request* r = nullptr;
     const int rc = coll::inter::igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                          recvtype, root, *ic, mode, &r);
@@ -109,8 +110,7 @@ int makeGatherv(const char* kFunc, const void* sendbuf, int sendcount, MPI_Datat
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkGatherv(kFunc, comm, *c, sendbuf, sendcount, sendtype, recvcounts, displs, recvbuf,
                          recvtype, root));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   const int rc = coll::igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                                 root, *c, mode, &r);
@@ -123,8 +123,7 @@ int makeScatter(const char* kFunc, const void* sendbuf, int sendcount, MPI_Datat
   if (comm::Comm* ic = interOf(comm)) {
     CCMPI_TRY(checkInterRooted(kFunc, comm, *ic, root, sendbuf, sendcount, nullptr, nullptr,
                                sendtype, recvbuf, recvcount, recvtype));
-    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
     p2p::Request* r = nullptr;
     const int rc = coll::inter::iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                          root, *ic, mode, &r);
@@ -134,8 +133,7 @@ int makeScatter(const char* kFunc, const void* sendbuf, int sendcount, MPI_Datat
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkScatter(kFunc, comm, *c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                          recvtype, root));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   const int rc = coll::iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                                 *c, mode, &r);
@@ -148,8 +146,7 @@ int makeScatterv(const char* kFunc, const void* sendbuf, const int sendcounts[],
   if (comm::Comm* ic = interOf(comm)) {
     CCMPI_TRY(checkInterRooted(kFunc, comm, *ic, root, sendbuf, 0, sendcounts, displs, sendtype,
                                recvbuf, recvcount, recvtype));
-    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
     p2p::Request* r = nullptr;
     const int rc = coll::inter::iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                                           recvtype, root, *ic, mode, &r);
@@ -159,8 +156,7 @@ int makeScatterv(const char* kFunc, const void* sendbuf, const int sendcounts[],
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkScatterv(kFunc, comm, *c, sendbuf, sendcounts, displs, sendtype, recvbuf,
                           recvcount, recvtype, root));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   const int rc = coll::iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                                  recvtype, root, *c, mode, &r);
@@ -173,8 +169,7 @@ int makeAllgather(const char* kFunc, const void* sendbuf, int sendcount, MPI_Dat
   if (comm::Comm* ic = interOf(comm)) {
     CCMPI_TRY(checkInterAll(kFunc, comm, *ic, sendbuf, sendcount, nullptr, nullptr, sendtype,
                             recvbuf, recvcount, nullptr, nullptr, recvtype));
-    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
     p2p::Request* r = nullptr;
     const int rc = coll::inter::iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                            recvtype, *ic, mode, &r);
@@ -184,8 +179,7 @@ int makeAllgather(const char* kFunc, const void* sendbuf, int sendcount, MPI_Dat
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(
       checkAllgather(kFunc, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   const int rc =
       coll::iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, *c, mode, &r);
@@ -198,8 +192,7 @@ int makeAllgatherv(const char* kFunc, const void* sendbuf, int sendcount, MPI_Da
   if (comm::Comm* ic = interOf(comm)) {
     CCMPI_TRY(checkInterAll(kFunc, comm, *ic, sendbuf, sendcount, nullptr, nullptr, sendtype,
                             recvbuf, 0, recvcounts, displs, recvtype));
-    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
     p2p::Request* r = nullptr;
     const int rc = coll::inter::iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                             displs, recvtype, *ic, mode, &r);
@@ -209,8 +202,7 @@ int makeAllgatherv(const char* kFunc, const void* sendbuf, int sendcount, MPI_Da
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkAllgatherv(kFunc, comm, *c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                             displs, recvtype));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   const int rc = coll::iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                    recvtype, *c, mode, &r);
@@ -223,8 +215,7 @@ int makeAlltoall(const char* kFunc, const void* sendbuf, int sendcount, MPI_Data
   if (comm::Comm* ic = interOf(comm)) {
     CCMPI_TRY(checkInterAll(kFunc, comm, *ic, sendbuf, sendcount, nullptr, nullptr, sendtype,
                             recvbuf, recvcount, nullptr, nullptr, recvtype));
-    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
     p2p::Request* r = nullptr;
     const int rc = coll::inter::ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                           recvtype, *ic, mode, &r);
@@ -234,8 +225,7 @@ int makeAlltoall(const char* kFunc, const void* sendbuf, int sendcount, MPI_Data
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(
       checkAllgather(kFunc, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   const int rc =
       coll::ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, *c, mode, &r);
@@ -249,8 +239,7 @@ int makeAlltoallv(const char* kFunc, const void* sendbuf, const int sendcounts[]
   if (comm::Comm* ic = interOf(comm)) {
     CCMPI_TRY(checkInterAll(kFunc, comm, *ic, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0,
                             recvcounts, rdispls, recvtype));
-    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
     p2p::Request* r = nullptr;
     const int rc = coll::inter::ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                                            recvcounts, rdispls, recvtype, *ic, mode, &r);
@@ -260,8 +249,7 @@ int makeAlltoallv(const char* kFunc, const void* sendbuf, const int sendcounts[]
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkAlltoallv(kFunc, comm, *c, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                            recvcounts, rdispls, recvtype));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   if (mode == coll::Mode::kPersistent) {
     // Compiled communication requested through info keys (include/mpix_ccmpi.h).
@@ -283,8 +271,7 @@ int makeAlltoallw(const char* kFunc, const void* sendbuf, const int sendcounts[]
   if (comm::Comm* ic = interOf(comm)) {
     CCMPI_TRY(checkInterAlltoallw(kFunc, comm, *ic, sendbuf, sendcounts, sdispls, sendtypes,
                                   recvcounts, rdispls, recvtypes));
-    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
     p2p::Request* r = nullptr;
     const int rc = coll::inter::ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                            recvcounts, rdispls, recvtypes, *ic, mode, &r);
@@ -297,8 +284,7 @@ int makeAlltoallw(const char* kFunc, const void* sendbuf, const int sendcounts[]
   const MPI_Datatype* rtypes = nullptr;
   CCMPI_TRY(checkAlltoallw(kFunc, comm, *c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                            recvcounts, rdispls, recvtypes, &st, &rt, &stypes, &rtypes));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   const int rc = coll::ialltoallw(sendbuf, sendcounts, sdispls, stypes, recvbuf, recvcounts,
                                   rdispls, rtypes, *c, mode, &r);
@@ -310,8 +296,7 @@ int makeReduce(const char* kFunc, const void* sendbuf, void* recvbuf, int count,
                coll::Mode mode, MPI_Request* request) {
   if (comm::Comm* ic = interOf(comm)) {
     CCMPI_TRY(checkInterReduce(kFunc, comm, *ic, sendbuf, recvbuf, count, datatype, op, root));
-    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
     p2p::Request* r = nullptr;
     const int rc = coll::inter::ireduce(sendbuf, recvbuf, count, datatype, op, root, *ic, mode, &r);
     return deliver(kFunc, comm, rc, r, request);
@@ -319,8 +304,7 @@ int makeReduce(const char* kFunc, const void* sendbuf, void* recvbuf, int count,
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkReduce(kFunc, comm, *c, sendbuf, recvbuf, count, datatype, op, root));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   const int rc = coll::ireduce(sendbuf, recvbuf, count, datatype, op, root, *c, mode, &r);
   return deliver(kFunc, comm, rc, r, request);
@@ -331,8 +315,7 @@ int makeAllreduce(const char* kFunc, const void* sendbuf, void* recvbuf, int cou
                   MPI_Request* request) {
   if (comm::Comm* ic = interOf(comm)) {
     CCMPI_TRY(checkInterAllreduce(kFunc, comm, sendbuf, recvbuf, count, count, datatype, op));
-    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
     p2p::Request* r = nullptr;
     const int rc = coll::inter::iallreduce(sendbuf, recvbuf, count, datatype, op, *ic, mode, &r);
     return deliver(kFunc, comm, rc, r, request);
@@ -340,8 +323,7 @@ int makeAllreduce(const char* kFunc, const void* sendbuf, void* recvbuf, int cou
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkAllreduce(kFunc, comm, sendbuf, recvbuf, count, datatype, op));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   const int rc = coll::iallreduce(sendbuf, recvbuf, count, datatype, op, *c, mode, &r);
   return deliver(kFunc, comm, rc, r, request);
@@ -353,8 +335,7 @@ int makeReducescatterblock(const char* kFunc, const void* sendbuf, void* recvbuf
   if (comm::Comm* ic = interOf(comm)) {
     CCMPI_TRY(checkInterAllreduce(kFunc, comm, sendbuf, recvbuf, recvcount * ic->size, recvcount,
                                   datatype, op));
-    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
     p2p::Request* r = nullptr;
     const int rc =
         coll::inter::ireduceScatterBlock(sendbuf, recvbuf, recvcount, datatype, op, *ic, mode, &r);
@@ -363,8 +344,7 @@ int makeReducescatterblock(const char* kFunc, const void* sendbuf, void* recvbuf
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkReduceScatterBlock(kFunc, comm, sendbuf, recvbuf, recvcount, datatype, op));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   const int rc = coll::ireduceScatterBlock(sendbuf, recvbuf, recvcount, datatype, op, *c, mode, &r);
   return deliver(kFunc, comm, rc, r, request);
@@ -376,8 +356,7 @@ int makeReducescatter(const char* kFunc, const void* sendbuf, void* recvbuf, con
   if (comm::Comm* ic = interOf(comm)) {
     CCMPI_TRY(
         checkInterReduceScatter(kFunc, comm, *ic, sendbuf, recvbuf, recvcounts, datatype, op));
-    if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-    CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+    CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
     p2p::Request* r = nullptr;
     const int rc =
         coll::inter::ireduceScatter(sendbuf, recvbuf, recvcounts, datatype, op, *ic, mode, &r);
@@ -386,8 +365,7 @@ int makeReducescatter(const char* kFunc, const void* sendbuf, void* recvbuf, con
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkReduceScatter(kFunc, comm, *c, sendbuf, recvbuf, recvcounts, datatype, op));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   const int rc = coll::ireduceScatter(sendbuf, recvbuf, recvcounts, datatype, op, *c, mode, &r);
   return deliver(kFunc, comm, rc, r, request);
@@ -399,8 +377,7 @@ int makeScan(const char* kFunc, const void* sendbuf, void* recvbuf, int count,
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkAllreduce(kFunc, comm, sendbuf, recvbuf, count, datatype, op));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   const int rc = coll::iscan(sendbuf, recvbuf, count, datatype, op, *c, mode, &r);
   return deliver(kFunc, comm, rc, r, request);
@@ -412,8 +389,7 @@ int makeExscan(const char* kFunc, const void* sendbuf, void* recvbuf, int count,
   comm::Comm* c = nullptr;
   CCMPI_TRY(checkCollComm(kFunc, comm, &c));
   CCMPI_TRY(checkAllreduce(kFunc, comm, sendbuf, recvbuf, count, datatype, op));
-  if (mode == coll::Mode::kPersistent) CCMPI_TRY(checkInfo(kFunc, comm, info));
-  CCMPI_TRY(checkRequestOut(kFunc, comm, request));
+  CCMPI_TRY(checkStart(kFunc, comm, mode, info, request));
   p2p::Request* r = nullptr;
   const int rc = coll::iexscan(sendbuf, recvbuf, count, datatype, op, *c, mode, &r);
   return deliver(kFunc, comm, rc, r, request);
