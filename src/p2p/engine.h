@@ -4,6 +4,7 @@
 
 namespace ccmpi::transport {
 class TcpTransport;
+class ShmTransport;
 class Sink;
 }  // namespace ccmpi::transport
 
@@ -12,7 +13,7 @@ namespace ccmpi::p2p {
 // The sink the transport delivers frames to.
 transport::Sink* sink();
 // Returns an MPI error class (cause set) when a tunable of the layer is invalid.
-int init(transport::TcpTransport* tcp, int worldRank, int worldSize);
+int init(transport::TcpTransport* tcp, transport::ShmTransport* shm, int worldRank, int worldSize);
 void finalize();
 // Largest eager message (the transport's frame limit uses it).
 uint64_t eagerLimit();

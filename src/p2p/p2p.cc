@@ -47,6 +47,7 @@
 #include "runtime/runtime.h"
 #include "transport/cma.h"
 #include "transport/mcast.h"
+#include "transport/shm.h"
 #include "transport/tcp.h"
 
 namespace ccmpi::p2p {
@@ -109,6 +110,7 @@ struct BsendPool {
 
 struct State {
   transport::TcpTransport* tcp = nullptr;
+  transport::ShmTransport* shm = nullptr;  // ranks of this host (has(peer))
   int me = 0;
   int worldSize = 1;
   std::unordered_map<uint32_t, Queues> queues;
@@ -126,6 +128,30 @@ struct State {
 };
 
 State g;
+
+// The transport is chosen per peer: shared memory for the ranks of this host, TCP for the
+// others. Every frame to one peer takes the same way, so frames stay in order.
+bool viaShm(int peer) {
+  return g.shm && g.shm->has(peer);
+}
+void route(int peer, transport::OutFrame* f) {
+  if (viaShm(peer))
+    g.shm->send(peer, f);
+  else
+    g.tcp->send(peer, f);
+}
+bool sameHost(int peer) {
+  return viaShm(peer) || (g.tcp && g.tcp->sameHost(peer));
+}
+int cmaPidOf(int peer) {
+  return viaShm(peer) ? g.shm->cmaPid(peer) : g.tcp->cmaPid(peer);
+}
+void disableCmaOf(int peer) {
+  if (viaShm(peer))
+    g.shm->disableCma(peer);
+  else
+    g.tcp->disableCma(peer);
+}
 
 constexpr int64_t kBsendOverhead = MPI_BSEND_OVERHEAD;
 
@@ -244,7 +270,7 @@ class MsgFrame final : public transport::OutFrame {
 class DataStream final : public transport::OutFrame {
  public:
   explicit DataStream(Request* r) : req_(r) {
-    eligible_ = compress_channel::eligible(r->dt, r->accepted, &type_) &&
+    eligible_ = !viaShm(r->peer) && compress_channel::eligible(r->dt, r->accepted, &type_) &&
                 compress_channel::codeStream(r->peer, r->accepted);
     next();
   }
@@ -275,9 +301,8 @@ class DataStream final : public transport::OutFrame {
     // A paced connection (transport::pacingRate) takes frames of about a millisecond of
     // its rate (16 KiB at 100 Mbit/s), unless CCMPI_RNDV_FRAME says otherwise: the
     // clear-to-send behind a frame then waits that long at most.
-    const uint64_t frame = g.tcp && g.tcp->sameHost(req_->peer)
-                               ? std::max(kFrame.get(), kFrameLocal.get())
-                               : remoteFrame();
+    const uint64_t frame =
+        sameHost(req_->peer) ? std::max(kFrame.get(), kFrameLocal.get()) : remoteFrame();
     const uint64_t chunk =
         code ? compress_channel::chunkBytes()
              : std::max<uint64_t>(req_->dt->contiguous() ? frame : kChunk.get(), 4096);
@@ -323,7 +348,7 @@ class DataStream final : public transport::OutFrame {
 void sendControl(int peer, const transport::FrameHeader& h) {
   auto* f = new MsgFrame;
   f->setFrame(h);
-  g.tcp->send(peer, f);
+  route(peer, f);
 }
 
 // ---------- delivery into receives ----------
@@ -383,7 +408,7 @@ void acceptRts(Request* r, int srcWorld, int tag, uint64_t size, uint64_t sreq, 
   r->msgSize = size;
   const uint64_t accept = std::min(size, r->bytes);
   if (cmaAddr != 0 && accept > 0) {
-    if (const int pid = g.tcp->cmaPid(srcWorld)) {
+    if (const int pid = cmaPidOf(srcWorld)) {
       const int err = pullCma(r, pid, cmaAddr, accept);
       if (err == 0) {
         ++g.counters.cmaPulled;
@@ -401,7 +426,7 @@ void acceptRts(Request* r, int srcWorld, int tag, uint64_t size, uint64_t sreq, 
           "single-copy read of %llu bytes from rank %d failed (%s); its messages stream "
           "over TCP from now on",
           static_cast<unsigned long long>(accept), srcWorld, strerror(err));
-      g.tcp->disableCma(srcWorld);
+      disableCmaOf(srcWorld);
     }
   }
   if (accept == 0) {
@@ -643,7 +668,7 @@ class Sink final : public transport::Sink {
           return 0;
         }
         s->phase = Request::Phase::kStreaming;
-        g.tcp->send(peer, new DataStream(s));
+        route(peer, new DataStream(s));
         return 0;
       }
       case FrameType::kData: {
@@ -876,8 +901,8 @@ int startSend(Request* s) {
     h.a = s->wireId;
     auto* f = new MsgFrame;
     compress::DataType ctype;
-    const bool code =
-        compress_channel::eligible(s->dt, s->bytes, &ctype) && compress_channel::decide(dest);
+    const bool code = !viaShm(dest) && compress_channel::eligible(s->dt, s->bytes, &ctype) &&
+                      compress_channel::decide(dest);
     const unsigned char* src;
     if (s->dt->contiguous() || s->bytes == 0) {
       src = static_cast<const unsigned char*>(s->buf) + s->dt->trueLb();
@@ -893,7 +918,7 @@ int startSend(Request* s) {
     bool done = false;
     f->req = s;
     f->doneFlag = &done;
-    g.tcp->send(dest, f);
+    route(dest, f);
     if (!done) {
       // Queued behind other frames or the socket is full: keep a copy so the send
       // completes locally (eager messages are small).
@@ -910,8 +935,8 @@ int startSend(Request* s) {
   compress::DataType ctype;
   // A zero-byte message (its buffer may be NULL) has nothing to read in place.
   if (s->bytes > 0 && s->dt->contiguous() && s->bytes >= transport::cma::minBytes() &&
-      transport::cma::enabled() && g.tcp->sameHost(dest) &&
-      !(compress_channel::mode() == compress_channel::Mode::kOn &&
+      transport::cma::enabled() && sameHost(dest) &&
+      !(!viaShm(dest) && compress_channel::mode() == compress_channel::Mode::kOn &&
         compress_channel::eligible(s->dt, s->bytes, &ctype))) {
     // The receiver may read it in place (the buffer stays untouched until the CTS). Not
     // offered when the user forced compression (CCMPI_COMPRESS=on) for this message.
@@ -1353,8 +1378,9 @@ transport::Sink* sink() {
   return &gSink;
 }
 
-int init(transport::TcpTransport* tcp, int worldRank, int worldSize) {
+int init(transport::TcpTransport* tcp, transport::ShmTransport* shm, int worldRank, int worldSize) {
   g.tcp = tcp;
+  g.shm = shm;
   g.me = worldRank;
   g.worldSize = worldSize;
   g.rxCoded.assign(static_cast<size_t>(worldSize), {});
@@ -1368,13 +1394,16 @@ void finalize() {
         stderr,
         "ccmpi-p2p: rank=%d eager_sent=%llu rndv_sent=%llu self_sent=%llu "
         "unexpected=%llu cma_pulled=%llu tcp_remote=%llu tcp_paced=%llu "
-        "pacing_Bps=%llu\n",
+        "pacing_Bps=%llu shm_frames=%llu shm_wakeups=%llu tcp_opened=%llu\n",
         g.me, static_cast<unsigned long long>(c.eagerSent),
         static_cast<unsigned long long>(c.rndvSent), static_cast<unsigned long long>(c.selfSent),
         static_cast<unsigned long long>(c.unexpected), static_cast<unsigned long long>(c.cmaPulled),
         static_cast<unsigned long long>(g.tcp ? g.tcp->remoteOpened() : 0),
         static_cast<unsigned long long>(g.tcp ? g.tcp->pacedOpened() : 0),
-        static_cast<unsigned long long>(transport::pacingRate()));
+        static_cast<unsigned long long>(transport::pacingRate()),
+        static_cast<unsigned long long>(g.shm ? g.shm->framesSent() : 0),
+        static_cast<unsigned long long>(g.shm ? g.shm->wakeupsSent() : 0),
+        static_cast<unsigned long long>(g.tcp ? g.tcp->connectionsOpened() : 0));
   }
   compress_channel::finalize(g.me);
   g.rxCoded.clear();

@@ -33,6 +33,16 @@ class Engine {
   // progress. A hook returns true when it made progress; poll() then does not sleep.
   using Hook = bool (*)();
   void addHook(Hook h);
+  // A transport polled without a system call (shared memory): poll() runs it first on
+  // every call and asks epoll only every few calls while it keeps finding work or the
+  // caller does not want to sleep; before sleeping, prepareSleep() announces the sleep to
+  // the peers (false: work arrived meanwhile, do not sleep) and endSleep() withdraws it.
+  struct FastPath {
+    int (*poll)() = nullptr;
+    bool (*prepareSleep)() = nullptr;
+    void (*endSleep)() = nullptr;
+  };
+  void setFastPath(const FastPath& f) { fast_ = f; }
   // Work that is due at a time rather than on an event (multicast pacing, repair
   // requests after silence) asks that the current poll() sleep no later than `ns`
   // (nowNs() clock). Hooks ask anew on every poll: the request lasts one poll.
@@ -72,6 +82,8 @@ class Engine {
   std::vector<uint64_t> events_;
   std::vector<Hook> hooks_;
   int64_t wakeNs_ = 0;  // see wakeBy (0 = none)
+  FastPath fast_;
+  unsigned skipped_ = 0;  // non-sleeping polls answered by the fast path alone
   bool runHooks();
 };
 

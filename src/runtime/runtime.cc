@@ -36,6 +36,7 @@
 #include "p2p/p2p.h"
 #include "progress/engine.h"
 #include "transport/mcast.h"
+#include "transport/shm.h"
 #include "transport/tcp.h"
 
 namespace ccmpi::runtime {
@@ -91,6 +92,7 @@ struct Runtime {
   std::string processorName;
   bootstrap::Pmi pmi;
   transport::TcpTransport tcp;
+  transport::ShmTransport shm;
 };
 
 Runtime& rt() {
@@ -154,6 +156,9 @@ const std::string& processorName() {
 }
 transport::TcpTransport& tcpTransport() {
   return rt().tcp;
+}
+transport::ShmTransport& shmTransport() {
+  return rt().shm;
 }
 
 namespace {
@@ -223,6 +228,12 @@ int bringUp() {
                            cfg.bindAddress.c_str());
     r.pmi.put("ccmpi.addr." + std::to_string(r.rank), r.tcp.address());
   }
+  // Shared memory with the ranks of this host: published before the barrier, connected
+  // after it (transport/shm.h). Not when this rank is known to be alone on its host.
+  std::string shmText;
+  const bool shmOpen =
+      r.size > 1 && localRanksHint(r.size) > 1 && r.shm.open(r.rank, r.size, &shmText);
+  if (shmOpen) r.pmi.put("ccmpi.shm." + std::to_string(r.rank), shmText);
   const int ranksPerCore = kRanksPerCore.get();
   if (ranksPerCore < 0 && r.size > 1)
     r.pmi.put("ccmpi.cpu." + std::to_string(r.rank), machineCpuText());
@@ -249,7 +260,27 @@ int bringUp() {
     // The transport copies its config at init; install the secret now.
     r.tcp.setSecret(key, cfg.jobId);
   }
-  if (int rc = p2p::init(&r.tcp, r.rank, r.size)) return rc;
+  if (shmOpen) {
+    std::vector<std::string> published(static_cast<size_t>(r.size));
+    for (int p = 0; p < r.size; ++p) {
+      if (p == r.rank) {
+        published[static_cast<size_t>(p)] = shmText;
+      } else if (r.pmi.get("ccmpi.shm." + std::to_string(p), &published[static_cast<size_t>(p)]) !=
+                 0) {
+        published[static_cast<size_t>(p)].clear();  // that rank has no shared memory
+      }
+    }
+    if (int rc = r.shm.connect(published, key, cfg.limits, p2p::sink())) return rc;
+    if (r.shm.localRanks() > 1) {
+      progress::engine().setLocalRanks(r.shm.localRanks());
+      progress::Engine::FastPath fp;
+      fp.poll = [] { return rt().shm.poll(); };
+      fp.prepareSleep = [] { return rt().shm.prepareSleep(); };
+      fp.endSleep = [] { rt().shm.endSleep(); };
+      progress::engine().setFastPath(fp);
+    }
+  }
+  if (int rc = p2p::init(&r.tcp, &r.shm, r.rank, r.size)) return rc;
   if (r.size > 1) transport::mcast().init(r.rank, r.size, key, cfg.jobId, cfg.bindAddress, &r.tcp);
   r.up = true;
   return MPI_SUCCESS;
@@ -264,19 +295,23 @@ void tearDown() {
   // multicast message this rank completed early (the transport keeps a copy) has reached
   // its receivers: they may still ask it for repairs.
   const int64_t deadline = progress::Engine::nowNs() + 30'000'000'000LL;
-  while ((r.tcp.hasPendingOutput() || transport::mcast().releasedPending()) &&
+  while ((r.tcp.hasPendingOutput() || r.shm.hasPendingOutput() ||
+          transport::mcast().releasedPending()) &&
          progress::Engine::nowNs() < deadline)
     progress::engine().poll(10);
   if (transport::mcast().releasedPending())
     log::warn("MPI_Finalize: %zu multicast messages still unacknowledged after 30 s",
               transport::mcast().releasedPending());
   r.tcp.beginShutdown();
+  r.shm.beginShutdown();
   if (r.pmi.fd() >= 0) progress::engine().remove(r.pmi.fd());
   // Peers may still need an answer from this rank (a cancelled send asks whether its
   // message is still unmatched here): keep the network going while waiting.
   r.pmi.barrier([] { progress::engine().poll(0); });
   transport::mcast().shutdown();
   r.tcp.shutdown();
+  r.shm.shutdown();
+  progress::engine().setFastPath({});
   p2p::finalize();
   comm::finalizeComms();
   datatype::finalizeTypes();

@@ -8,12 +8,15 @@
 
 namespace ccmpi::transport {
 class TcpTransport;
+class ShmTransport;
 }
 
 namespace ccmpi::runtime {
 
 // The TCP transport of this process (tests and diagnostics).
 transport::TcpTransport& tcpTransport();
+// The shared-memory transport (ranks of this host).
+transport::ShmTransport& shmTransport();
 
 bool initialized();  // MPI_Init has completed
 bool finalized();    // MPI_Finalize has completed

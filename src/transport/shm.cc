@@ -1,0 +1,764 @@
+// Shared-memory transport (see shm.h).
+#include "transport/shm.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "base/error.h"
+#include "base/log.h"
+#include "base/tunables.h"
+#include "transport/cma.h"
+
+namespace ccmpi::transport {
+namespace {
+
+Tunable<bool> kShm("CCMPI_SHM", true,
+                   "ranks of one host talk through rings in shared memory instead of TCP "
+                   "over loopback (must be the same on every rank)");
+Tunable<uint64_t> kRingBytes(
+    "CCMPI_SHM_RING", 0,
+    "bytes of each shared-memory ring (one per pair of ranks of a host and direction; a "
+    "power of two, at least 4096); 0 = auto: 128 KiB up to 16 ranks per host, 64 KiB up to "
+    "64, else 16 KiB");
+Tunable<double> kSetupSeconds("CCMPI_SHM_SETUP_TIMEOUT", 60,
+                              "seconds MPI_Init waits for the ranks of its host to share their "
+                              "memory segments");
+
+constexpr uint64_t kSegMagic = 0x43434d5049534547ull;  // "CCMPISEG"
+constexpr uint32_t kSegVersion = 1;
+constexpr uint64_t kHelloMagic = 0x43434d504948454cull;  // "CCMPIHEL"
+constexpr size_t kCtlBytes = 4096;                       // segment header
+constexpr size_t kRingCtlBytes = 4096;                   // ring counters, before its bytes
+constexpr uint64_t kPublishEvery = 16 * 1024;            // a long copy publishes as it goes
+
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+static_assert(std::atomic<uint32_t>::is_always_lock_free);
+
+struct Hello {
+  uint64_t magic;
+  int32_t from;
+  int32_t to;
+  uint64_t nonce;
+  uint64_t mac;
+};
+
+uint64_t helloMac(const SipKey& key, int from, int to, uint64_t nonce) {
+  struct {
+    char tag[8];
+    int32_t from, to;
+    uint64_t nonce;
+  } m{};
+  memcpy(m.tag, "ccmpishm", 8);
+  m.from = from;
+  m.to = to;
+  m.nonce = nonce;
+  return siphash24(key, &m, sizeof m);
+}
+
+std::string readFirstLine(const char* path) {
+  std::string out;
+  if (FILE* f = fopen(path, "r")) {
+    char buf[128] = {};
+    if (fgets(buf, sizeof buf, f)) out = buf;
+    fclose(f);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+void copyIn(unsigned char* data, uint64_t cap, uint64_t pos, const void* src, size_t n) {
+  const size_t off = static_cast<size_t>(pos & (cap - 1));
+  const size_t first = std::min<size_t>(n, cap - off);
+  memcpy(data + off, src, first);
+  if (n > first) memcpy(data, static_cast<const unsigned char*>(src) + first, n - first);
+}
+
+void copyOut(const unsigned char* data, uint64_t cap, uint64_t pos, void* dst, size_t n) {
+  const size_t off = static_cast<size_t>(pos & (cap - 1));
+  const size_t first = std::min<size_t>(n, cap - off);
+  memcpy(dst, data + off, first);
+  if (n > first) memcpy(static_cast<unsigned char*>(dst) + first, data, n - first);
+}
+
+bool isPowerOfTwo(uint64_t v) {
+  return v && (v & (v - 1)) == 0;
+}
+
+sockaddr_un abstractAddress(const std::string& name, socklen_t* len) {
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  sa.sun_path[0] = '\0';
+  const size_t n = std::min(name.size(), sizeof sa.sun_path - 1);
+  memcpy(sa.sun_path + 1, name.data(), n);
+  *len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
+  return sa;
+}
+
+}  // namespace
+
+struct ShmTransport::SegCtl {
+  uint64_t magic;
+  uint32_t version;
+  int32_t owner;
+  uint64_t ringBytes;
+  uint32_t slots;
+  uint32_t reserved;
+  uint64_t tokenAddr, tokenValue;  // cma.h probe
+  alignas(64) std::atomic<uint32_t> sleeping;
+};
+
+struct ShmTransport::Ring {
+  alignas(64) std::atomic<uint64_t> tail;
+  alignas(64) std::atomic<uint64_t> head;
+  alignas(64) std::atomic<uint32_t> writerWaiting;
+};
+
+class ShmTransport::Doorbell final : public progress::EventHandler {
+ public:
+  explicit Doorbell(ShmTransport* t) : t_(t) {}
+  void onEvent(uint32_t) override { t_->drainDoorbell(); }
+  ShmTransport* t_;
+};
+
+class ShmTransport::PeerWatch final : public progress::EventHandler {
+ public:
+  PeerWatch(ShmTransport* t, int slot) : t_(t), slot_(slot) {}
+  void onEvent(uint32_t) override { t_->peerExited(slot_); }
+  ShmTransport* t_;
+  int slot_;
+};
+
+bool shmEnabled() {
+  return kShm.get();
+}
+
+std::string shmHostKey() {
+  std::string boot = readFirstLine("/proc/sys/kernel/random/boot_id");
+  struct stat st {};
+  const unsigned long long netns =
+      stat("/proc/self/ns/net", &st) == 0 ? static_cast<unsigned long long>(st.st_ino) : 0;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::string key = boot + "." + std::to_string(netns) + "." + host;
+  for (char& c : key)
+    if (c == ' ' || c == '=' || c == '|' || c == '\t') c = '_';
+  return key;
+}
+
+ShmTransport::ShmTransport() = default;
+ShmTransport::~ShmTransport() = default;
+
+bool ShmTransport::open(int myRank, int worldSize, std::string* publish) {
+  me_ = myRank;
+  worldSize_ = worldSize;
+  slotOf_.assign(static_cast<size_t>(worldSize), -1);
+  if (!kShm.get() || worldSize < 2) return false;
+  memfd_ = static_cast<int>(syscall(SYS_memfd_create, "ccmpi-shm", MFD_CLOEXEC));
+  if (memfd_ < 0) {
+    log::info("no shared-memory transport: memfd_create failed (%s); local peers use TCP",
+              strerror(errno));
+    return false;
+  }
+  sock_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (sock_ < 0) {
+    log::info("no shared-memory transport: unix socket failed (%s)", strerror(errno));
+    ::close(memfd_);
+    memfd_ = -1;
+    return false;
+  }
+  int one = 1;
+  setsockopt(sock_, SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
+  // A random name: the datagrams that matter are authenticated, the rest only wake us.
+  uint64_t nonce = 0;
+  if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce)
+    nonce = static_cast<uint64_t>(progress::Engine::nowNs()) ^ static_cast<uint64_t>(getpid());
+  char name[64];
+  snprintf(name, sizeof name, "ccmpi-%016llx-%d", static_cast<unsigned long long>(nonce), myRank);
+  sockName_ = name;
+  socklen_t len;
+  const sockaddr_un sa = abstractAddress(sockName_, &len);
+  if (::bind(sock_, reinterpret_cast<const sockaddr*>(&sa), len) != 0) {
+    log::info("no shared-memory transport: cannot bind a unix socket (%s)", strerror(errno));
+    ::close(sock_);
+    ::close(memfd_);
+    sock_ = memfd_ = -1;
+    return false;
+  }
+  *publish = shmHostKey() + "|" + sockName_;
+  return true;
+}
+
+int ShmTransport::connect(const std::vector<std::string>& published, const SipKey& secret,
+                          const FrameLimits& limits, Sink* sink) {
+  sink_ = sink;
+  limits_ = limits;
+  if (sock_ < 0) return MPI_SUCCESS;
+  const std::string& mine = published[static_cast<size_t>(me_)];
+  const std::string myHost = mine.substr(0, mine.find('|'));
+  std::vector<std::string> names;
+  for (int r = 0; r < worldSize_; ++r) {
+    const std::string& p = published[static_cast<size_t>(r)];
+    const size_t bar = p.find('|');
+    if (bar == std::string::npos || p.substr(0, bar) != myHost) continue;
+    slotOf_[static_cast<size_t>(r)] = static_cast<int>(local_.size());
+    local_.push_back(r);
+    names.push_back(p.substr(bar + 1));
+  }
+  const int L = static_cast<int>(local_.size());
+  if (L < 2) {
+    // Alone on this host: nothing to share.
+    slotOf_.assign(static_cast<size_t>(worldSize_), -1);
+    local_.clear();
+    ::close(sock_);
+    ::close(memfd_);
+    sock_ = memfd_ = -1;
+    return MPI_SUCCESS;
+  }
+  mySlot_ = slotOf_[static_cast<size_t>(me_)];
+  sockNames_ = names;
+  uint64_t ring = kRingBytes.get();
+  if (ring == 0) ring = L <= 16 ? 128 * 1024 : L <= 64 ? 64 * 1024 : 16 * 1024;
+  if (!isPowerOfTwo(ring) || ring < 4096 || ring > (uint64_t{1} << 30))
+    return setErrorCause(MPI_ERR_OTHER,
+                         "CCMPI_SHM_RING=%llu must be a power of two between 4096 and 2^30",
+                         static_cast<unsigned long long>(ring));
+  static_assert(sizeof(Ring) <= kRingCtlBytes);
+  ringBytes_ = ring;
+  segBytes_ = kCtlBytes + static_cast<size_t>(L) * (kRingCtlBytes + ring);
+  if (ftruncate(memfd_, static_cast<off_t>(segBytes_)) != 0)
+    return setErrorCause(MPI_ERR_NO_MEM, "cannot size the shared-memory segment (%zu bytes): %s",
+                         segBytes_, strerror(errno));
+  seg_ = mmap(nullptr, segBytes_, PROT_READ | PROT_WRITE, MAP_SHARED, memfd_, 0);
+  if (seg_ == MAP_FAILED) {
+    seg_ = nullptr;
+    return setErrorCause(MPI_ERR_NO_MEM, "cannot map the shared-memory segment: %s",
+                         strerror(errno));
+  }
+  cma::init();
+  myCtl_ = new (seg_) SegCtl{};
+  myCtl_->magic = kSegMagic;
+  myCtl_->version = kSegVersion;
+  myCtl_->owner = me_;
+  myCtl_->ringBytes = ring;
+  myCtl_->slots = static_cast<uint32_t>(L);
+  myCtl_->tokenAddr = cma::tokenAddress();
+  myCtl_->tokenValue = cma::tokenValue();
+  myCtl_->sleeping.store(0);
+  peers_.assign(static_cast<size_t>(L), Peer{});
+  out_.assign(static_cast<size_t>(L), Out{});
+  in_.assign(static_cast<size_t>(L), In{});
+  for (int s = 0; s < L; ++s) {
+    In& in = in_[static_cast<size_t>(s)];
+    in.peer = local_[static_cast<size_t>(s)];
+    auto* at = static_cast<unsigned char*>(seg_) + kCtlBytes +
+               static_cast<size_t>(s) * (kRingCtlBytes + ring);
+    in.ring = new (at) Ring{};
+    in.ring->tail.store(0);
+    in.ring->head.store(0);
+    in.ring->writerWaiting.store(0);
+    in.data = at + kRingCtlBytes;
+  }
+  if (int rc = exchange(secret)) return rc;
+  doorbell_ = std::make_unique<Doorbell>(this);
+  progress::engine().add(sock_, EPOLLIN, doorbell_.get());
+  // Peers whose memory we may read: the pid the kernel vouched for must hold the token the
+  // peer's segment names.
+  for (int s = 0; s < L; ++s) {
+    if (s == mySlot_ || !cma::enabled()) continue;
+    Peer& p = peers_[static_cast<size_t>(s)];
+    const auto* ctl = static_cast<const SegCtl*>(p.base);
+    std::string why;
+    if (cma::probe(static_cast<pid_t>(p.pid), ctl->tokenAddr, ctl->tokenValue, &why)) {
+      p.cmaPid = p.pid;
+    } else if (cmaRefusal_.empty()) {
+      cmaRefusal_ = why;
+      log::info(
+          "no single-copy reads from rank %d on this host (%s): large messages from it are "
+          "copied through shared memory",
+          local_[static_cast<size_t>(s)], why.c_str());
+    }
+  }
+  log::debug("shared-memory transport: %d ranks on this host, rings of %llu bytes", L,
+             static_cast<unsigned long long>(ring));
+  return MPI_SUCCESS;
+}
+
+// Offers our segment to the local peer in slot s: 1 sent, 0 its queue is full (try again),
+// -1 failed (cause set).
+int ShmTransport::offerSegment(int s, const SipKey& secret) {
+  Hello h{};
+  h.magic = kHelloMagic;
+  h.from = me_;
+  h.to = local_[static_cast<size_t>(s)];
+  if (getrandom(&h.nonce, sizeof h.nonce, 0) != sizeof h.nonce)
+    h.nonce = static_cast<uint64_t>(progress::Engine::nowNs());
+  h.mac = helloMac(secret, h.from, h.to, h.nonce);
+  iovec iov{&h, sizeof h};
+  alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int))] = {};
+  msghdr m{};
+  socklen_t alen;
+  sockaddr_un sa = abstractAddress(sockNames_[static_cast<size_t>(s)], &alen);
+  m.msg_name = &sa;
+  m.msg_namelen = alen;
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  m.msg_control = cbuf;
+  m.msg_controllen = sizeof cbuf;
+  cmsghdr* c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &memfd_, sizeof(int));
+  if (::sendmsg(sock_, &m, MSG_NOSIGNAL | MSG_DONTWAIT) == static_cast<ssize_t>(sizeof h)) return 1;
+  if (errno == EAGAIN || errno == EINTR) return 0;
+  setErrorCause(MPI_ERR_OTHER, "cannot hand the shared-memory segment to rank %d on this host: %s",
+                h.to, strerror(errno));
+  return -1;
+}
+
+// Takes one segment offer from the socket: 1 a peer's segment mapped, 0 nothing (or
+// something to ignore), -1 failed (cause set). *empty: the socket had nothing.
+int ShmTransport::acceptSegment(const SipKey& secret, bool* empty) {
+  const int L = static_cast<int>(local_.size());
+  Hello h{};
+  iovec iov{&h, sizeof h};
+  alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int) * 4) + CMSG_SPACE(sizeof(ucred))] = {};
+  msghdr m{};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  m.msg_control = cbuf;
+  m.msg_controllen = sizeof cbuf;
+  const ssize_t n = ::recvmsg(sock_, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+  *empty = n < 0;
+  if (n < 0) {
+    if (errno == EAGAIN || errno == EINTR) return 0;
+    setErrorCause(MPI_ERR_OTHER, "shared-memory set-up: recvmsg: %s", strerror(errno));
+    return -1;
+  }
+  int fd = -1;
+  pid_t pid = 0;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+    if (c->cmsg_level != SOL_SOCKET) continue;
+    if (c->cmsg_type == SCM_RIGHTS) {
+      const size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      for (size_t i = 0; i < nfd; ++i) {
+        int f;
+        memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof f);
+        if (i == 0 && fd < 0)
+          fd = f;
+        else
+          ::close(f);
+      }
+    } else if (c->cmsg_type == SCM_CREDENTIALS) {
+      ucred cr;
+      memcpy(&cr, CMSG_DATA(c), sizeof cr);
+      pid = cr.pid;
+    }
+  }
+  const bool good = n == static_cast<ssize_t>(sizeof h) && h.magic == kHelloMagic && h.to == me_ &&
+                    h.from >= 0 && h.from < worldSize_ && h.from != me_ &&
+                    slotOf_[static_cast<size_t>(h.from)] >= 0 &&
+                    h.mac == helloMac(secret, h.from, h.to, h.nonce) && fd >= 0 && pid > 0;
+  if (!good) {
+    if (fd >= 0) ::close(fd);
+    if (n == static_cast<ssize_t>(sizeof h))
+      log::warn("shared-memory set-up: ignored a segment offer that did not prove the job secret");
+    return 0;
+  }
+  const int s = slotOf_[static_cast<size_t>(h.from)];
+  Peer& p = peers_[static_cast<size_t>(s)];
+  if (p.base) {
+    ::close(fd);
+    return 0;
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(kCtlBytes)) {
+    ::close(fd);
+    setErrorCause(MPI_ERR_OTHER, "rank %d handed over a broken shared-memory segment", h.from);
+    return -1;
+  }
+  const size_t bytes = static_cast<size_t>(st.st_size);
+  void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (base == MAP_FAILED) {
+    setErrorCause(MPI_ERR_NO_MEM, "cannot map the shared-memory segment of rank %d: %s", h.from,
+                  strerror(errno));
+    return -1;
+  }
+  auto* ctl = static_cast<SegCtl*>(base);
+  const uint64_t rb = ctl->ringBytes;
+  if (ctl->magic != kSegMagic || ctl->version != kSegVersion || ctl->owner != h.from ||
+      ctl->slots != static_cast<uint32_t>(L) || !isPowerOfTwo(rb) || rb < 4096 ||
+      rb > (uint64_t{1} << 30) ||
+      bytes < kCtlBytes + static_cast<size_t>(L) * (kRingCtlBytes + rb)) {
+    munmap(base, bytes);
+    setErrorCause(MPI_ERR_OTHER,
+                  "the shared-memory segment of rank %d does not fit this job (another version "
+                  "of ccmpi, or a different CCMPI_SHM setting?)",
+                  h.from);
+    return -1;
+  }
+  p.base = base;
+  p.bytes = bytes;
+  p.pid = pid;
+  Out& o = out_[static_cast<size_t>(s)];
+  o.peer = h.from;
+  o.ctl = ctl;
+  auto* at = static_cast<unsigned char*>(base) + kCtlBytes +
+             static_cast<size_t>(mySlot_) * (kRingCtlBytes + rb);
+  o.ring = reinterpret_cast<Ring*>(at);
+  o.data = at + kRingCtlBytes;
+  // Watch the peer's process: its exit before shutdown fails the job.
+  p.pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (p.pidfd >= 0) {
+    watches_.push_back(std::make_unique<PeerWatch>(this, s));
+    progress::engine().add(p.pidfd, EPOLLIN, watches_.back().get());
+  }
+  return 1;
+}
+
+// Every local rank offers its segment to every other and maps theirs. Offers and
+// acceptances interleave: a socket's queue holds only a few datagrams
+// (net.unix.max_dgram_qlen), so a rank cannot first send all its offers.
+int ShmTransport::exchange(const SipKey& secret) {
+  const int L = static_cast<int>(local_.size());
+  std::vector<char> offered(static_cast<size_t>(L), 0);
+  offered[static_cast<size_t>(mySlot_)] = 1;
+  int toOffer = L - 1, missing = L - 1;
+  const int64_t until = progress::Engine::nowNs() + static_cast<int64_t>(kSetupSeconds.get() * 1e9);
+  while (toOffer > 0 || missing > 0) {
+    bool progressed = false;
+    for (int s = 0; s < L; ++s) {
+      if (offered[static_cast<size_t>(s)]) continue;
+      const int rc = offerSegment(s, secret);
+      if (rc < 0) return MPI_ERR_OTHER;
+      if (rc > 0) {
+        offered[static_cast<size_t>(s)] = 1;
+        --toOffer;
+        progressed = true;
+      }
+    }
+    for (;;) {
+      bool empty = false;
+      const int rc = acceptSegment(secret, &empty);
+      if (rc < 0) return MPI_ERR_OTHER;
+      if (rc > 0) --missing;
+      if (empty) break;
+      progressed = true;
+    }
+    if (progressed) continue;
+    if (progress::Engine::nowNs() >= until) {
+      std::string who;
+      for (int s = 0; s < L; ++s)
+        if (s != mySlot_ &&
+            (!peers_[static_cast<size_t>(s)].base || !offered[static_cast<size_t>(s)]))
+          who += (who.empty() ? "" : ", ") + std::to_string(local_[static_cast<size_t>(s)]);
+      return setErrorCause(MPI_ERR_OTHER,
+                           "ranks %s of this host did not exchange shared-memory segments with "
+                           "this rank within %g s (CCMPI_SHM_SETUP_TIMEOUT)",
+                           who.c_str(), kSetupSeconds.get());
+    }
+    pollfd pfd{sock_, static_cast<short>(POLLIN), 0};
+    ::poll(&pfd, 1, 1);
+  }
+  return MPI_SUCCESS;
+}
+
+void ShmTransport::peerExited(int slot) {
+  Peer& p = peers_[static_cast<size_t>(slot)];
+  if (p.pidfd >= 0) {
+    progress::engine().remove(p.pidfd);
+    ::close(p.pidfd);
+    p.pidfd = -1;
+  }
+  if (shuttingDown_) return;
+  // Whatever it wrote before it went is still in its rings to us: take it first.
+  poll();
+  sink_->onPeerLost(local_[static_cast<size_t>(slot)], "its process exited");
+}
+
+void ShmTransport::corrupt(int peer, const char* what) {
+  log::fatal(
+      "rank %d (on this host) wrote a malformed entry into its shared-memory ring to "
+      "rank %d: %s",
+      peer, me_, what);
+}
+
+void ShmTransport::send(int peer, OutFrame* f) {
+  Out& o = out_[static_cast<size_t>(slotOf_[static_cast<size_t>(peer)])];
+  o.q.push_back(f);
+  if (!o.flushing) flush(o);
+}
+
+void ShmTransport::flush(Out& o) {
+  const uint64_t cap = o.ctl->ringBytes;
+  o.flushing = true;
+  uint64_t space = cap - (o.tail - o.headSeen);
+  bool blocked = false;
+  while (!o.q.empty()) {
+    OutFrame* f = o.q.front();
+    if (f->unprepared) {
+      f->unprepared = false;
+      f->prepare();
+    }
+    // Copy what fits of the frame.
+    for (int i = 0; i < f->iovcnt && f->bytesLeft > 0; ++i) {
+      iovec& v = f->iov[i];
+      while (v.iov_len > 0) {
+        if (space == 0) {
+          o.headSeen = o.ring->head.load(std::memory_order_acquire);
+          space = cap - (o.tail - o.headSeen);
+          if (space == 0) {
+            // Full: ask the consumer to wake us when it frees room, then look once more.
+            o.ring->writerWaiting.store(1, std::memory_order_seq_cst);
+            o.headSeen = o.ring->head.load(std::memory_order_seq_cst);
+            space = cap - (o.tail - o.headSeen);
+            if (space == 0) {
+              blocked = true;
+              break;
+            }
+          }
+        }
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(space, v.iov_len));
+        copyIn(o.data, cap, o.tail, v.iov_base, n);
+        o.tail += n;
+        space -= n;
+        v.iov_base = static_cast<unsigned char*>(v.iov_base) + n;
+        v.iov_len -= n;
+        f->bytesLeft -= n;
+        if (o.tail - o.published >= kPublishEvery) {
+          o.ring->tail.store(o.tail, std::memory_order_release);
+          o.published = o.tail;
+          wake(slotOf_[static_cast<size_t>(o.peer)]);
+        }
+      }
+      if (blocked) break;
+    }
+    if (blocked) break;
+    ++framesSent_;
+    if (f->refill()) {
+      // Next frame of a stream: frames queued behind it go first (a clear-to-send must not
+      // wait for a large transfer to this peer); DATA frames say where they belong.
+      if (o.q.size() > 1) {
+        o.q.pop_front();
+        o.q.push_back(f);
+      }
+      continue;
+    }
+    o.q.pop_front();
+    f->written();  // may queue more frames for this peer: the loop writes them
+  }
+  if (o.tail != o.published) {
+    o.ring->tail.store(o.tail, std::memory_order_release);
+    o.published = o.tail;
+    wake(slotOf_[static_cast<size_t>(o.peer)]);
+  }
+  o.flushing = false;
+}
+
+void ShmTransport::wake(int slot) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  SegCtl* ctl = out_[static_cast<size_t>(slot)].ctl;
+  if (ctl->sleeping.load(std::memory_order_relaxed) == 0) return;
+  if (ctl->sleeping.exchange(0, std::memory_order_acq_rel) == 0) return;
+  ++wakeups_;
+  socklen_t alen;
+  const sockaddr_un sa = abstractAddress(sockNames_[static_cast<size_t>(slot)], &alen);
+  const char b = 1;
+  // A full queue already wakes the peer: nothing to do on EAGAIN.
+  (void)::sendto(sock_, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL, reinterpret_cast<const sockaddr*>(&sa),
+                 alen);
+}
+
+int ShmTransport::readRing(In& in) {
+  const uint64_t cap = ringBytes_;
+  const uint64_t tail = in.ring->tail.load(std::memory_order_acquire);
+  if (tail == in.head) return 0;
+  if (tail - in.head > cap) corrupt(in.peer, "its ring counters are out of range");
+  int frames = 0;
+  const uint64_t start = in.head;
+  while (in.head != tail) {
+    const uint64_t avail = tail - in.head;
+    if (!in.inPayload) {
+      const size_t take = static_cast<size_t>(std::min<uint64_t>(kHeaderBytes - in.hdrHave, avail));
+      copyOut(in.data, cap, in.head, in.hdr + in.hdrHave, take);
+      in.head += take;
+      in.hdrHave += take;
+      if (in.hdrHave < kHeaderBytes) break;
+      in.hdrHave = 0;
+      FrameHeader h;
+      const char* why = nullptr;
+      if (decodeHeader(in.hdr, kHeaderBytes, limits_, &h, &why) != DecodeStatus::kOk) {
+        char buf[96];
+        snprintf(buf, sizeof buf, "bad frame header (%s)", why ? why : "?");
+        corrupt(in.peer, buf);
+      }
+      if (h.src != in.peer) corrupt(in.peer, "a frame claims another source rank");
+      if (h.type < FrameType::kEager) corrupt(in.peer, "a connection set-up frame");
+      ++frames;
+      in.cur = h;
+      in.tgt = PayloadTarget{};
+      if (sink_->onFrame(in.peer, h, &in.tgt) != 0)
+        log::fatal("protocol error in a frame from rank %d through shared memory: %s", in.peer,
+                   lastErrorCause().c_str());
+      if (h.payloadLen > 0) {
+        if (in.tgt.keep > h.payloadLen) in.tgt.keep = h.payloadLen;
+        in.inPayload = true;
+        in.payloadLeft = h.payloadLen;
+        in.got = 0;
+      }
+      continue;
+    }
+    const uint64_t take = std::min(avail, in.payloadLeft);
+    const uint64_t keepLeft = in.got < in.tgt.keep ? in.tgt.keep - in.got : 0;
+    const uint64_t keep = std::min(take, keepLeft);
+    if (keep) copyOut(in.data, cap, in.head, in.tgt.dest + in.got, static_cast<size_t>(keep));
+    in.got += keep;
+    in.head += take;
+    in.payloadLeft -= take;
+    if (in.payloadLeft == 0) {
+      in.inPayload = false;
+      sink_->onPayload(in.peer, in.cur, in.tgt);
+    }
+  }
+  if (in.head != start) {
+    in.ring->head.store(in.head, std::memory_order_release);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (in.ring->writerWaiting.load(std::memory_order_relaxed) &&
+        in.ring->writerWaiting.exchange(0, std::memory_order_acq_rel)) {
+      ++wakeups_;
+      socklen_t alen;
+      const sockaddr_un sa = abstractAddress(
+          sockNames_[static_cast<size_t>(slotOf_[static_cast<size_t>(in.peer)])], &alen);
+      const char b = 2;
+      (void)::sendto(sock_, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL,
+                     reinterpret_cast<const sockaddr*>(&sa), alen);
+    }
+  }
+  return frames > 0 ? frames : 1;
+}
+
+int ShmTransport::poll() {
+  if (local_.empty() || polling_) return 0;
+  polling_ = true;
+  int work = 0;
+  const int L = static_cast<int>(local_.size());
+  for (int s = 0; s < L; ++s) {
+    if (s == mySlot_) continue;
+    work += readRing(in_[static_cast<size_t>(s)]);
+    Out& o = out_[static_cast<size_t>(s)];
+    if (!o.q.empty() && !o.flushing) {
+      const uint64_t before = o.tail;
+      flush(o);
+      if (o.tail != before) ++work;
+    }
+  }
+  polling_ = false;
+  return work;
+}
+
+bool ShmTransport::prepareSleep() {
+  if (local_.empty()) return true;
+  myCtl_->sleeping.store(1, std::memory_order_seq_cst);
+  const int L = static_cast<int>(local_.size());
+  for (int s = 0; s < L; ++s) {
+    if (s == mySlot_) continue;
+    const In& in = in_[static_cast<size_t>(s)];
+    if (in.ring->tail.load(std::memory_order_seq_cst) != in.head) {
+      myCtl_->sleeping.store(0, std::memory_order_relaxed);
+      return false;
+    }
+  }
+  return true;
+}
+
+void ShmTransport::endSleep() {
+  if (myCtl_) myCtl_->sleeping.store(0, std::memory_order_relaxed);
+}
+
+void ShmTransport::drainDoorbell() {
+  char buf[64];
+  alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int) * 4) + CMSG_SPACE(sizeof(ucred))];
+  for (int i = 0; i < 1024; ++i) {
+    iovec iov{buf, sizeof buf};
+    msghdr m{};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = cbuf;
+    m.msg_controllen = sizeof cbuf;
+    if (::recvmsg(sock_, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0) return;
+    // Descriptors nobody asked for (a late or stray offer) are closed.
+    for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+      const size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      for (size_t k = 0; k < nfd; ++k) {
+        int f;
+        memcpy(&f, CMSG_DATA(c) + k * sizeof(int), sizeof f);
+        ::close(f);
+      }
+    }
+  }
+}
+
+bool ShmTransport::hasPendingOutput() const {
+  for (const Out& o : out_)
+    if (!o.q.empty()) return true;
+  return false;
+}
+
+int ShmTransport::cmaPid(int peer) const {
+  if (!has(peer)) return 0;
+  return peers_[static_cast<size_t>(slotOf_[static_cast<size_t>(peer)])].cmaPid;
+}
+
+void ShmTransport::disableCma(int peer) {
+  if (has(peer)) peers_[static_cast<size_t>(slotOf_[static_cast<size_t>(peer)])].cmaPid = 0;
+}
+
+void ShmTransport::shutdown() {
+  shuttingDown_ = true;
+  const int64_t deadline = progress::Engine::nowNs() + 10'000'000'000LL;
+  while (hasPendingOutput() && progress::Engine::nowNs() < deadline) progress::engine().poll(10);
+  for (Out& o : out_) {
+    for (OutFrame* f : o.q) f->written();
+    o.q.clear();
+  }
+  for (Peer& p : peers_) {
+    if (p.pidfd >= 0) {
+      progress::engine().remove(p.pidfd);
+      ::close(p.pidfd);
+    }
+    if (p.base) munmap(p.base, p.bytes);
+    p = Peer{};
+  }
+  watches_.clear();
+  if (sock_ >= 0) {
+    progress::engine().remove(sock_);
+    ::close(sock_);
+    sock_ = -1;
+  }
+  if (seg_) munmap(seg_, segBytes_);
+  seg_ = nullptr;
+  myCtl_ = nullptr;
+  if (memfd_ >= 0) ::close(memfd_);
+  memfd_ = -1;
+  out_.clear();
+  in_.clear();
+  local_.clear();
+  slotOf_.assign(slotOf_.size(), -1);
+}
+
+}  // namespace ccmpi::transport

@@ -1,0 +1,171 @@
+#pragma once
+// Shared-memory transport between the ranks of one host.
+//
+// Each rank owns one segment: an anonymous memfd (it has no name, so nothing of it can be
+// left in /dev/shm however the job ends) holding its incoming rings, one per local sender.
+// A ring is a single-producer single-consumer byte stream carrying the same frames as a
+// TCP connection (transport/frame.h: 64-byte header, then the payload), so the matching
+// engine above sees one kind of stream whichever way a peer is reached, and the
+// rendezvous, single-copy (cma.h), cancellation and probe protocols work unchanged. A
+// frame longer than the ring streams through it (the sender writes what fits, the receiver
+// copies out behind it): that is also the pipelined copy through shared buffers that large
+// messages take where the kernel refuses single-copy reads.
+//
+// Ring counters: head (consumer) and tail (producer) count bytes since the start and never
+// wrap; each sits on its own cache line. The producer copies bytes at tail, then publishes
+// tail (release); the consumer copies them out up to tail (acquire), then publishes head.
+//
+// Start-up (collective over the ranks of the host): every rank binds an abstract unix
+// datagram socket and publishes its name through PMI with its host key (boot id, network
+// namespace, host name: ranks of emulated hosts of one machine are not local to each
+// other). After the PMI barrier each rank sends its segment's file descriptor to every
+// local peer (SCM_RIGHTS), with a MAC of the job secret; the kernel adds the sender's pid
+// (SCM_CREDENTIALS, translated into the receiver's pid namespace).
+//
+// Waiting: the same socket is the rank's doorbell. A rank about to sleep in epoll_wait
+// sets the flag `sleeping` in its segment and looks at its rings once more; a sender that
+// publishes bytes and finds the flag set sends one byte to the socket. A sender blocked on
+// a full ring sets the ring's `writerWaiting` flag and is woken the same way by the
+// consumer. Both sides store, fence (seq_cst), then load: no wake-up is lost.
+//
+// Failure: every local peer's process is watched with a pidfd; a peer that exits before
+// the job shuts down takes the job down with a message naming it. A malformed frame, or
+// ring counters that make no sense, fail the job naming the rank that wrote them.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/siphash.h"
+#include "progress/engine.h"
+#include "transport/transport.h"
+
+namespace ccmpi::transport {
+
+// CCMPI_SHM: ranks of one host talk through shared memory (default on).
+bool shmEnabled();
+// This host as the shared-memory transport sees it: "<boot id>.<network namespace>.<host
+// name>" (no spaces).
+std::string shmHostKey();
+
+class ShmTransport {
+ public:
+  ShmTransport();
+  ~ShmTransport();
+  ShmTransport(const ShmTransport&) = delete;
+  ShmTransport& operator=(const ShmTransport&) = delete;
+
+  // Before the PMI barrier: opens the doorbell socket and the segment. *publish gets the
+  // text to publish (host key and socket name); false when shared memory is off or cannot
+  // be set up here (the rank then reaches every peer over TCP, and says why in the log).
+  bool open(int myRank, int worldSize, std::string* publish);
+  // After the barrier: `published[r]` is rank r's text ("" when it has none; only the ranks
+  // that may share this host need to be filled). Exchanges segments with the ranks whose
+  // host key is ours. Returns 0, or an MPI error class with the cause set.
+  int connect(const std::vector<std::string>& published, const SipKey& secret,
+              const FrameLimits& limits, Sink* sink);
+
+  // Whether `peer` (world rank) is reached through shared memory.
+  bool has(int peer) const {
+    return peer >= 0 && peer < static_cast<int>(slotOf_.size()) && slotOf_[peer] >= 0;
+  }
+  int localRanks() const { return static_cast<int>(local_.size()); }
+  const std::vector<int>& local() const { return local_; }
+  // Queues f for peer (has(peer) holds); writes it at once when the ring has room.
+  void send(int peer, OutFrame* f);
+  // Reads the frames that arrived, writes queued output; returns the number of frames
+  // handled (0 when there was nothing to do). Called by the progress engine on every poll.
+  int poll();
+  // The engine is about to sleep: false if there is something to do (do not sleep).
+  bool prepareSleep();
+  void endSleep();
+  bool hasPendingOutput() const;
+  // Peers exiting is no longer a failure (after the finalize barrier starts).
+  void beginShutdown() { shuttingDown_ = true; }
+  // Flushes queued frames (bounded wait), then unmaps everything and closes the sockets.
+  void shutdown();
+
+  // The process id of a local peer whose memory this rank may read (cma.h), or 0.
+  int cmaPid(int peer) const;
+  void disableCma(int peer);
+  // Why single-copy reads from local peers are refused here ("" when they are not).
+  const std::string& cmaRefusal() const { return cmaRefusal_; }
+  uint64_t framesSent() const { return framesSent_; }
+  uint64_t wakeupsSent() const { return wakeups_; }
+
+ private:
+  struct Ring;
+  struct SegCtl;
+  struct Out {
+    int peer = -1;
+    SegCtl* ctl = nullptr;  // the receiver's segment
+    Ring* ring = nullptr;   // our ring in it
+    unsigned char* data = nullptr;
+    uint64_t tail = 0;       // our copy of the ring's tail
+    uint64_t headSeen = 0;   // the consumer's head when we last looked
+    uint64_t published = 0;  // tail as last published
+    std::deque<OutFrame*> q;
+    bool flushing = false;
+  };
+  struct In {
+    int peer = -1;
+    Ring* ring = nullptr;
+    unsigned char* data = nullptr;
+    uint64_t head = 0;
+    bool inPayload = false;
+    size_t hdrHave = 0;
+    unsigned char hdr[64];
+    FrameHeader cur;
+    PayloadTarget tgt;
+    uint64_t payloadLeft = 0, got = 0;
+  };
+  struct Peer {
+    int pid = 0;     // from SCM_CREDENTIALS
+    int cmaPid = 0;  // pid proved readable
+    int pidfd = -1;
+    void* base = nullptr;  // the peer's segment, mapped
+    size_t bytes = 0;
+  };
+  class Doorbell;
+  class PeerWatch;
+
+  void flush(Out& o);
+  int readRing(In& in);
+  void wake(int slot);
+  [[noreturn]] void corrupt(int peer, const char* what);
+  int exchange(const SipKey& secret);
+  int offerSegment(int slot, const SipKey& secret);
+  int acceptSegment(const SipKey& secret, bool* empty);
+  void drainDoorbell();
+  void peerExited(int slot);
+
+  int me_ = 0;
+  int worldSize_ = 1;
+  int mySlot_ = -1;
+  Sink* sink_ = nullptr;
+  FrameLimits limits_;
+  std::vector<int> local_;              // world ranks of this host, ascending
+  std::vector<int> slotOf_;             // world rank -> index in local_, -1 if not local
+  std::vector<std::string> sockNames_;  // per slot
+  std::vector<Peer> peers_;             // per slot
+  std::vector<Out> out_;                // per slot (ours unused)
+  std::vector<In> in_;                  // per slot (ours unused)
+  int sock_ = -1;
+  std::string sockName_;
+  int memfd_ = -1;
+  void* seg_ = nullptr;
+  size_t segBytes_ = 0;
+  uint64_t ringBytes_ = 0;
+  SegCtl* myCtl_ = nullptr;
+  std::unique_ptr<Doorbell> doorbell_;
+  std::vector<std::unique_ptr<PeerWatch>> watches_;
+  bool polling_ = false;
+  bool shuttingDown_ = false;
+  std::string cmaRefusal_;
+  uint64_t framesSent_ = 0, wakeups_ = 0;
+};
+
+}  // namespace ccmpi::transport
