@@ -9,7 +9,7 @@
 namespace ccmpi::transport {
 class TcpTransport;
 class ShmTransport;
-}
+}  // namespace ccmpi::transport
 
 namespace ccmpi::runtime {
 
