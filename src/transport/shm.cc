@@ -33,6 +33,11 @@ Tunable<uint64_t> kRingBytes(
     "bytes of each shared-memory ring (one per pair of ranks of a host and direction; a "
     "power of two, at least 4096); 0 = auto: 128 KiB up to 16 ranks per host, 64 KiB up to "
     "64, else 16 KiB");
+Tunable<int> kIsland(
+    "CCMPI_SHM_ISLAND", 0,
+    "split each host into shared-memory islands of this many consecutive world ranks (ranks of "
+    "different islands talk TCP, as if on different hosts); 0 = the whole host. For tests of "
+    "jobs that mix shared-memory and network peers on one machine");
 Tunable<double> kSetupSeconds("CCMPI_SHM_SETUP_TIMEOUT", 60,
                               "seconds MPI_Init waits for the ranks of its host to share their "
                               "memory segments");
@@ -197,7 +202,10 @@ bool ShmTransport::open(int myRank, int worldSize, std::string* publish) {
     sock_ = memfd_ = -1;
     return false;
   }
-  *publish = shmHostKey() + "|" + sockName_;
+  std::string key = shmHostKey();
+  if (const int island = kIsland.get(); island > 0)
+    key += ".island" + std::to_string(myRank / island);
+  *publish = key + "|" + sockName_;
   return true;
 }
 

@@ -1,13 +1,45 @@
 /* A rank that fails takes the whole job down. argv[1]: "abort" (the last rank calls
  * MPI_Abort with code 7), "segv" (the last rank crashes with SIGSEGV), "exit" (the last
  * rank exits with code 5 without MPI_Finalize), "lost" (the last rank is killed by
- * SIGKILL). The other ranks block in MPI_Recv that never completes; they must be killed. */
+ * SIGKILL), "shm_corrupt" (the last rank, a misbehaving local rank, writes a malformed frame
+ * into its shared-memory ring to rank 0; rank 0 must fail the job naming it). The other
+ * ranks block in MPI_Recv that never completes; they must be killed. */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check.h"
+
+/* Finds rank 0's shared-memory segment among this process's mappings (src/transport/shm.cc
+ * lays it out: a 4 KiB header with the owner's rank at byte 12 and the ring size at byte
+ * 16, then per local sender 4 KiB of counters, tail first, and the ring's bytes) and
+ * appends 64 bytes of garbage to the ring this rank (slot `me`: every rank is local) owns. */
+static void corrupt_ring_to_rank0(int me) {
+  FILE* maps = fopen("/proc/self/maps", "r");
+  CHECK(maps != NULL, "cannot read /proc/self/maps");
+  char line[512];
+  unsigned char* seg = NULL;
+  while (!seg && fgets(line, sizeof line, maps)) {
+    if (!strstr(line, "memfd:ccmpi-shm")) continue;
+    unsigned char* base = (unsigned char*)(uintptr_t)strtoull(line, NULL, 16);
+    int32_t owner;
+    memcpy(&owner, base + 12, sizeof owner);
+    if (owner == 0) seg = base;
+  }
+  fclose(maps);
+  CHECK(seg != NULL, "rank 0's shared-memory segment is not mapped here");
+  uint64_t ring_bytes;
+  memcpy(&ring_bytes, seg + 16, sizeof ring_bytes);
+  unsigned char* ctl = seg + 4096 + (size_t)me * (4096 + ring_bytes);
+  unsigned char* data = ctl + 4096;
+  uint64_t tail = __atomic_load_n((uint64_t*)ctl, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < 64; ++i)
+    data[(tail + (uint64_t)i) & (ring_bytes - 1)] = (unsigned char)(0xa5 ^ i);
+  __atomic_store_n((uint64_t*)ctl, tail + 64, __ATOMIC_RELEASE);
+}
 
 int main(int argc, char** argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
@@ -27,6 +59,10 @@ int main(int argc, char** argv) {
     if (!strcmp(mode, "segv")) raise(SIGSEGV);
     if (!strcmp(mode, "exit")) _exit(5);
     if (!strcmp(mode, "lost")) raise(SIGKILL);
+    if (!strcmp(mode, "shm_corrupt")) {
+      corrupt_ring_to_rank0(size - 1);
+      pause();
+    }
   }
   int never;
   MPI_Recv(&never, 1, MPI_INT, MPI_ANY_SOURCE, 12345, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
