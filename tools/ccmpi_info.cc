@@ -10,6 +10,8 @@
 #include "base/tunables.h"
 #include "coll/coll.h"
 #include "coll/rules.h"
+#include "transport/cma.h"
+#include "transport/shm.h"
 
 namespace {
 
@@ -101,7 +103,22 @@ int main(int argc, char** argv) {
     printf("Library:      %s\n", version);
     printf("MPI standard: %d.%d\n", major, minor);
     printf("Thread level: MPI_THREAD_SERIALIZED\n");
-    printf("Transport:    tcp (authenticated, one connection per pair, lazy)\n");
+    printf("Transport:    %s\n",
+           ccmpi::transport::shmEnabled()
+               ? "shared memory within a host (rings in memfd segments, CCMPI_SHM), tcp "
+                 "between hosts (authenticated, one connection per pair, lazy)"
+               : "tcp (authenticated, one connection per pair, lazy); shared memory off "
+                 "(CCMPI_SHM=0)");
+    std::string why;
+    if (ccmpi::transport::cma::selfTest(&why))
+      printf(
+          "Single copy:  yes: large messages within a host are read from the sender's "
+          "buffer (process_vm_readv)\n");
+    else
+      printf(
+          "Single copy:  refused here (%s): large messages within a host are copied "
+          "through shared memory instead\n",
+          why.c_str());
     printf("Bootstrap:    PMI-1 (PMI_FD / PMI_PORT), singleton without a launcher\n\n");
   }
   printTunables();

@@ -4,6 +4,8 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -78,6 +80,38 @@ int read(pid_t pid, uint64_t remote, void* local, size_t len) {
     len -= static_cast<size_t>(n);
   }
   return 0;
+}
+
+bool selfTest(std::string* why) {
+  if (!enabled()) {
+    *why = "switched off (CCMPI_CMA=off)";
+    return false;
+  }
+  init();
+  const pid_t parent = getpid();
+  const pid_t child = fork();
+  if (child < 0) {
+    *why = std::string("fork failed: ") + strerror(errno);
+    return false;
+  }
+  if (child == 0) {
+    uint64_t got = 0;
+    const int err = read(parent, tokenAddress(), &got, sizeof got);
+    _exit(err != 0 ? (err & 0x7f) : got == tokenValue() ? 0 : 0x7f);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status)) {
+    *why = "the probing process died";
+    return false;
+  }
+  const int code = WEXITSTATUS(status);
+  if (code == 0) return true;
+  *why = code == 0x7f ? "the read returned other bytes"
+                      : std::string("process_vm_readv: ") + strerror(code);
+  if (code == EPERM) *why += " (ptrace policy: kernel.yama.ptrace_scope, or a seccomp filter)";
+  return false;
 }
 
 bool probe(pid_t pid, uint64_t address, uint64_t value, std::string* why) {

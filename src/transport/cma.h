@@ -33,5 +33,9 @@ bool probe(pid_t pid, uint64_t address, uint64_t value, std::string* why);
 int read(pid_t pid, uint64_t remote, void* local, size_t len);
 // Smallest message (bytes) the rendezvous protocol moves by a read (CCMPI_CMA_MIN).
 uint64_t minBytes();
+// Whether this machine lets one process read another's memory as sibling ranks would (a
+// forked child reads this process after init()): true, or false with the reason in *why
+// (ptrace policy, a container's seccomp filter, CCMPI_CMA=off).
+bool selfTest(std::string* why);
 
 }  // namespace ccmpi::transport::cma
