@@ -34,8 +34,17 @@ void Engine::yieldCpu() {
   sched_yield();
 }
 
+void Engine::cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 void Engine::setLocalRanks(int localRanks) {
   localRanks_ = localRanks > 0 ? localRanks : 1;
+  crowded_ = localRanks_ > sysconf(_SC_NPROCESSORS_ONLN);
   spinNs_ = -1;
 }
 
@@ -111,10 +120,9 @@ int Engine::poll(int timeoutMs) {
   if (!hooks_.empty() && runHooks()) timeoutMs = 0;
   if (fast > 0) timeoutMs = 0;
   // A spinning caller polls the shared-memory rings on every call but pays for an
-  // epoll_wait (a system call) only on every eighth: a message from a local peer is then
+  // epoll_wait (a system call) only on every 32nd: a message from a local peer is then
   // seen within a few hundred nanoseconds, one from the network a little later.
-  if (timeoutMs == 0 && fast_.poll && (++skipped_ & 7) != 0) {
-    if (fast == 0) fast = fast_.poll();
+  if (timeoutMs == 0 && fast_.poll && (++skipped_ & 31) != 0) {
     return fast;
   }
   const int64_t wake = wakeNs_;
