@@ -17,9 +17,11 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 
 #include "base/error.h"
@@ -93,6 +95,8 @@ struct Runtime {
   bootstrap::Pmi pmi;
   transport::TcpTransport tcp;
   transport::ShmTransport shm;
+  std::vector<int> hosts;  // worldHosts(), once gathered
+  int hostCount = 0;
 };
 
 Runtime& rt() {
@@ -159,6 +163,31 @@ transport::TcpTransport& tcpTransport() {
 }
 transport::ShmTransport& shmTransport() {
   return rt().shm;
+}
+
+const std::vector<int>& worldHosts() {
+  Runtime& r = rt();
+  if (!r.hosts.empty()) return r.hosts;
+  r.hosts.assign(static_cast<size_t>(r.size), 0);
+  if (r.size > 1) {
+    std::map<std::string, int> ids;
+    for (int p = 0; p < r.size; ++p) {
+      std::string key;
+      if (p == r.rank)
+        key = transport::shmHostKeyOf(p);
+      else if (r.pmi.get("ccmpi.host." + std::to_string(p), &key) != 0 || key.empty())
+        key = "rank." + std::to_string(p);  // unknown (another process manager's rank)
+      r.hosts[static_cast<size_t>(p)] =
+          ids.emplace(key, static_cast<int>(ids.size())).first->second;
+    }
+  }
+  r.hostCount = 1 + *std::max_element(r.hosts.begin(), r.hosts.end());
+  return r.hosts;
+}
+
+int worldHostCount() {
+  worldHosts();
+  return rt().hostCount;
 }
 
 namespace {
@@ -234,6 +263,8 @@ int bringUp() {
   const bool shmOpen =
       r.size > 1 && localRanksHint(r.size) > 1 && r.shm.open(r.rank, r.size, &shmText);
   if (shmOpen) r.pmi.put("ccmpi.shm." + std::to_string(r.rank), shmText);
+  if (r.size > 1)
+    r.pmi.put("ccmpi.host." + std::to_string(r.rank), transport::shmHostKeyOf(r.rank));
   const int ranksPerCore = kRanksPerCore.get();
   if (ranksPerCore < 0 && r.size > 1)
     r.pmi.put("ccmpi.cpu." + std::to_string(r.rank), machineCpuText());

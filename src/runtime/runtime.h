@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 namespace ccmpi::transport {
 class TcpTransport;
@@ -23,6 +24,13 @@ bool finalized();    // MPI_Finalize has completed
 int worldRank();
 int worldSize();
 const std::string& processorName();
+// The host of every world rank, numbered 0, 1, ... in order of the lowest rank on each; the
+// same at every rank. Ranks share a host when they share memory (transport/shm.h: boot id,
+// network namespace, host name; CCMPI_SHM_ISLAND splits hosts). Gathered through PMI on
+// the first call (one lookup per rank), so call it only where hosts matter.
+const std::vector<int>& worldHosts();
+// The number of hosts in worldHosts().
+int worldHostCount();
 
 // MPI may be used: the world model is initialized and not finalized, or a session is live.
 bool active();

@@ -163,6 +163,13 @@ std::string shmHostKey() {
   return key;
 }
 
+std::string shmHostKeyOf(int worldRank) {
+  std::string key = shmHostKey();
+  if (const int island = kIsland.get(); island > 0)
+    key += ".island" + std::to_string(worldRank / island);
+  return key;
+}
+
 ShmTransport::ShmTransport() = default;
 ShmTransport::~ShmTransport() = default;
 
@@ -202,10 +209,7 @@ bool ShmTransport::open(int myRank, int worldSize, std::string* publish) {
     sock_ = memfd_ = -1;
     return false;
   }
-  std::string key = shmHostKey();
-  if (const int island = kIsland.get(); island > 0)
-    key += ".island" + std::to_string(myRank / island);
-  *publish = key + "|" + sockName_;
+  *publish = shmHostKeyOf(myRank) + "|" + sockName_;
   return true;
 }
 

@@ -50,6 +50,8 @@ bool shmEnabled();
 // This host as the shared-memory transport sees it: "<boot id>.<network namespace>.<host
 // name>" (no spaces).
 std::string shmHostKey();
+// The key rank `worldRank` of this process publishes: shmHostKey(), split by CCMPI_SHM_ISLAND.
+std::string shmHostKeyOf(int worldRank);
 
 class ShmTransport {
  public:

@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""One node, many ranks: ccmpi against Open MPI and MPICH on this machine (issue 21).
+
+Rows, all on one host:
+  2 ranks    osu_latency 1 B and 64 KiB (half round trip, us), osu_bw 4 MiB (MB/s)
+  16 ranks   osu_multi_lat 1 B and 64 KiB (us)
+  16 ranks   osu_allreduce, osu_bcast, osu_alltoall, osu_allgather at 8 B, 64 KiB, 1 MiB
+             (OSU's average latency, us)
+  8 ranks    sparse MPI_Alltoallv, 4 peers x 1 KiB, a new pattern every call
+             (bench/node/sparse_alltoallv.c, us per call)
+Variants: ccmpi (automatic choices), Open MPI 4.1.4 with its default shared-memory
+transport (vader), with `--mca mpi_yield_when_idle 1` when ranks outnumber cores, and
+MPICH 4.0.2 (ch4, default). Each repetition runs every point once per variant, the order of
+the variants rotating between repetitions so drifts in machine load hit all alike; the
+table gives the median over the repetitions and the ratio of ccmpi to the better of the
+others. An invocation that exceeds --timeout seconds is recorded as a timeout (MPICH
+busy-polls: with 16 ranks on 2 cores it may not finish). The load average is recorded
+before and after: a run at a load above ~1.5 is a draft.
+
+Usage: bench/node/run.py --osu OSU_BUILDS [--build BUILD] [--reps 3] [--out DIR]
+  OSU_BUILDS holds OSU Micro-Benchmarks 7.4 trees already built with each MPI's compiler
+  wrapper: OSU_BUILDS/{ccmpi,openmpi,mpich}/c/mpi/pt2pt/standard/osu_latency ... and
+  .../c/mpi/collective/blocking/osu_allreduce ... (configure CC=<wrapper> CXX=<wrapper>;
+  make -C c/util; make -C c/mpi/pt2pt/standard; make -C c/mpi/collective/blocking).
+Writes OUT/results.csv, OUT/README.md and OUT/node.svg (gnuplot), OUT = docs/results/node.
+"""
+import argparse
+import csv
+import datetime
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+CORES = os.cpu_count() or 1
+
+# (name, ranks, program (OSU path below the tree, or "sparse"), args, unit, higher is better)
+POINTS = [
+    ("latency 1 B", 2, "pt2pt/standard/osu_latency", ["-m", "1:1"], "us", False),
+    ("latency 64 KiB", 2, "pt2pt/standard/osu_latency", ["-m", "65536:65536"], "us", False),
+    ("bandwidth 4 MiB", 2, "pt2pt/standard/osu_bw", ["-m", "4194304:4194304"], "MB/s", True),
+    ("multi_lat 1 B", 16, "pt2pt/standard/osu_multi_lat", ["-m", "1:1"], "us", False),
+    ("multi_lat 64 KiB", 16, "pt2pt/standard/osu_multi_lat", ["-m", "65536:65536"], "us", False),
+]
+for coll in ("allreduce", "bcast", "alltoall", "allgather"):
+    for size, label, iters in ((8, "8 B", "1000"), (65536, "64 KiB", "200"), (1048576, "1 MiB", "50")):
+        POINTS.append((f"{coll} {label}", 16, f"collective/blocking/osu_{coll}",
+                       ["-m", f"{size}:{size}", "-i", iters, "-x", str(max(5, int(iters) // 10))],
+                       "us", False))
+POINTS.append(("sparse alltoallv 4 x 1 KiB", 8, "sparse", ["4", "1024", "2000"], "us", False))
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+def launcher(impl, build, np):
+    if impl == "ccmpi":
+        return [os.path.join(build, "bin", "mpirun"), "-n", str(np)]
+    if impl == "openmpi":
+        cmd = ["mpirun.openmpi", "--oversubscribe", "-n", str(np)]
+        if np > CORES:
+            cmd += ["--mca", "mpi_yield_when_idle", "1"]
+        return cmd
+    return ["mpiexec.mpich", "-n", str(np)]
+
+
+def program(impl, prog, osu, sparse):
+    if prog == "sparse":
+        return sparse[impl]
+    return os.path.join(osu, impl, "c", "mpi", prog)
+
+
+def parse(prog, args, out):
+    """The figure of the point from the program's output, or None."""
+    if prog == "sparse":
+        for line in out.splitlines():
+            w = line.split()
+            if len(w) == 5 and w[0] == "sparse_alltoallv":
+                return float(w[4])
+        return None
+    size = args[args.index("-m") + 1].split(":")[0]
+    for line in out.splitlines():
+        w = line.split()
+        if len(w) >= 2 and w[0] == size:
+            try:
+                return float(w[1])
+            except ValueError:
+                return None
+    return None
+
+
+def run_once(impl, point, build, osu, sparse, timeout, env):
+    name, np, prog, args, _, _ = point
+    cmd = launcher(impl, build, np) + [program(impl, prog, osu, sparse)] + args
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return None, "timeout"
+    value = parse(prog, args, p.stdout)
+    if p.returncode != 0 or value is None:
+        tail = p.stdout.strip().splitlines()[-1:] or [""]
+        return None, f"exit {p.returncode}: {tail[0][:120]}"
+    return value, ""
+
+
+def build_sparse(build, work):
+    compilers = {"ccmpi": os.path.join(build, "bin", "mpicc"), "openmpi": "mpicc.openmpi",
+                 "mpich": "mpicc.mpich"}
+    out = {}
+    src = os.path.join(HERE, "sparse_alltoallv.c")
+    for impl, cc in compilers.items():
+        exe = os.path.join(work, f"sparse_{impl}")
+        subprocess.run([cc, "-O2", "-o", exe, src], check=True)
+        out[impl] = exe
+    return out
+
+
+def fmt(v):
+    if v is None:
+        return "n/a"
+    return f"{v:.2f}" if v < 100 else f"{v:.0f}"
+
+
+def write_outputs(out_dir, rows, meta):
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "results.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["point", "ranks", "unit", "impl", "median", "values", "errors"])
+        for r in rows:
+            for impl in meta["impls"]:
+                vals = r["values"][impl]
+                w.writerow([r["name"], r["ranks"], r["unit"], impl, r["median"][impl],
+                            " ".join(f"{v:g}" for v in vals), "; ".join(r["errors"][impl])])
+    lines = ["# One node, many ranks", "",
+             "ccmpi against Open MPI 4.1.4 (default shared memory, vader; "
+             "`mpi_yield_when_idle 1` when ranks outnumber cores) and MPICH 4.0.2 (ch4 "
+             "default) on this machine. Medians of %d repetitions; the variants alternate "
+             "within each repetition. ratio = ccmpi / the better of Open MPI and MPICH "
+             "(below 1: ccmpi is better; for bandwidth, the inverse)." % meta["reps"], "",
+             "Generated by `bench/node/run.py --osu OSU_BUILDS --reps %d` on %s (%.0f s). "
+             "Load average before %.2f, after %.2f%s." % (
+                 meta["reps"], meta["date"], meta["seconds"], meta["load_before"],
+                 meta["load_after"],
+                 " (above 1.5: a draft, not a result)" if max(meta["load_before"],
+                                                               meta["load_after"]) > 1.5 else ""),
+             "", "| point | ranks | unit | ccmpi | Open MPI | MPICH | ratio |",
+             "| --- | ---: | --- | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        m = r["median"]
+        others = [m[i] for i in ("openmpi", "mpich") if i in m and m[i] is not None]
+        ratio = None
+        if m.get("ccmpi") is not None and others:
+            best = max(others) if r["higher"] else min(others)
+            ratio = best / m["ccmpi"] if r["higher"] else m["ccmpi"] / best
+        r["ratio"] = ratio
+        cells = [fmt(m.get(i)) + ("" if not r["errors"].get(i) else " (%s)" % r["errors"][i][0])
+                 for i in ("ccmpi", "openmpi", "mpich")]
+        lines.append("| %s | %d | %s | %s | %s |" % (r["name"], r["ranks"], r["unit"],
+                                                     " | ".join(cells), fmt(ratio)))
+    lines += ["", "![ratio per point](node.svg)", "",
+              "## Machine", "", "- %s, %d cores; kernel %s" % (meta["cpu"], CORES,
+                                                               platform.release()),
+              "- OSU Micro-Benchmarks 7.4 built with each implementation's wrapper; "
+              "`bench/node/sparse_alltoallv.c` likewise.", ""]
+    with open(os.path.join(out_dir, "README.md"), "w") as f:
+        f.write("\n".join(lines))
+    if shutil.which("gnuplot"):
+        data = os.path.join(out_dir, ".ratio.dat")
+        with open(data, "w") as f:
+            for i, r in enumerate(rows):
+                if r["ratio"] is not None:
+                    f.write('%d "%s" %g\n' % (i, r["name"], r["ratio"]))
+        gp = ("set terminal svg size 1100,480 dynamic noenhanced font 'sans,10'\n"
+              "set output '%s'\nset style fill solid 0.6\nset boxwidth 0.7\n"
+              "set ylabel 'ccmpi / better of Open MPI and MPICH (log)'\nset logscale y\n"
+              "set xtics rotate by -45\nset grid ytics\nunset key\n"
+              "plot '%s' using 1:3:xtic(2) with boxes, 1 with lines lt -1\n" % (
+                  os.path.join(out_dir, "node.svg"), data))
+        subprocess.run(["gnuplot"], input=gp, text=True, check=False)
+        os.remove(data)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--osu", required=True, help="OSU_BUILDS (see the top of this file)")
+    ap.add_argument("--build", default=os.path.join(REPO, "build"))
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--impls", default="ccmpi,openmpi,mpich")
+    ap.add_argument("--only", default="", help="run only points whose name contains this")
+    ap.add_argument("--out", default=os.path.join(REPO, "docs", "results", "node"))
+    a = ap.parse_args()
+    impls = a.impls.split(",")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    points = [p for p in POINTS if a.only in p[0]]
+    work = tempfile.mkdtemp(prefix="ccmpi-node-")
+    shm_before = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+    try:
+        sparse = build_sparse(a.build, work)
+        start, load_before = time.time(), loadavg()
+        rows = [{"name": p[0], "ranks": p[1], "unit": p[4], "higher": p[5],
+                 "values": {i: [] for i in impls}, "errors": {i: [] for i in impls}}
+                for p in points]
+        for rep in range(a.reps):
+            for p, row in zip(points, rows):
+                order = impls[rep % len(impls):] + impls[:rep % len(impls)]
+                for impl in order:
+                    v, err = run_once(impl, p, a.build, a.osu, sparse, a.timeout, env)
+                    if v is None:
+                        row["errors"][impl].append(err)
+                    else:
+                        row["values"][impl].append(v)
+                    print("rep %d %-28s %-8s %s" % (rep, p[0], impl, fmt(v) if v else err),
+                          flush=True)
+        for row in rows:
+            row["median"] = {i: (statistics.median(row["values"][i]) if row["values"][i]
+                                 else None) for i in impls}
+        cpu = "unknown CPU"
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+        meta = {"reps": a.reps, "impls": impls, "seconds": time.time() - start,
+                "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
+                "load_before": load_before, "load_after": loadavg(), "cpu": cpu}
+        write_outputs(a.out, rows, meta)
+        print("wrote", a.out)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        # Open MPI's shared-memory transport leaves its segments behind when killed (a
+        # timeout): remove those this run created.
+        for name in (set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()) - shm_before:
+            if name.startswith("vader_segment."):
+                try:
+                    os.remove(os.path.join("/dev/shm", name))
+                except OSError:
+                    pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
