@@ -21,6 +21,7 @@ uint64_t eagerLimit();
 struct Counters {
   uint64_t eagerSent = 0, rndvSent = 0, selfSent = 0, unexpected = 0;
   uint64_t cmaPulled = 0;  // rendezvous messages received by a single-copy read
+  uint64_t cmaSplit = 0;   // of those, split with the sender (each copied half)
 };
 const Counters& counters();
 

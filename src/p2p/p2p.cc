@@ -269,7 +269,8 @@ class MsgFrame final : public transport::OutFrame {
 // of compress_channel::chunkBytes() bytes each coded when it goes out.
 class DataStream final : public transport::OutFrame {
  public:
-  explicit DataStream(Request* r) : req_(r) {
+  // Streams bytes [from, accepted) of r (from > 0: the receiver read the rest itself).
+  explicit DataStream(Request* r, uint64_t from = 0) : req_(r), offset_(from) {
     eligible_ = !viaShm(r->peer) && compress_channel::eligible(r->dt, r->accepted, &type_) &&
                 compress_channel::codeStream(r->peer, r->accepted);
     next();
@@ -400,6 +401,80 @@ int pullCma(Request* r, int pid, uint64_t addr, uint64_t len) {
   return 0;
 }
 
+// A large single-copy transfer between ranks that each have a core: split it.
+bool splitEligible(const Request* r, int srcWorld, uint64_t accept) {
+  const uint64_t min = transport::cma::splitBytes();
+  return min > 0 && accept >= min && accept >= 2 * 4096 && viaShm(srcWorld) &&
+         r->dt->contiguous() && !progress::engine().crowded();
+}
+
+// Split single-copy transfer: the receiver asks the sender (a CTS flagged kFlagCmaSplit,
+// the receive buffer's address of the second half as payload) to write the second half
+// into the receive buffer, and reads the first half itself meanwhile; two cores copy
+// instead of one. The sender answers kCmaDone, or streams the second half as DATA frames
+// when it may not write here. The request completes when both halves are in.
+void startSplit(Request* r, int srcWorld, uint64_t sreq, int pid, uint64_t cmaAddr,
+                uint64_t accept) {
+  const uint64_t at = (accept / 2) & ~uint64_t{4095};
+  r->phase = Request::Phase::kStreaming;
+  r->accepted = accept;
+  r->arrived = 0;
+  registerId(r);
+  auto* f = new MsgFrame;
+  f->owned.resize(sizeof(uint64_t));
+  const uint64_t dest = reinterpret_cast<uintptr_t>(contiguousBase(r) + at);
+  memcpy(f->owned.data(), &dest, sizeof dest);
+  transport::FrameHeader h;
+  h.type = transport::FrameType::kCts;
+  h.flags = transport::kFlagCmaSplit;
+  h.src = g.me;
+  h.a = sreq;
+  h.b = r->id;
+  h.msgSize = accept;
+  h.offset = at;
+  h.payloadLen = sizeof dest;
+  f->setFrame(h, f->owned.data(), sizeof dest);
+  route(srcWorld, f);
+  const int err = pullCma(r, pid, cmaAddr, at);
+  if (err != 0 && r->error == MPI_SUCCESS)
+    r->error =
+        setErrorCause(MPI_ERR_OTHER,
+                      "single-copy read of %llu bytes from rank %d failed (%s): the "
+                      "message is incomplete",
+                      static_cast<unsigned long long>(at),
+                      r->comm ? r->comm->peerRankOfWorld(srcWorld) : srcWorld, strerror(err));
+  ++g.counters.cmaSplit;
+  ++g.counters.cmaPulled;
+  r->arrived = at;  // the second half follows (kCmaDone or DATA frames from `at`)
+}
+
+// The sender's part of a split transfer (see startSplit).
+void splitSend(int peer, const transport::FrameHeader& h, Request* s) {
+  const uint64_t len = s->accepted - h.offset;
+  const unsigned char* src = static_cast<const unsigned char*>(s->buf) + s->dt->trueLb() + h.offset;
+  if (const int pid = cmaPidOf(peer)) {
+    const int err = transport::cma::write(pid, s->splitAddr, src, len);
+    if (err == 0) {
+      transport::FrameHeader d;
+      d.type = transport::FrameType::kCmaDone;
+      d.src = g.me;
+      d.b = s->remoteId;
+      d.offset = h.offset;
+      d.msgSize = len;
+      sendControl(peer, d);
+      completeRequest(s);
+      return;
+    }
+    log::warn(
+        "single-copy write of %llu bytes to rank %d failed (%s); its messages stream "
+        "from now on",
+        static_cast<unsigned long long>(len), peer, strerror(err));
+    disableCmaOf(peer);
+  }
+  s->phase = Request::Phase::kStreaming;
+  route(peer, new DataStream(s, h.offset));
+}
+
 // A receive matched a rendezvous message from a remote peer: read the data in place when
 // the sender offered it (cmaAddr != 0) and we may, otherwise ask for it.
 void acceptRts(Request* r, int srcWorld, int tag, uint64_t size, uint64_t sreq, uint64_t cmaAddr) {
@@ -409,6 +484,10 @@ void acceptRts(Request* r, int srcWorld, int tag, uint64_t size, uint64_t sreq, 
   const uint64_t accept = std::min(size, r->bytes);
   if (cmaAddr != 0 && accept > 0) {
     if (const int pid = cmaPidOf(srcWorld)) {
+      if (splitEligible(r, srcWorld, accept)) {
+        startSplit(r, srcWorld, sreq, pid, cmaAddr, accept);
+        return;
+      }
       const int err = pullCma(r, pid, cmaAddr, accept);
       if (err == 0) {
         ++g.counters.cmaPulled;
@@ -662,6 +741,16 @@ class Sink final : public transport::Sink {
         unregisterId(s);
         s->accepted = h.msgSize;
         s->remoteId = h.b;
+        if (h.flags & transport::kFlagCmaSplit) {
+          // The address of our part arrives as the payload (splitSend runs then).
+          if (!s->dt->contiguous() || h.offset >= s->accepted)
+            return setErrorCause(MPI_ERR_INTERN, "split CTS does not fit its request");
+          t->dest = reinterpret_cast<unsigned char*>(&s->splitAddr);
+          t->keep = sizeof s->splitAddr;
+          t->cookie = s;
+          t->mode = kTargetSplit;
+          return 0;
+        }
         if (s->accepted == 0 || (h.flags & transport::kFlagCma)) {
           // Nothing to move, or the receiver has read the bytes itself.
           completeRequest(s);
@@ -696,6 +785,18 @@ class Sink final : public transport::Sink {
           if (r->staging.size() < h.payloadLen) r->staging.resize(h.payloadLen);
           t->dest = r->staging.data();
         }
+        return 0;
+      }
+      case FrameType::kCmaDone: {
+        auto it = g.byId.find(h.b);
+        if (it == g.byId.end())
+          return setErrorCause(MPI_ERR_INTERN, "single-copy completion for unknown request");
+        Request* r = it->second;
+        if (r->kind != Request::Kind::kRecv || r->phase != Request::Phase::kStreaming ||
+            r->srcWorld != peer || h.offset != r->arrived || h.msgSize != r->accepted - r->arrived)
+          return setErrorCause(MPI_ERR_INTERN, "single-copy completion does not fit its request");
+        r->arrived = r->accepted;
+        finishRecv(r, peer, r->srcTag, r->msgSize, r->accepted);
         return 0;
       }
       case FrameType::kCancelReq: {
@@ -742,6 +843,10 @@ class Sink final : public transport::Sink {
     using transport::FrameType;
     if (t.mode == kTargetMcast) {
       transport::mcast().onTcpPayload(peer, h, t);
+      return;
+    }
+    if (t.mode == kTargetSplit) {
+      splitSend(peer, h, static_cast<Request*>(t.cookie));
       return;
     }
     if (t.mode == kTargetCoded) {
@@ -849,6 +954,7 @@ class Sink final : public transport::Sink {
   static constexpr int kTargetStaged = 1;  // payload staged in an Unexpected (cookie)
   static constexpr int kTargetCoded = 2;   // coded payload in g.rxCoded[peer]
   static constexpr int kTargetMcast = 3;   // multicast repair protocol (transport/mcast.h)
+  static constexpr int kTargetSplit = 4;   // split CTS: our part's address (cookie: the send)
 };
 
 Sink gSink;
@@ -1394,7 +1500,7 @@ void finalize() {
         stderr,
         "ccmpi-p2p: rank=%d eager_sent=%llu rndv_sent=%llu self_sent=%llu "
         "unexpected=%llu cma_pulled=%llu tcp_remote=%llu tcp_paced=%llu "
-        "pacing_Bps=%llu shm_frames=%llu shm_wakeups=%llu tcp_opened=%llu\n",
+        "pacing_Bps=%llu shm_frames=%llu shm_wakeups=%llu tcp_opened=%llu cma_split=%llu\n",
         g.me, static_cast<unsigned long long>(c.eagerSent),
         static_cast<unsigned long long>(c.rndvSent), static_cast<unsigned long long>(c.selfSent),
         static_cast<unsigned long long>(c.unexpected), static_cast<unsigned long long>(c.cmaPulled),
@@ -1403,7 +1509,8 @@ void finalize() {
         static_cast<unsigned long long>(transport::pacingRate()),
         static_cast<unsigned long long>(g.shm ? g.shm->framesSent() : 0),
         static_cast<unsigned long long>(g.shm ? g.shm->wakeupsSent() : 0),
-        static_cast<unsigned long long>(g.tcp ? g.tcp->connectionsOpened() : 0));
+        static_cast<unsigned long long>(g.tcp ? g.tcp->connectionsOpened() : 0),
+        static_cast<unsigned long long>(c.cmaSplit));
   }
   compress_channel::finalize(g.me);
   g.rxCoded.clear();

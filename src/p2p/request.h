@@ -68,12 +68,13 @@ struct Request {
   uint64_t msgSize = 0;   // bytes the sender sent
 
   // Rendezvous.
-  uint64_t id = 0;                     // our wire id (0 = none)
-  uint64_t wireId = 0;                 // send: the message's id on the wire (eager a / RTS a)
-  bool cancelPending = false;          // send: a cancel request awaits its answer
-  uint64_t remoteId = 0;               // the peer's id for this message
-  uint64_t accepted = 0;               // bytes the receiver accepted (send side)
-  uint64_t arrived = 0;                // payload bytes arrived (receive side)
+  uint64_t id = 0;             // our wire id (0 = none)
+  uint64_t wireId = 0;         // send: the message's id on the wire (eager a / RTS a)
+  bool cancelPending = false;  // send: a cancel request awaits its answer
+  uint64_t remoteId = 0;       // the peer's id for this message
+  uint64_t accepted = 0;       // bytes the receiver accepted (send side)
+  uint64_t arrived = 0;        // payload bytes arrived (receive side)
+  uint64_t splitAddr = 0;      // split single-copy send: where the receiver wants our second part
   std::vector<unsigned char> staging;  // non-contiguous chunks / owned eager copies
   Request* selfPeer = nullptr;         // self rendezvous: the sender waiting for the match
 

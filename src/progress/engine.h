@@ -81,6 +81,8 @@ class Engine {
   // Monotonic clock in nanoseconds.
   static int64_t nowNs();
   int64_t spinBudgetNs();
+  // More ranks on this host than cores.
+  bool crowded() const { return crowded_; }
   // Set by the runtime once it knows how many ranks share this host.
   void setLocalRanks(int localRanks);
 

@@ -115,6 +115,7 @@ class LauncherWatch final : public progress::EventHandler {
   }
 };
 LauncherWatch gLauncherWatch;
+transport::ShmTransport* gShm = nullptr;  // the engine's fast path (shared memory)
 
 void fatalHook(int code, const char* message) {
   abortJob(code, message);
@@ -305,9 +306,10 @@ int bringUp() {
     if (r.shm.localRanks() > 1) {
       progress::engine().setLocalRanks(r.shm.localRanks());
       progress::Engine::FastPath fp;
-      fp.poll = [] { return rt().shm.poll(); };
-      fp.prepareSleep = [] { return rt().shm.prepareSleep(); };
-      fp.endSleep = [] { rt().shm.endSleep(); };
+      gShm = &r.shm;  // the hot path skips rt()'s initialization guard
+      fp.poll = [] { return gShm->poll(); };
+      fp.prepareSleep = [] { return gShm->prepareSleep(); };
+      fp.endSleep = [] { gShm->endSleep(); };
       progress::engine().setFastPath(fp);
     }
   }

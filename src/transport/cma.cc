@@ -19,6 +19,11 @@ Tunable<bool> kCma("CCMPI_CMA", true,
                    "large messages between ranks of one host are read straight from the "
                    "sender's buffer (process_vm_readv) instead of crossing a loopback TCP "
                    "connection");
+Tunable<uint64_t> kCmaSplit(
+    "CCMPI_CMA_SPLIT", 512 * 1024,
+    "smallest message (bytes) whose single-copy transfer within a host is split: the receiver "
+    "reads the first half while the sender writes the second (process_vm_writev), each on "
+    "its own core; not when ranks outnumber cores. 0 = never");
 Tunable<uint64_t> kCmaMin("CCMPI_CMA_MIN", 0,
                           "smallest rendezvous message (bytes) moved by a single-copy read "
                           "within a host; smaller ones stream over TCP");
@@ -37,6 +42,29 @@ bool enabled() {
 
 uint64_t minBytes() {
   return kCmaMin.get();
+}
+
+uint64_t splitBytes() {
+  return kCmaSplit.get();
+}
+
+int write(pid_t pid, uint64_t remote, const void* local, size_t len) {
+  const auto* src = static_cast<const unsigned char*>(local);
+  while (len > 0) {
+    const size_t piece = len < kMaxPiece ? len : kMaxPiece;
+    iovec l{const_cast<unsigned char*>(src), piece};
+    iovec r{reinterpret_cast<void*>(static_cast<uintptr_t>(remote)), piece};
+    const ssize_t n = process_vm_writev(pid, &l, 1, &r, 1, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return EIO;
+    src += n;
+    remote += static_cast<uint64_t>(n);
+    len -= static_cast<size_t>(n);
+  }
+  return 0;
 }
 
 void init() {

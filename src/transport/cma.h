@@ -31,6 +31,11 @@ bool probe(pid_t pid, uint64_t address, uint64_t value, std::string* why);
 // Copies len bytes at `remote` in process pid into `local`. Returns 0 or an errno value
 // (EFAULT for a range the peer does not map, ESRCH when it is gone, EIO for a short read).
 int read(pid_t pid, uint64_t remote, void* local, size_t len);
+// Copies len bytes from `local` to `remote` in process pid (process_vm_writev); 0 or an errno.
+int write(pid_t pid, uint64_t remote, const void* local, size_t len);
+// Smallest rendezvous message (bytes) whose single-copy transfer the receiver splits with
+// the sender, each copying half on its own core (CCMPI_CMA_SPLIT; 0 = never).
+uint64_t splitBytes();
 // Smallest message (bytes) the rendezvous protocol moves by a read (CCMPI_CMA_MIN).
 uint64_t minBytes();
 // Whether this machine lets one process read another's memory as sibling ranks would (a

@@ -62,7 +62,7 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
   };
   if (f.magic != kFrameMagic) return bad("magic");
   if (f.reserved != 0 || pad != 0) return bad("reserved bits");
-  if (f.flags & ~(kFlagSync | kFlagCompressed | kFlagCma)) return bad("flags");
+  if (f.flags & ~(kFlagSync | kFlagCompressed | kFlagCma | kFlagCmaSplit)) return bad("flags");
   if (f.src < 0 || f.src >= lim.worldSize) return bad("source rank");
   switch (static_cast<FrameType>(type)) {
     case FrameType::kChallenge:
@@ -97,8 +97,18 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
       if ((f.flags & kFlagCma) && f.b == 0) return bad("rts buffer address");
       break;
     case FrameType::kCts:
-      if (f.payloadLen != 0 || f.offset != 0) return bad("cts fields");
       if (f.msgSize > lim.maxMessage) return bad("accepted size");
+      if (f.flags & kFlagCmaSplit) {
+        if (f.payloadLen != 8 || f.offset == 0 || f.offset >= f.msgSize || (f.flags & kFlagCma))
+          return bad("split cts fields");
+      } else if (f.payloadLen != 0 || f.offset != 0) {
+        return bad("cts fields");
+      }
+      break;
+    case FrameType::kCmaDone:
+      if (f.payloadLen != 0 || f.flags != 0 || f.msgSize == 0 || f.offset > lim.maxMessage ||
+          f.msgSize > lim.maxMessage - f.offset)
+        return bad("single-copy completion fields");
       break;
     case FrameType::kData:
       if (f.payloadLen == 0) return bad("empty data frame");

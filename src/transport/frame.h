@@ -31,12 +31,17 @@ enum class FrameType : uint8_t {
   // in b and a = 1 when the unmatched message was removed, 0 when it was already matched
   kCancelReq = 23,
   kCancelAck = 24,
+  // a split single-copy transfer (p2p.cc): the sender has written bytes [offset, offset +
+  // msgSize) of the message into the receiver's buffer; b = the receiver's request id
+  kCmaDone = 25,
 };
 
 enum FrameFlags : uint8_t {
   kFlagSync = 1,        // synchronous send (completion needs the match)
   kFlagCompressed = 2,  // payload is compressed (compress/ stage)
   kFlagCma = 4,         // RTS: readable in place (cma.h); CTS: read, transfer done
+  kFlagCmaSplit = 8,    // CTS: the receiver reads [0, offset) itself; the sender writes the
+                        // rest to the address in the 8-byte payload, then sends kCmaDone
 };
 
 constexpr uint32_t kFrameMagic = 0xCC4D5049u;  // "CCMPI"
