@@ -69,22 +69,19 @@ const std::vector<int>& worldHosts() {
 
 std::vector<int> commHosts(const comm::Comm& c) {
   const std::vector<int>& world = worldHosts();
-  std::vector<int> out(c.size);
-  std::vector<std::pair<int, int>> ids;  // (world host id, dense id), few entries
+  static const size_t worldHostIds =
+      world.empty() ? 0 : static_cast<size_t>(*std::max_element(world.begin(), world.end())) + 1;
+  std::vector<int> out(c.size), dense(worldHostIds, -1);
+  int next = 0;
   for (int i = 0; i < c.size; ++i) {
     const int w = c.isInter() ? -1 : c.worldRankOf(i);
     if (w < 0 || w >= static_cast<int>(world.size())) {
       for (int j = 0; j < c.size; ++j) out[j] = j;  // unknown: a host per rank
       return out;
     }
-    const int h = world[w];
-    auto it = std::find_if(ids.begin(), ids.end(), [h](const auto& e) { return e.first == h; });
-    if (it == ids.end()) {
-      ids.push_back({h, static_cast<int>(ids.size())});
-      out[i] = ids.back().second;
-    } else {
-      out[i] = it->second;
-    }
+    int& id = dense[static_cast<size_t>(world[w])];
+    if (id < 0) id = next++;
+    out[i] = id;
   }
   return out;
 }
