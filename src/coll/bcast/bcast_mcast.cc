@@ -17,7 +17,6 @@
 // 6-10), ms, by host / every rank: 1 KiB 0.8-1.2 / 0.5-0.9; 64 KiB 23.9 / 23.7; 1 MiB
 // 373-386 / 372-398 (no loss: the cable carries one copy per host either way); with
 // CCMPI_MCAST_TEST_DROP=0.02, 1 MiB 560-571 / 656-671 (fewer repairs from the root).
-#include <algorithm>
 #include <vector>
 
 #include "coll/algorithm.h"
@@ -65,12 +64,12 @@ int mcastByHost(McastGroup& g, comm::Comm& c, int root, void* data, uint64_t byt
 int bcastMcast(void* buf, int64_t count, MPI_Datatype type, int root, comm::Comm& c) {
   McastGroup* g = mcastGroup(c);
   if (!g) return kDecline;
-  const std::vector<int> hostOf = commHosts(c);
-  // On one host every rank takes the multicast (no cable to spare; a forced multicast
-  // stays one, which is how it is tested on one machine).
-  const bool byHost = sharesHosts(hostOf) && *std::max_element(hostOf.begin(), hostOf.end()) > 0;
   const datatype::Datatype& dt = typeOf(type);
   const uint64_t bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(dt.size());
+  // On one host every rank takes the multicast (no cable to spare; a forced multicast
+  // stays one, which is how it is tested on one machine). Every rank knows bytes.
+  const std::vector<int> hostOf = bytes >= kByHostMin ? commHosts(c) : std::vector<int>();
+  const bool byHost = !hostOf.empty() && sharesHosts(hostOf);
   int rc;
   if (dt.contiguous()) {
     unsigned char* p = static_cast<unsigned char*>(buf) + dt.trueLb();

@@ -89,7 +89,7 @@ std::vector<int> commHosts(const comm::Comm& c) {
 bool sharesHosts(const std::vector<int>& hostOf) {
   int hosts = 0;
   for (int h : hostOf) hosts = std::max(hosts, h + 1);
-  return hosts < static_cast<int>(hostOf.size());
+  return hosts >= 2 && hosts < static_cast<int>(hostOf.size());
 }
 
 const char* phaseSyncName(PhaseSync s) {

@@ -61,7 +61,10 @@ struct RankPhases {
 // the world ranks in order. Unknown (another launcher, ranks of another job, a malformed
 // map): every rank its own host.
 std::vector<int> commHosts(const comm::Comm& c);
-// Whether some ranks of the map share a host (host-level phases pay off).
+// Whether the map has two hosts or more and some ranks share one: where host-level
+// phases (and one multicast receiver per host) apply. All ranks on one host (a job on
+// one machine, as the tests run) keep the rank-level phases: no cable to schedule, and
+// the phased algorithms behave there as they do across hosts of one rank each.
 bool sharesHosts(const std::vector<int>& hostOf);
 
 // The all-to-all phases: phase i - 1 (i = 1..n-1) sends to (rank + i) mod n and receives
