@@ -112,6 +112,14 @@ alltoall                9-*     0-512        bruck                9-*
 alltoall                9-*     512-16383    pairwise             9-*
 alltoall                9-*     16k-*        phased               9-*
 ialltoall               9-*     64k-*        phased               9-*
+# Several ranks per host (9 or more ranks on 2-8 hosts): the phases are host-level
+# (coll/phased/phased.h). 4 emulated hosts x 4 ranks at 25 Mbit/s, 2026-11-26 (drafts,
+# load average 5-7), ms: alltoall 16 KiB phased 283, pairwise 307; 64 KiB phased
+# 1121-1140, pairwise 1317-1404 (host-cable bound 1069); 4 KiB pairwise 71, phased 76-79.
+# Allgather (one copy per host): 16 KiB phased 73, bruck 362; 64 KiB 283-290 vs 1260
+# (bound 267); 256 KiB 1160 vs 1436.
+alltoall                9-*     16k-*        phased               2-8
+allgather               9-*     16k-*        phased               2-8
 # Ranks on 2-8 hosts (the emulated 100 Mbit/s switch, 4 hosts: docs/results/alltoall):
 # Bruck's log2 n rounds forward blocks again, which a link pays for from 1 KiB on (4 hosts,
 # 1 KiB: bruck 356 us, pairwise 285 us; 4 KiB: 1449 vs 1084 us; 16 KiB: 6442 vs 4365 us).

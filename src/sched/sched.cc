@@ -376,4 +376,208 @@ std::string validate(int n, const Pattern& pattern, const Phases& phases, int64_
   return "";
 }
 
+namespace {
+
+// The host pattern (messages between hosts summed per host pair, in the order of the
+// pairs' first messages) and the local messages.
+struct HostPattern {
+  int hosts = 0;
+  Pattern pairs, local;
+  std::vector<int> pairOf;  // per schedulable message between hosts (pattern order): its pair
+};
+
+HostPattern hostPattern(const std::vector<int>& hostOf, const Pattern& pattern) {
+  HostPattern hp;
+  for (int h : hostOf) hp.hosts = std::max(hp.hosts, h + 1);
+  std::map<std::pair<int, int>, int> index;
+  for (const Message& x : pattern) {
+    if (x.src == x.dst || x.bytes <= 0) continue;
+    const int a = hostOf[x.src], b = hostOf[x.dst];
+    if (a == b) {
+      hp.local.push_back(x);
+      continue;
+    }
+    auto [it, fresh] = index.try_emplace({a, b}, static_cast<int>(hp.pairs.size()));
+    if (fresh) hp.pairs.push_back({a, b, 0});
+    hp.pairs[it->second].bytes += x.bytes;
+    hp.pairOf.push_back(it->second);
+  }
+  return hp;
+}
+
+// Expands host phases into rank phases (see HostSchedule).
+HostSchedule expand(const std::vector<int>& hostOf, const Pattern& pattern, HostPattern hp,
+                    Phases hostLevel) {
+  HostSchedule out;
+  out.local = std::move(hp.local);
+  // Local index of each rank on its host, and the largest host's rank count.
+  std::vector<int> localIndex(hostOf.size()), count(hp.hosts, 0);
+  for (size_t r = 0; r < hostOf.size(); ++r) localIndex[r] = count[hostOf[r]]++;
+  const int widest = count.empty() ? 1 : std::max(1, *std::max_element(count.begin(), count.end()));
+  // Host phase of every host pair.
+  std::map<std::pair<int, int>, int> phaseOfPair;
+  for (size_t k = 0; k < hostLevel.size(); ++k)
+    for (const Message& x : hostLevel[k].messages)
+      phaseOfPair[{x.src, x.dst}] = static_cast<int>(k);
+  std::vector<int> pairPhase(hp.pairs.size());
+  for (size_t i = 0; i < hp.pairs.size(); ++i)
+    pairPhase[i] = phaseOfPair.at({hp.pairs[i].src, hp.pairs[i].dst});
+  std::vector<Pattern> bucket(hostLevel.size());
+  size_t j = 0;
+  for (const Message& x : pattern) {
+    if (x.src == x.dst || x.bytes <= 0 || hostOf[x.src] == hostOf[x.dst]) continue;
+    bucket[pairPhase[hp.pairOf[j++]]].push_back(x);
+  }
+  std::vector<int> compact(hostOf.size(), -1);
+  for (size_t k = 0; k < hostLevel.size(); ++k) {
+    Pattern& b = bucket[k];
+    if (hostLevel[k].small) {
+      Phase p;
+      p.small = true;
+      p.messages = std::move(b);
+      out.phases.push_back(std::move(p));
+      out.hostPhase.push_back(static_cast<int>(k));
+      continue;
+    }
+    auto rotation = [&](const Message& x) {
+      return ((localIndex[x.dst] - localIndex[x.src]) % widest + widest) % widest;
+    };
+    std::stable_sort(b.begin(), b.end(),
+                     [&](const Message& x, const Message& y) { return rotation(x) < rotation(y); });
+    // Greedy on the ranks of this host phase only, renumbered from 0.
+    std::vector<int> ranks;
+    Pattern renamed = b;
+    for (Message& x : renamed)
+      for (int* r : {&x.src, &x.dst}) {
+        if (compact[*r] < 0) {
+          compact[*r] = static_cast<int>(ranks.size());
+          ranks.push_back(*r);
+        }
+        *r = compact[*r];
+      }
+    for (int r : ranks) compact[r] = -1;
+    for (Phase& p : greedy(static_cast<int>(ranks.size()), renamed, 0)) {
+      for (Message& x : p.messages) x.src = ranks[x.src], x.dst = ranks[x.dst];
+      out.phases.push_back(std::move(p));
+      out.hostPhase.push_back(static_cast<int>(k));
+    }
+  }
+  out.hostLevel = std::move(hostLevel);
+  return out;
+}
+
+}  // namespace
+
+HostSchedule onHosts(Scheduler s, const std::vector<int>& hostOf, const Pattern& pattern,
+                     int64_t smallThreshold) {
+  HostPattern hp = hostPattern(hostOf, pattern);
+  Phases hostLevel = s == Scheduler::kGreedy ? greedy(hp.hosts, hp.pairs, smallThreshold)
+                                             : allToAllBased(hp.hosts, hp.pairs, smallThreshold);
+  return expand(hostOf, pattern, std::move(hp), std::move(hostLevel));
+}
+
+HostSchedule bestOnHosts(const std::vector<int>& hostOf, const Pattern& pattern,
+                         int64_t smallThreshold, const CostModel& model, Scheduler* which) {
+  HostPattern hp = hostPattern(hostOf, pattern);
+  Scheduler w = Scheduler::kAllToAllBased;
+  Phases hostLevel = best(hp.hosts, hp.pairs, smallThreshold, model, &w);
+  if (which) *which = w;
+  return expand(hostOf, pattern, std::move(hp), std::move(hostLevel));
+}
+
+std::string validateHosts(const std::vector<int>& hostOf, const Pattern& pattern,
+                          const HostSchedule& s, int64_t smallThreshold) {
+  const int n = static_cast<int>(hostOf.size());
+  int hosts = 0;
+  for (int h : hostOf) {
+    if (h < 0) return "a host id is negative";
+    hosts = std::max(hosts, h + 1);
+  }
+  std::map<std::tuple<int, int, int64_t>, int> want, wantLocal;
+  for (const Message& x : pattern) {
+    if (x.src < 0 || x.src >= n || x.dst < 0 || x.dst >= n) return "message outside [0, n)";
+    if (x.src == x.dst || x.bytes <= 0) continue;
+    ++(hostOf[x.src] == hostOf[x.dst] ? wantLocal : want)[{x.src, x.dst, x.bytes}];
+  }
+  for (const Message& x : s.local) {
+    if (x.src < 0 || x.src >= n || x.dst < 0 || x.dst >= n) return "local message outside [0, n)";
+    auto it = wantLocal.find({x.src, x.dst, x.bytes});
+    if (it == wantLocal.end() || it->second == 0)
+      return "local holds a message not within one host of the pattern (or twice)";
+    --it->second;
+  }
+  for (const auto& [key, left] : wantLocal)
+    if (left) return "a message within a host is not in local";
+  if (s.hostPhase.size() != s.phases.size()) return "hostPhase and phases differ in length";
+  std::vector<int> sendsTo(hosts, -1), recvsFrom(hosts, -1);
+  std::map<std::pair<int, int>, int64_t> smallPairs;
+  for (size_t k = 0; k < s.phases.size(); ++k) {
+    const Phase& p = s.phases[k];
+    const std::string where = "phase " + std::to_string(k);
+    if (p.messages.empty()) return where + " is empty";
+    if (k > 0 && s.hostPhase[k] < s.hostPhase[k - 1]) return where + ": host phase goes back";
+    const bool newHostPhase = k == 0 || s.hostPhase[k] != s.hostPhase[k - 1];
+    if (p.small && k + 1 != s.phases.size()) return "the small phase is not the last";
+    if (p.small && !newHostPhase) return "the small phase shares its host phase";
+    if (newHostPhase) {
+      std::fill(sendsTo.begin(), sendsTo.end(), -1);
+      std::fill(recvsFrom.begin(), recvsFrom.end(), -1);
+    } else if (s.phases[k - 1].small) {
+      return where + " shares the small phase's host phase";
+    }
+    std::vector<int> sends(n, 0), recvs(n, 0);
+    for (const Message& x : p.messages) {
+      if (x.src < 0 || x.src >= n || x.dst < 0 || x.dst >= n) return where + ": rank outside";
+      auto it = want.find({x.src, x.dst, x.bytes});
+      if (it == want.end() || it->second == 0)
+        return where + " holds a message not between hosts of the pattern (or twice)";
+      --it->second;
+      const int a = hostOf[x.src], b = hostOf[x.dst];
+      if (p.small) {
+        if ((smallPairs[{a, b}] += x.bytes) >= smallThreshold)
+          return "the small phase holds " + std::to_string(smallPairs[{a, b}]) +
+                 " bytes or more from host " + std::to_string(a) + " to host " + std::to_string(b);
+        continue;
+      }
+      if (++sends[x.src] > 1) return where + ": rank " + std::to_string(x.src) + " sends twice";
+      if (++recvs[x.dst] > 1) return where + ": rank " + std::to_string(x.dst) + " receives twice";
+      if (sendsTo[a] >= 0 && sendsTo[a] != b)
+        return where + ": host " + std::to_string(a) + " sends to hosts " +
+               std::to_string(sendsTo[a]) + " and " + std::to_string(b) + " in one host phase";
+      if (recvsFrom[b] >= 0 && recvsFrom[b] != a)
+        return where + ": host " + std::to_string(b) + " receives from hosts " +
+               std::to_string(recvsFrom[b]) + " and " + std::to_string(a) + " in one host phase";
+      sendsTo[a] = b;
+      recvsFrom[b] = a;
+    }
+  }
+  for (const auto& [key, left] : want)
+    if (left) return "a message between hosts is not scheduled";
+  return "";
+}
+
+RankSteps allToAllOnHosts(const std::vector<int>& hostOf, int rank) {
+  int hosts = 0;
+  for (int h : hostOf) hosts = std::max(hosts, h + 1);
+  std::vector<std::vector<int>> ranksOf(hosts);
+  for (size_t r = 0; r < hostOf.size(); ++r) ranksOf[hostOf[r]].push_back(static_cast<int>(r));
+  size_t widest = 1;
+  for (const auto& v : ranksOf) widest = std::max(widest, v.size());
+  RankSteps out;
+  const int h = hostOf[rank];
+  const std::vector<int>& mine = ranksOf[h];
+  const size_t i = std::find(mine.begin(), mine.end(), rank) - mine.begin();
+  for (int r : mine)
+    if (r != rank) out.local.push_back(r);
+  for (int k = 1; k < hosts; ++k) {
+    const std::vector<int>& to = ranksOf[(h + k) % hosts];
+    const std::vector<int>& from = ranksOf[(h - k + hosts) % hosts];
+    for (size_t d = 0; d < widest; ++d) {
+      const size_t j = (i + d) % widest, f = (i + widest - d) % widest;
+      out.steps.push_back({j < to.size() ? to[j] : -1, f < from.size() ? from[f] : -1});
+    }
+  }
+  return out;
+}
+
 }  // namespace ccmpi::sched

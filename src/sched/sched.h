@@ -24,6 +24,7 @@
 //    than n - 1 phases (plus the small phase).
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ccmpi::sched {
@@ -68,5 +69,56 @@ Phases best(int n, const Pattern& pattern, int64_t smallThreshold, const CostMod
 // sending or receiving twice in a non-small phase, the small phase (at most one, last)
 // holding only messages below the threshold. Returns "" or what is wrong.
 std::string validate(int n, const Pattern& pattern, const Phases& phases, int64_t smallThreshold);
+
+// ---- Host-level schedules ----
+// Several ranks of one host share its cable. A host-level schedule runs the conflict test
+// on hosts: hostOf[r] is the host of rank r (ids in [0, hosts), hosts = 1 + the largest).
+// Messages between two ranks of one host use no cable; they are returned in `local` and
+// not scheduled (the caller moves them outside the phases, through shared memory). The
+// messages between hosts are summed per host pair into a host pattern, which greedy or
+// the all-to-all based scheduler splits into host phases: in a host phase every host
+// sends to at most one host and receives from at most one. A host phase A -> B moves
+// every rank message from a rank of A to a rank of B. It is expanded into rank phases
+// (each rank sends at most one message and receives at most one, as RankPhases need):
+// the messages of the host phase, in the order of their local rotation (the local index
+// of the receiver minus that of the sender, modulo the largest host's rank count), go
+// through greedy on ranks, so a dense L x L block needs L rank phases: the L ranks of A
+// send to the L ranks of B at once, one stream per rank, all of them on the cable A -> B.
+// The host small phase (host pairs with fewer than smallThreshold bytes in all) becomes
+// one rank phase with Phase::small. With one rank per host this is the rank-level
+// schedule.
+struct HostSchedule {
+  Phases phases;               // rank messages, host phase after host phase
+  std::vector<int> hostPhase;  // per entry of phases: its host phase (index in hostLevel)
+  Phases hostLevel;            // the host phases: src/dst are hosts, bytes summed per pair
+  Pattern local;               // messages within one host (pattern order)
+};
+HostSchedule onHosts(Scheduler s, const std::vector<int>& hostOf, const Pattern& pattern,
+                     int64_t smallThreshold);
+// Both schedulers on the host pattern; the cheaper host-level schedule by estimateSeconds.
+HostSchedule bestOnHosts(const std::vector<int>& hostOf, const Pattern& pattern,
+                         int64_t smallThreshold, const CostModel& model,
+                         Scheduler* which = nullptr);
+// Checks a host schedule against its pattern: every message between hosts exactly once
+// in phases and every one within a host exactly once in local; in a rank phase no rank
+// sends or receives twice; in a host phase (the rank phases sharing a hostPhase, which
+// does not decrease) no host sends to two hosts or receives from two hosts; the small
+// phase (at most one, last, a host phase of its own) holds host pairs below the
+// threshold in all. Returns "" or what is wrong.
+std::string validateHosts(const std::vector<int>& hostOf, const Pattern& pattern,
+                          const HostSchedule& s, int64_t smallThreshold);
+
+// One rank's part of the dense all-to-all on hosts, built directly in O(ranks) (no
+// pattern): H - 1 host phases, in host phase k host h sends to host (h + k) mod H; each
+// host phase has L rank phases (L: the largest host's rank count), in rank phase d the
+// rank of local index i sends to local index (i + d) mod L of the receiving host (nothing
+// if that host has fewer ranks). steps[(k - 1) * L + d] = {sendTo, recvFrom} (-1: none);
+// `local` lists the other ranks of this rank's host. hostOf must use every id in
+// [0, H). With one rank per host these are the all-to-all phases {j -> (j + k) mod n}.
+struct RankSteps {
+  std::vector<std::pair<int, int>> steps;
+  std::vector<int> local;
+};
+RankSteps allToAllOnHosts(const std::vector<int>& hostOf, int rank);
 
 }  // namespace ccmpi::sched

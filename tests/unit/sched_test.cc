@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
 #include <random>
+#include <tuple>
 
 #include "sched/files.h"
 #include "sched/sched.h"
@@ -298,6 +300,194 @@ TEST(Sched, EstimateChargesTheBusiestHostOfTheSmallPhase) {
   const CostModel m{1e6, 0.5};
   EXPECT_DOUBLE_EQ(estimateSeconds(p, m), kMB / 1e6 + 350 / 1e6 + 0.5);
   EXPECT_DOUBLE_EQ(estimateSeconds({p[0]}, m), kMB / 1e6);
+}
+
+// ---- host-level schedules ----
+
+// hosts x perHost ranks, ranks of a host consecutive.
+std::vector<int> blockHosts(int hosts, int perHost) {
+  std::vector<int> h;
+  for (int a = 0; a < hosts; ++a) h.insert(h.end(), perHost, a);
+  return h;
+}
+
+Pattern densePattern(int n, int64_t bytes) {
+  Pattern p;
+  for (int s = 0; s < n; ++s)
+    for (int d = 0; d < n; ++d)
+      if (s != d) p.push_back({s, d, bytes});
+  return p;
+}
+
+TEST(SchedHosts, DenseAlltoallOnFourHostsOfFour) {
+  const std::vector<int> hostOf = blockHosts(4, 4);
+  const Pattern p = densePattern(16, 64 * kKB);
+  for (Scheduler which : {Scheduler::kGreedy, Scheduler::kAllToAllBased}) {
+    const HostSchedule s = onHosts(which, hostOf, p, 4096);
+    ASSERT_EQ(validateHosts(hostOf, p, s, 4096), "") << schedulerName(which);
+    EXPECT_EQ(s.local.size(), 4u * 4 * 3) << schedulerName(which);
+    // Host pairs exchange 16 blocks each: 3 host phases (every host sends to another
+    // host and receives from a third), each of 4 rank phases of 4 blocks a host pair.
+    ASSERT_EQ(s.hostLevel.size(), 3u) << schedulerName(which);
+    for (const Phase& h : s.hostLevel) {
+      EXPECT_EQ(h.messages.size(), 4u);
+      for (const Message& x : h.messages) EXPECT_EQ(x.bytes, 16 * 64 * kKB);
+    }
+    ASSERT_EQ(s.phases.size(), 12u) << schedulerName(which);
+    for (const Phase& r : s.phases) EXPECT_EQ(r.messages.size(), 16u);
+  }
+}
+
+TEST(SchedHosts, OneRankPerHostIsTheRankSchedule) {
+  std::mt19937 rng(7);
+  for (int iter = 0; iter < 40; ++iter) {
+    const int n = 2 + static_cast<int>(rng() % 20);
+    const Pattern p = randomPattern(&rng, n, 0.6, 0);
+    std::vector<int> hostOf(n);
+    std::iota(hostOf.begin(), hostOf.end(), 0);
+    for (Scheduler which : {Scheduler::kGreedy, Scheduler::kAllToAllBased}) {
+      const HostSchedule s = onHosts(which, hostOf, p, 4096);
+      const Phases r = which == Scheduler::kGreedy ? greedy(n, p, 4096) : allToAllBased(n, p, 4096);
+      ASSERT_EQ(validateHosts(hostOf, p, s, 4096), "");
+      EXPECT_TRUE(s.local.empty());
+      ASSERT_EQ(s.phases.size(), r.size()) << "iteration " << iter;
+      for (size_t k = 0; k < r.size(); ++k) {
+        auto key = [](const Message& a, const Message& b) {
+          return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
+        };
+        std::vector<Message> got = s.phases[k].messages, want = r[k].messages;
+        std::sort(got.begin(), got.end(), key);
+        std::sort(want.begin(), want.end(), key);
+        ASSERT_EQ(got, want) << "iteration " << iter << ", phase " << k;
+        EXPECT_EQ(s.phases[k].small, r[k].small);
+      }
+    }
+  }
+}
+
+TEST(SchedHosts, RandomPatternsOnRandomHostsKeepTheInvariants) {
+  std::mt19937 rng(2026);
+  for (int iter = 0; iter < 200; ++iter) {
+    const int n = 2 + static_cast<int>(rng() % 40);
+    const int hosts = 1 + static_cast<int>(rng() % std::min(n, 9));
+    std::vector<int> hostOf(n);
+    for (int r = 0; r < n; ++r) hostOf[r] = r < hosts ? r : static_cast<int>(rng() % hosts);
+    std::shuffle(hostOf.begin(), hostOf.end(), rng);
+    Pattern p = iter % 2 ? randomPattern(&rng, n, 0.5, 0) : randomPattern(&rng, n, 0, 3);
+    if (iter % 5 == 0) p.push_back(p.empty() ? Message{0, 1, 5} : p[0]);  // a repeated pair
+    const int64_t threshold = iter % 3 == 0 ? 0 : 20000;
+    CostModel model;
+    Scheduler w;
+    for (int which = 0; which < 3; ++which) {
+      const HostSchedule s = which == 2
+                                 ? bestOnHosts(hostOf, p, threshold, model, &w)
+                                 : onHosts(which ? Scheduler::kAllToAllBased : Scheduler::kGreedy,
+                                           hostOf, p, threshold);
+      ASSERT_EQ(validateHosts(hostOf, p, s, threshold), "")
+          << "iteration " << iter << ", scheduler " << which;
+      // Host pairs are unique in the host pattern: the all-to-all based scheduler needs at
+      // most hosts - 1 host phases (plus the small one).
+      size_t big = 0;
+      for (const Phase& h : s.hostLevel) big += h.small ? 0 : 1;
+      if (which == 1) {
+        EXPECT_LE(big, static_cast<size_t>(std::max(hosts - 1, 0)));
+      }
+      // A host phase's rank phases: greedy's bound on its busiest rank.
+      for (size_t k = 0; k < s.hostLevel.size(); ++k) {
+        if (s.hostLevel[k].small) continue;
+        std::vector<int> out(n, 0), in(n, 0);
+        size_t phases = 0;
+        for (size_t j = 0; j < s.phases.size(); ++j) {
+          if (s.hostPhase[j] != static_cast<int>(k)) continue;
+          ++phases;
+          for (const Message& x : s.phases[j].messages) ++out[x.src], ++in[x.dst];
+        }
+        const int bound =
+            *std::max_element(out.begin(), out.end()) + *std::max_element(in.begin(), in.end()) - 1;
+        EXPECT_LE(phases, static_cast<size_t>(std::max(bound, 1)));
+      }
+    }
+  }
+}
+
+TEST(SchedHosts, DirectAllToAllOnHostsIsAValidHostSchedule) {
+  // Even and uneven hosts, ranks of a host consecutive or interleaved.
+  const std::vector<std::vector<int>> maps = {blockHosts(4, 4),   blockHosts(3, 1),
+                                              {0, 1, 0, 1, 0, 1}, {0, 0, 0, 1, 2, 2},
+                                              {2, 0, 1, 0, 1},    {0, 0, 0, 0}};
+  for (const std::vector<int>& hostOf : maps) {
+    const int n = static_cast<int>(hostOf.size());
+    const Pattern p = densePattern(n, 1000);
+    const int hosts = 1 + *std::max_element(hostOf.begin(), hostOf.end());
+    const size_t perHostPhase =
+        hosts > 1 ? allToAllOnHosts(hostOf, 0).steps.size() / (hosts - 1) : 1;
+    HostSchedule s;
+    for (int r = 0; r < n; ++r) {
+      const RankSteps rs = allToAllOnHosts(hostOf, r);
+      if (r == 0) {
+        s.phases.resize(rs.steps.size());
+        s.hostPhase.resize(rs.steps.size());
+      }
+      ASSERT_EQ(rs.steps.size(), s.phases.size()) << "every rank has every phase";
+      for (size_t k = 0; k < rs.steps.size(); ++k) {
+        s.hostPhase[k] = static_cast<int>(k / perHostPhase);
+        if (rs.steps[k].first >= 0) s.phases[k].messages.push_back({r, rs.steps[k].first, 1000});
+      }
+      for (int peer : rs.local) s.local.push_back({r, peer, 1000});
+      // Receives mirror the sends: whoever sends to r in phase k is r's recvFrom there.
+      for (int q = 0; q < n && r == n - 1; ++q) {
+        const RankSteps qs = allToAllOnHosts(hostOf, q);
+        for (size_t k = 0; k < qs.steps.size(); ++k) {
+          const int to = qs.steps[k].first;
+          if (to >= 0) {
+            EXPECT_EQ(allToAllOnHosts(hostOf, to).steps[k].second, q);
+          }
+        }
+      }
+    }
+    // Rank phases where nobody sends (uneven hosts) are dropped for the check.
+    HostSchedule t;
+    for (size_t k = 0; k < s.phases.size(); ++k)
+      if (!s.phases[k].messages.empty()) {
+        t.phases.push_back(s.phases[k]);
+        t.hostPhase.push_back(s.hostPhase[k]);
+      }
+    t.local = s.local;
+    EXPECT_EQ(validateHosts(hostOf, p, t, 0), "") << "hosts of " << n << " ranks";
+  }
+}
+
+TEST(SchedHosts, ValidateCatchesHostConflicts) {
+  const std::vector<int> hostOf = {0, 0, 1, 1, 2, 2};
+  // Ranks 0 and 1 (host 0) send to hosts 1 and 2 in one host phase: rank-level fine,
+  // two streams leave host 0.
+  const Pattern p = {{0, 2, kMB}, {1, 4, kMB}, {0, 1, kMB}};
+  HostSchedule s;
+  s.phases = {{{{0, 2, kMB}, {1, 4, kMB}}, false}};
+  s.hostPhase = {0};
+  s.local = {{0, 1, kMB}};
+  EXPECT_NE(validateHosts(hostOf, p, s, 0).find("host 0 sends to hosts 1 and 2"),
+            std::string::npos);
+  // The same in two rank phases of one host phase is still a conflict; in two host
+  // phases it is fine.
+  s.phases = {{{{0, 2, kMB}}, false}, {{{1, 4, kMB}}, false}};
+  s.hostPhase = {0, 0};
+  EXPECT_NE(validateHosts(hostOf, p, s, 0), "");
+  s.hostPhase = {0, 1};
+  EXPECT_EQ(validateHosts(hostOf, p, s, 0), "");
+  // A local message in the phases, or missing from local.
+  s.local.clear();
+  EXPECT_EQ(validateHosts(hostOf, p, s, 0), "a message within a host is not in local");
+  s.phases.push_back({{{0, 1, kMB}}, false});
+  s.hostPhase.push_back(2);
+  EXPECT_NE(validateHosts(hostOf, p, s, 0), "");
+  // Receiving from two hosts in one host phase.
+  const Pattern q = {{0, 4, kMB}, {2, 5, kMB}};
+  HostSchedule t;
+  t.phases = {{{{0, 4, kMB}, {2, 5, kMB}}, false}};
+  t.hostPhase = {0};
+  EXPECT_NE(validateHosts(hostOf, q, t, 0).find("host 2 receives from hosts 0 and 1"),
+            std::string::npos);
 }
 
 TEST(SchedFiles, PatternAndScheduleRoundTrip) {

@@ -3,6 +3,8 @@
 // "phased" uses CCMPI_PHASE_SYNC (default: the receiver-ready signal), "phased_barrier"
 // the paper's barrier between phases. No cable ever carries two blocks at once, which is
 // what large blocks on a switched Ethernet need; small blocks pay the synchronization.
+// Where ranks share hosts the phases are between hosts (phased.h): host A's ranks take
+// turns over host B's ranks, and blocks within a host move outside the phases.
 #include "coll/nb_algorithms.h"
 #include "coll/phased/phased.h"
 
@@ -12,7 +14,7 @@ namespace {
 int alltoallPhased(Plan& p, PhaseSync sync) {
   const CollArgs& a = p.args;
   addPhasedAlltoall(
-      *p.schedule, allToAllRankPhases(p.comm.size, p.comm.rank), sync, a.sendbuf == MPI_IN_PLACE,
+      *p.schedule, allToAllRankPhases(p.comm, p.comm.rank), sync, a.sendbuf == MPI_IN_PLACE,
       [&](int i) { return alltoallSendBlock(a, i); },
       [&](int i) { return alltoallRecvBlock(a, i); });
   return MPI_SUCCESS;

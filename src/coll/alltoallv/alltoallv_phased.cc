@@ -2,7 +2,8 @@
 // knows only its own counts, so the ranks first allgather every rank's send sizes (a
 // Bruck allgather of n byte counts each), then every rank runs the same scheduler on the
 // same global pattern (coll/phased/phased.h: the cheaper of greedy and all-to-all based),
-// and the data moves in contention-free phases. When the largest message of the pattern
+// and the data moves in contention-free phases (host-level where ranks share hosts:
+// coll/phased/phased.h). When the largest message of the pattern
 // is below CCMPI_PHASED_MIN bytes (default 8192), phases cost more than they save and the
 // blocks move in one linear round instead; that decision, too, is taken from the gathered
 // pattern, which every rank holds.
@@ -286,7 +287,7 @@ int alltoallvPhasedSchedule(Plan& p) {
     int64_t largest = 0;
     for (const sched::Message& m : pattern) largest = std::max(largest, m.bytes);
     if (largest < phasedMin()) return addLinear(inner, call);
-    addPhased(inner, call, rankPhasesOf(schedulePattern(n, pattern), r));
+    addPhased(inner, call, scheduleRankPhases(inner.comm(), pattern, r));
   });
   return MPI_SUCCESS;
 }
@@ -365,7 +366,7 @@ int alltoallvPhasedCachedSchedule(Plan& p) {
     const int n2 = inner.size(), r2 = inner.rank();
     CacheEntry e;
     e.row = call->row;
-    e.phases = rankPhasesOf(schedulePattern(n2, gatheredPattern(*call, n2, r2)), r2);
+    e.phases = scheduleRankPhases(inner.comm(), gatheredPattern(*call, n2, r2), r2);
     e.lastUse = ++cache->clock;
     stats().missSeconds += nowSeconds() - call->t0;
     addPhased(inner, call, e.phases);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 #include "base/link.h"
 #include "base/tunables.h"
@@ -25,7 +26,71 @@ Tunable<double> kPhaseSyncUs(
     "CCMPI_PHASE_SYNC_US", 200,
     "scheduler cost model: microseconds one phase boundary costs (greedy vs all-to-all based)");
 
+Tunable<std::string> kHostMap(
+    "CCMPI_HOST_MAP", "",
+    "the host of every world rank for the phased algorithms, \"HOST*COUNT,...\" in rank order "
+    "(emulated hosts, for tests); default: the launcher's CCMPI_RANK_HOSTS");
+
+// "HOST*COUNT,..." expanded; empty when malformed.
+std::vector<int> parseHostMap(const char* v) {
+  std::vector<int> out;
+  if (!v || !*v) return out;
+  std::istringstream in(v);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    int host = -1;
+    long count = 0;
+    char extra = 0;
+    if (sscanf(item.c_str(), "%d*%ld%c", &host, &count, &extra) != 2 || host < 0 || count < 1 ||
+        static_cast<long>(out.size()) + count > (1L << 24))
+      return {};
+    out.insert(out.end(), static_cast<size_t>(count), host);
+  }
+  return out;
+}
+
+const std::vector<int>& worldHosts() {
+  static const std::vector<int> hosts = [] {
+    const std::string& m = kHostMap.get();
+    if (!m.empty()) {
+      std::vector<int> v = parseHostMap(m.c_str());
+      if (v.empty())
+        fprintf(stderr, "ccmpi: warning: CCMPI_HOST_MAP=%s is not HOST*COUNT,...; ignored\n",
+                m.c_str());
+      else
+        return v;
+    }
+    return parseHostMap(getenv("CCMPI_RANK_HOSTS"));
+  }();
+  return hosts;
+}
+
 }  // namespace
+
+std::vector<int> commHosts(const comm::Comm& c) {
+  const std::vector<int>& world = worldHosts();
+  static const size_t worldHostIds =
+      world.empty() ? 0 : static_cast<size_t>(*std::max_element(world.begin(), world.end())) + 1;
+  std::vector<int> out(c.size), dense(worldHostIds, -1);
+  int next = 0;
+  for (int i = 0; i < c.size; ++i) {
+    const int w = c.isInter() ? -1 : c.worldRankOf(i);
+    if (w < 0 || w >= static_cast<int>(world.size())) {
+      for (int j = 0; j < c.size; ++j) out[j] = j;  // unknown: a host per rank
+      return out;
+    }
+    int& id = dense[static_cast<size_t>(world[w])];
+    if (id < 0) id = next++;
+    out[i] = id;
+  }
+  return out;
+}
+
+bool sharesHosts(const std::vector<int>& hostOf) {
+  int hosts = 0;
+  for (int h : hostOf) hosts = std::max(hosts, h + 1);
+  return hosts >= 2 && hosts < static_cast<int>(hostOf.size());
+}
 
 const char* phaseSyncName(PhaseSync s) {
   switch (s) {
@@ -59,20 +124,61 @@ int64_t phaseSmallThreshold() {
   return t;
 }
 
-sched::Phases schedulePattern(int n, const sched::Pattern& pattern, sched::Scheduler* which) {
+namespace {
+const sched::CostModel& costModel() {
   static const sched::CostModel model = [] {
     sched::CostModel m;
     m.bytesPerSecond = tcpPayloadBytesPerSecond(linkMbits());
     m.syncSeconds = std::max(0.0, kPhaseSyncUs.get()) * 1e-6;
     return m;
   }();
-  return sched::best(n, pattern, phaseSmallThreshold(), model, which);
+  return model;
+}
+}  // namespace
+
+sched::Phases schedulePattern(int n, const sched::Pattern& pattern, sched::Scheduler* which) {
+  return sched::best(n, pattern, phaseSmallThreshold(), costModel(), which);
+}
+
+sched::HostSchedule schedulePatternOnHosts(const std::vector<int>& hostOf,
+                                           const sched::Pattern& pattern, sched::Scheduler* which) {
+  return sched::bestOnHosts(hostOf, pattern, phaseSmallThreshold(), costModel(), which);
 }
 
 RankPhases allToAllRankPhases(int n, int rank) {
   RankPhases rp;
   rp.phases.resize(n > 1 ? n - 1 : 0);
   for (int i = 1; i < n; ++i) rp.phases[i - 1] = {(rank + i) % n, (rank - i + n) % n};
+  return rp;
+}
+
+RankPhases scheduleRankPhases(const comm::Comm& c, const sched::Pattern& pattern, int rank) {
+  const std::vector<int> hosts = commHosts(c);
+  if (sharesHosts(hosts)) return rankPhasesOf(schedulePatternOnHosts(hosts, pattern), rank);
+  return rankPhasesOf(schedulePattern(c.size, pattern), rank);
+}
+
+RankPhases allToAllRankPhases(const comm::Comm& c, int rank) {
+  const std::vector<int> hosts = commHosts(c);
+  return sharesHosts(hosts) ? allToAllRankPhases(hosts, rank) : allToAllRankPhases(c.size, rank);
+}
+
+RankPhases allToAllRankPhases(const std::vector<int>& hostOf, int rank) {
+  const sched::RankSteps st = sched::allToAllOnHosts(hostOf, rank);
+  RankPhases rp;
+  rp.phases.reserve(st.steps.size());
+  for (const auto& [to, from] : st.steps) rp.phases.push_back({to, from});
+  rp.localSendTo = st.local;
+  rp.localRecvFrom = st.local;
+  return rp;
+}
+
+RankPhases rankPhasesOf(const sched::HostSchedule& hs, int rank) {
+  RankPhases rp = rankPhasesOf(hs.phases, rank);
+  for (const sched::Message& m : hs.local) {
+    if (m.src == rank) rp.localSendTo.push_back(m.dst);
+    if (m.dst == rank) rp.localRecvFrom.push_back(m.src);
+  }
   return rp;
 }
 
@@ -154,6 +260,15 @@ void addPhasedAlltoall(Schedule& s, const RankPhases& rp, PhaseSync sync, bool i
 void addPhasedExchange(Schedule& s, const RankPhases& rp, PhaseSync sync,
                        const std::vector<Block>& out, const std::function<Block(int)>& recvBlock) {
   s.endRound();
+  // Messages within the host go with the first round (they use no cable).
+  for (int from : rp.localRecvFrom) {
+    const Block b = recvBlock(from);
+    s.recv(b.addr, b.count, b.type, from);
+  }
+  for (int to : rp.localSendTo) {
+    const Block& b = out[to];
+    s.send(b.addr, b.count, b.type, to);
+  }
   const size_t nPhases = rp.phases.size();
   for (size_t k = 0; k < nPhases; ++k) {
     const RankPhases::Step& st = rp.phases[k];

@@ -15,6 +15,12 @@
 //    cable, and a phase costs one message latency instead of a barrier's log2(n).
 // CCMPI_PHASE_SYNC=ready|barrier|none sets the synchronization of the phased algorithms
 // that do not name one (none: phases only order the messages, like pairwise exchange).
+//
+// Ranks that share a host share its cable: when they do (commHosts), the phases are
+// host-level (sched.h, HostSchedule): in a host phase every host sends to one host and
+// receives from one, its ranks taking turns over the other host's ranks, and messages
+// between ranks of one host go outside the phases (posted with the first phase; they take
+// shared memory, or TCP loopback, not the cable).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -44,13 +50,31 @@ struct RankPhases {
   std::vector<Step> phases;
   std::vector<int> smallSendTo, smallRecvFrom;
   bool hasSmall = false;
+  // Messages to and from ranks of the same host: outside the phases.
+  std::vector<int> localSendTo, localRecvFrom;
 };
+
+// The host of every rank of c: ids 0, 1, ... in the order of each host's lowest rank;
+// ranks share an id iff they share a host. The one place that says which ranks share a
+// host (a topology module may replace it). The source: CCMPI_HOST_MAP if set (emulated
+// hosts, for tests), else the launcher's CCMPI_RANK_HOSTS; both "HOST*COUNT,..." over
+// the world ranks in order. Unknown (another launcher, ranks of another job, a malformed
+// map): every rank its own host.
+std::vector<int> commHosts(const comm::Comm& c);
+// Whether the map has two hosts or more and some ranks share one: where host-level
+// phases (and one multicast receiver per host) apply. All ranks on one host (a job on
+// one machine, as the tests run) keep the rank-level phases: no cable to schedule, and
+// the phased algorithms behave there as they do across hosts of one rank each.
+bool sharesHosts(const std::vector<int>& hostOf);
 
 // The all-to-all phases: phase i - 1 (i = 1..n-1) sends to (rank + i) mod n and receives
 // from (rank - i) mod n.
 RankPhases allToAllRankPhases(int n, int rank);
+// The same on hosts (sched::allToAllOnHosts): host phases, local messages outside.
+RankPhases allToAllRankPhases(const std::vector<int>& hostOf, int rank);
 // This rank's part of a schedule computed for the whole communicator.
 RankPhases rankPhasesOf(const sched::Phases& phases, int rank);
+RankPhases rankPhasesOf(const sched::HostSchedule& hs, int rank);
 
 // Checks that a schedule moves exactly this rank's messages: for every peer p != rank, a
 // message rank -> p of sendBytes(p) bytes is in it iff sendBytes(p) > 0, and likewise for
@@ -80,6 +104,15 @@ void addDisseminationBarrier(Schedule& s);
 // synchronization cost CCMPI_PHASE_SYNC_US (default 200).
 sched::Phases schedulePattern(int n, const sched::Pattern& pattern,
                               sched::Scheduler* which = nullptr);
+// The same on hosts (sched::bestOnHosts).
+sched::HostSchedule schedulePatternOnHosts(const std::vector<int>& hostOf,
+                                           const sched::Pattern& pattern,
+                                           sched::Scheduler* which = nullptr);
 int64_t phaseSmallThreshold();
+// This rank's part of the schedule of a global pattern on c: host-level where ranks of c
+// share hosts (commHosts), else rank-level.
+RankPhases scheduleRankPhases(const comm::Comm& c, const sched::Pattern& pattern, int rank);
+// This rank's part of the all-to-all phases on c, host-level where ranks share hosts.
+RankPhases allToAllRankPhases(const comm::Comm& c, int rank);
 
 }  // namespace ccmpi::coll
