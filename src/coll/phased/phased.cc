@@ -11,6 +11,7 @@
 #include "base/link.h"
 #include "base/tunables.h"
 #include "coll/nb_algorithms.h"
+#include "runtime/runtime.h"
 
 namespace ccmpi::coll {
 namespace {
@@ -29,7 +30,8 @@ Tunable<double> kPhaseSyncUs(
 Tunable<std::string> kHostMap(
     "CCMPI_HOST_MAP", "",
     "the host of every world rank for the phased algorithms, \"HOST*COUNT,...\" in rank order "
-    "(emulated hosts, for tests); default: the launcher's CCMPI_RANK_HOSTS");
+    "(emulated hosts, for tests); default: the hosts the ranks share memory on (as the "
+    "shared-memory transport sees them: CCMPI_SHM_ISLAND splits hosts too)");
 
 // "HOST*COUNT,..." expanded; empty when malformed.
 std::vector<int> parseHostMap(const char* v) {
@@ -60,7 +62,7 @@ const std::vector<int>& worldHosts() {
       else
         return v;
     }
-    return parseHostMap(getenv("CCMPI_RANK_HOSTS"));
+    return runtime::worldHosts();
   }();
   return hosts;
 }
