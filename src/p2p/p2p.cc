@@ -1005,6 +1005,13 @@ int startSend(Request* s) {
     h.type = transport::FrameType::kEager;
     h.payloadLen = s->bytes;
     h.a = s->wireId;
+    if (viaShm(dest) && (s->dt->contiguous() || s->bytes == 0) &&
+        g.shm->trySendNow(dest, h, static_cast<const unsigned char*>(s->buf) + s->dt->trueLb(),
+                          s->bytes)) {
+      // Written into the peer's ring at once: no frame object, the send is complete.
+      completeRequest(s);
+      return MPI_SUCCESS;
+    }
     auto* f = new MsgFrame;
     compress::DataType ctype;
     const bool code = !viaShm(dest) && compress_channel::eligible(s->dt, s->bytes, &ctype) &&

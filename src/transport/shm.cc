@@ -515,6 +515,27 @@ void ShmTransport::send(int peer, OutFrame* f) {
   if (!o.flushing) flush(o);
 }
 
+bool ShmTransport::trySendNow(int peer, const FrameHeader& h, const void* payload, size_t len) {
+  Out& o = out_[static_cast<size_t>(slotOf_[static_cast<size_t>(peer)])];
+  if (!o.q.empty() || o.flushing) return false;
+  const uint64_t cap = o.ctl->ringBytes;
+  const uint64_t need = kHeaderBytes + len;
+  if (cap - (o.tail - o.headSeen) < need) {
+    o.headSeen = o.ring->head.load(std::memory_order_acquire);
+    if (cap - (o.tail - o.headSeen) < need) return false;
+  }
+  unsigned char hdr[kHeaderBytes];
+  encodeHeader(h, hdr);
+  copyIn(o.data, cap, o.tail, hdr, kHeaderBytes);
+  if (len) copyIn(o.data, cap, o.tail + kHeaderBytes, payload, len);
+  o.tail += need;
+  o.ring->tail.store(o.tail, std::memory_order_release);
+  o.published = o.tail;
+  ++framesSent_;
+  wake(slotOf_[static_cast<size_t>(peer)]);
+  return true;
+}
+
 void ShmTransport::flush(Out& o) {
   const uint64_t cap = o.ctl->ringBytes;
   o.flushing = true;

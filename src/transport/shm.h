@@ -78,6 +78,9 @@ class ShmTransport {
   const std::vector<int>& local() const { return local_; }
   // Queues f for peer (has(peer) holds); writes it at once when the ring has room.
   void send(int peer, OutFrame* f);
+  // Writes a frame (header + one payload piece) straight into peer's ring when nothing is
+  // queued for it and the ring has room for all of it; false (nothing written) otherwise.
+  bool trySendNow(int peer, const FrameHeader& h, const void* payload, size_t len);
   // Reads the frames that arrived, writes queued output; returns the number of frames
   // handled (0 when there was nothing to do). Called by the progress engine on every poll.
   int poll();
