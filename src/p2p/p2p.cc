@@ -129,6 +129,8 @@ struct State {
 
 State g;
 
+void splitPartDone(Request* s);  // split single-copy sends (startSplit)
+
 // The transport is chosen per peer: shared memory for the ranks of this host, TCP for the
 // others. Every frame to one peer takes the same way, so frames stay in order.
 bool viaShm(int peer) {
@@ -282,7 +284,10 @@ class DataStream final : public transport::OutFrame {
     return true;
   }
   void written() override {
-    completeRequest(req_);
+    if (req_->splitWait)
+      splitPartDone(req_);
+    else
+      completeRequest(req_);
     delete this;
   }
   void prepare() override {
@@ -446,12 +451,31 @@ void startSplit(Request* r, int srcWorld, uint64_t sreq, int pid, uint64_t cmaAd
   ++g.counters.cmaSplit;
   ++g.counters.cmaPulled;
   r->arrived = at;  // the second half follows (kCmaDone or DATA frames from `at`)
+  // The sender's buffer may be reused from now on.
+  transport::FrameHeader d;
+  d.type = transport::FrameType::kCmaDone;
+  d.src = g.me;
+  d.a = sreq;
+  d.msgSize = at;
+  sendControl(srcWorld, d);
+}
+
+// One part of a split send is copied (ours, or the receiver's read of its part): the send
+// completes when both are, since the receiver reads from our buffer until it says so.
+void splitPartDone(Request* s) {
+  if (s->splitWait > 0 && --s->splitWait > 0) return;
+  unregisterId(s);
+  completeRequest(s);
 }
 
 // The sender's part of a split transfer (see startSplit).
 void splitSend(int peer, const transport::FrameHeader& h, Request* s) {
   const uint64_t len = s->accepted - h.offset;
   const unsigned char* src = static_cast<const unsigned char*>(s->buf) + s->dt->trueLb() + h.offset;
+  s->phase = Request::Phase::kStreaming;
+  s->splitWait = 2;
+  s->id = s->wireId;  // the receiver's kCmaDone names it
+  g.byId[s->id] = s;
   if (const int pid = cmaPidOf(peer)) {
     const int err = transport::cma::write(pid, s->splitAddr, src, len);
     if (err == 0) {
@@ -462,7 +486,7 @@ void splitSend(int peer, const transport::FrameHeader& h, Request* s) {
       d.offset = h.offset;
       d.msgSize = len;
       sendControl(peer, d);
-      completeRequest(s);
+      splitPartDone(s);
       return;
     }
     log::warn(
@@ -471,7 +495,6 @@ void splitSend(int peer, const transport::FrameHeader& h, Request* s) {
         static_cast<unsigned long long>(len), peer, strerror(err));
     disableCmaOf(peer);
   }
-  s->phase = Request::Phase::kStreaming;
   route(peer, new DataStream(s, h.offset));
 }
 
@@ -788,6 +811,15 @@ class Sink final : public transport::Sink {
         return 0;
       }
       case FrameType::kCmaDone: {
+        if (h.a != 0) {
+          // The receiver has read its part of a split send.
+          auto it = g.byId.find(h.a);
+          if (it == g.byId.end() || it->second->kind != Request::Kind::kSend ||
+              it->second->splitWait == 0 || it->second->peer != peer)
+            return setErrorCause(MPI_ERR_INTERN, "single-copy completion for no split send");
+          splitPartDone(it->second);
+          return 0;
+        }
         auto it = g.byId.find(h.b);
         if (it == g.byId.end())
           return setErrorCause(MPI_ERR_INTERN, "single-copy completion for unknown request");

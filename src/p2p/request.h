@@ -75,6 +75,7 @@ struct Request {
   uint64_t accepted = 0;       // bytes the receiver accepted (send side)
   uint64_t arrived = 0;        // payload bytes arrived (receive side)
   uint64_t splitAddr = 0;      // split single-copy send: where the receiver wants our second part
+  uint8_t splitWait = 0;  // split single-copy send: parts not yet copied (ours, the receiver's)
   std::vector<unsigned char> staging;  // non-contiguous chunks / owned eager copies
   Request* selfPeer = nullptr;         // self rendezvous: the sender waiting for the match
 

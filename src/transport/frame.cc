@@ -107,7 +107,7 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
       break;
     case FrameType::kCmaDone:
       if (f.payloadLen != 0 || f.flags != 0 || f.msgSize == 0 || f.offset > lim.maxMessage ||
-          f.msgSize > lim.maxMessage - f.offset)
+          f.msgSize > lim.maxMessage - f.offset || (f.a == 0) == (f.b == 0))
         return bad("single-copy completion fields");
       break;
     case FrameType::kData:

@@ -31,8 +31,9 @@ enum class FrameType : uint8_t {
   // in b and a = 1 when the unmatched message was removed, 0 when it was already matched
   kCancelReq = 23,
   kCancelAck = 24,
-  // a split single-copy transfer (p2p.cc): the sender has written bytes [offset, offset +
-  // msgSize) of the message into the receiver's buffer; b = the receiver's request id
+  // a split single-copy transfer (p2p.cc): one side has copied its part, bytes [offset,
+  // offset + msgSize) of the message: to the receiver (b = its request id) the sender has
+  // written them, to the sender (a = its request id) the receiver has read them
   kCmaDone = 25,
 };
 
