@@ -166,11 +166,36 @@ transport::ShmTransport& shmTransport() {
   return rt().shm;
 }
 
+const std::vector<int>& launcherPlacement() {
+  static const std::vector<int> hosts = [] {
+    std::vector<int> out;
+    const char* v = getenv("CCMPI_RANK_HOSTS");
+    for (const char* at = v ? v : ""; *at;) {
+      char* end = nullptr;
+      const long host = strtol(at, &end, 10);
+      if (end == at || *end != '*' || host < 0) return std::vector<int>();
+      at = end + 1;
+      const long count = strtol(at, &end, 10);
+      if (end == at || count < 1 || static_cast<long>(out.size()) + count > (1L << 24))
+        return std::vector<int>();
+      out.insert(out.end(), static_cast<size_t>(count), static_cast<int>(host));
+      at = *end == ',' ? end + 1 : end;
+      if (*end != ',' && *end != '\0') return std::vector<int>();
+    }
+    return out;
+  }();
+  return hosts;
+}
+
 const std::vector<int>& worldHosts() {
   Runtime& r = rt();
   if (!r.hosts.empty()) return r.hosts;
   r.hosts.assign(static_cast<size_t>(r.size), 0);
   if (r.size > 1) {
+    // Two ranks share a host when they share memory and the launcher placed them on one
+    // host (a hostfile may name one machine twice, as tests of several hosts do).
+    const std::vector<int>& placed = launcherPlacement();
+    const bool usePlacement = static_cast<int>(placed.size()) == r.size;
     std::map<std::string, int> ids;
     for (int p = 0; p < r.size; ++p) {
       std::string key;
@@ -178,6 +203,7 @@ const std::vector<int>& worldHosts() {
         key = transport::shmHostKeyOf(p);
       else if (r.pmi.get("ccmpi.host." + std::to_string(p), &key) != 0 || key.empty())
         key = "rank." + std::to_string(p);  // unknown (another process manager's rank)
+      if (usePlacement) key = std::to_string(placed[static_cast<size_t>(p)]) + "/" + key;
       r.hosts[static_cast<size_t>(p)] =
           ids.emplace(key, static_cast<int>(ids.size())).first->second;
     }

@@ -26,9 +26,13 @@ int worldSize();
 const std::string& processorName();
 // The host of every world rank, numbered 0, 1, ... in order of the lowest rank on each; the
 // same at every rank. Ranks share a host when they share memory (transport/shm.h: boot id,
-// network namespace, host name; CCMPI_SHM_ISLAND splits hosts). Gathered through PMI on
-// the first call (one lookup per rank), so call it only where hosts matter.
+// network namespace, host name; CCMPI_SHM_ISLAND splits hosts) and the launcher placed
+// them on one host (launcherPlacement). Gathered through PMI on the first call (one
+// lookup per rank), so call it only where hosts matter.
 const std::vector<int>& worldHosts();
+// The launcher's host of every world rank (mpirun's CCMPI_RANK_HOSTS, "HOST*COUNT,..." in
+// rank order); empty when missing or malformed (another launcher).
+const std::vector<int>& launcherPlacement();
 // The number of hosts in worldHosts().
 int worldHostCount();
 
