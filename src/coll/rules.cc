@@ -279,9 +279,6 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
   return true;
 }
 
-namespace {
-// The host of every world rank from CCMPI_RANK_HOSTS (mpirun: "HOST*COUNT,..." in rank
-// order); empty when it is missing or malformed (another launcher).
 const std::vector<int>& worldRankHosts() {
   static const std::vector<int> hosts = [] {
     std::vector<int> out;
@@ -303,7 +300,6 @@ const std::vector<int>& worldRankHosts() {
   }();
   return hosts;
 }
-}  // namespace
 
 int ruleHosts(int commSize, const comm::Comm* c) {
   if (c && c->size == commSize) {

@@ -57,6 +57,9 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
 // the communicator; without that (another launcher, ranks of another job), the job's
 // host count CCMPI_NUM_NODES capped at the communicator size.
 int ruleHosts(int commSize, const comm::Comm* c);
+// The host of every world rank from CCMPI_RANK_HOSTS (mpirun: "HOST*COUNT,..." in rank
+// order); empty when it is missing or malformed (another launcher).
+const std::vector<int>& worldRankHosts();
 // The job's ranks per core: set once by MPI_Init from the process manager
 // (ccmpi.ranks_per_core) or CCMPI_RANKS_PER_CORE; -1 = unknown. Every rank sees the same
 // figure, so rules may depend on it.

@@ -34,6 +34,9 @@ const Algorithm<AllgatherFn> kAlgorithms[] = {
      "n multicasts, one per rank in rank order, then one barrier; declines where multicast "
      "does not work",
      allgatherMcast, kAnySize, "CCMPI_MCAST_MBITS"},
+    {"node",
+     "hosts: gather within each host, allgatherv among the leaders, broadcast within each host",
+     allgatherNode, kAnySize},
 };
 AlgorithmTable gTable("allgather", "CCMPI_ALLGATHER_ALGORITHM", kAlgorithms);
 

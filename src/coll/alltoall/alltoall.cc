@@ -30,6 +30,10 @@ const Algorithm<AlltoallFn> kAlgorithms[] = {
      viaSchedule<alltoallPhasedSchedule>, kAnySize},
     {"phased_barrier", "n-1 all-to-all phases r -> r+i with a barrier between phases",
      viaSchedule<alltoallPhasedBarrierSchedule>, kAnySize},
+    {"node",
+     "hosts: gather at each leader, one message per pair of hosts among the leaders, scatter "
+     "within each host",
+     alltoallNode, kAnySize},
 };
 AlgorithmTable gTable("alltoall", "CCMPI_ALLTOALL_ALGORITHM", kAlgorithms);
 
