@@ -24,11 +24,17 @@ namespace ccmpi::coll::node {
 namespace {
 
 constexpr size_t kLine = 64;
-constexpr size_t kControl = 4096;
 // Control words, each on its own cache line.
-constexpr size_t kArrived = 0;           // uint64: arrivals at barriers, ever
-constexpr size_t kRelease = kLine;       // uint32 futex word: the last barrier released
-constexpr size_t kSleepers = 2 * kLine;  // uint32: ranks asleep on kRelease
+constexpr size_t kSleepers = 2 * kLine;   // uint32: ranks asleep on kEvents
+constexpr size_t kEvents = 3 * kLine;     // uint32 futex word: bumped by every post
+constexpr size_t kPublished = 4 * kLine;  // uint64: the last phase published + 1
+// A line per rank, written by that rank only: phases ended, barriers arrived at.
+constexpr size_t kSeen = 8 * kLine;
+constexpr size_t kArrived = kSeen + 8;
+
+size_t controlBytes(int n) {
+  return (kSeen + static_cast<size_t>(n) * kLine + 4095) / 4096 * 4096;
+}
 
 template <typename T>
 std::atomic_ref<T> word(void* base, size_t off) {
@@ -55,6 +61,7 @@ int Segment::create(comm::Comm& c, size_t slotBytes, std::unique_ptr<Segment>* o
   out->reset();
   const int n = c.size;
   slotBytes = (slotBytes + kLine - 1) / kLine * kLine;
+  const size_t kControl = controlBytes(n);
   const size_t bytes = kControl + 2 * static_cast<size_t>(n) * slotBytes;
   char name[64] = {};
   int failed = 0;
@@ -72,8 +79,13 @@ int Segment::create(comm::Comm& c, size_t slotBytes, std::unique_ptr<Segment>* o
                   strerror(errno));
         break;
       }
-      if (ftruncate(fd, static_cast<off_t>(bytes)) == 0)
+      // posix_fallocate reserves the pages now: a full /dev/shm fails here, cleanly,
+      // rather than with SIGBUS at first touch.
+      const int err = posix_fallocate(fd, 0, static_cast<off_t>(bytes));
+      if (err == 0)
         base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      else
+        errno = err;
       if (base == MAP_FAILED) {
         log::info("node collectives: sizing or mapping %zu bytes of %s: %s", bytes, name,
                   strerror(errno));
@@ -115,6 +127,7 @@ int Segment::create(comm::Comm& c, size_t slotBytes, std::unique_ptr<Segment>* o
   s->data_ = static_cast<unsigned char*>(base) + kControl;
   s->slotBytes_ = slotBytes;
   s->slots_ = n;
+  s->rank_ = c.rank;
   *out = std::move(s);
   return MPI_SUCCESS;
 }
@@ -123,37 +136,79 @@ Segment::~Segment() {
   if (base_) munmap(base_, bytes_);
 }
 
-void Segment::barrier() {
-  const uint64_t k = ++barriers_;
-  auto arrived = word<uint64_t>(base_, kArrived);
-  auto release = word<uint32_t>(base_, kRelease);
-  auto sleepers = word<uint32_t>(base_, kSleepers);
-  const uint32_t want = static_cast<uint32_t>(k);
-  if (arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == k * static_cast<uint64_t>(slots_)) {
-    release.store(want, std::memory_order_seq_cst);
-    if (sleepers.load(std::memory_order_seq_cst) != 0)
-      futexWakeAll(reinterpret_cast<uint32_t*>(static_cast<unsigned char*>(base_) + kRelease));
-    return;
-  }
-  auto done = [&] {
-    return static_cast<int32_t>(release.load(std::memory_order_acquire) - want) >= 0;
-  };
+void Segment::post() {
+  word<uint32_t>(base_, kEvents).fetch_add(1, std::memory_order_seq_cst);
+  if (word<uint32_t>(base_, kSleepers).load(std::memory_order_seq_cst) != 0)
+    futexWakeAll(reinterpret_cast<uint32_t*>(static_cast<unsigned char*>(base_) + kEvents));
+}
+
+template <typename Pred>
+void Segment::waitUntil(Pred ready) {
   for (int i = 0; i < 64; ++i) {
-    if (done()) return;
+    if (ready()) return;
     cpuRelax();
   }
   for (int i = 0; i < 4; ++i) {
-    if (done()) return;
+    if (ready()) return;
     sched_yield();
   }
-  while (!done()) {
+  auto events = word<uint32_t>(base_, kEvents);
+  auto sleepers = word<uint32_t>(base_, kSleepers);
+  while (!ready()) {
     progress::engine().poll(0);
     sleepers.fetch_add(1, std::memory_order_seq_cst);
-    const uint32_t seen = release.load(std::memory_order_seq_cst);
-    if (static_cast<int32_t>(seen - want) < 0)
-      futexWait(reinterpret_cast<uint32_t*>(static_cast<unsigned char*>(base_) + kRelease), seen);
+    const uint32_t seen = events.load(std::memory_order_seq_cst);
+    if (!ready())
+      futexWait(reinterpret_cast<uint32_t*>(static_cast<unsigned char*>(base_) + kEvents), seen);
     sleepers.fetch_sub(1, std::memory_order_seq_cst);
   }
+}
+
+uint64_t Segment::arrive() {
+  const uint64_t k = ++barriers_;
+  word<uint64_t>(base_, kArrived + static_cast<size_t>(rank_) * kLine)
+      .store(k, std::memory_order_seq_cst);
+  post();
+  return k;
+}
+
+void Segment::awaitRelease(uint64_t ticket) {
+  // Every rank has arrived at barrier `ticket` (a rank that arrives without waiting may
+  // already be at a later one: the counters only grow).
+  for (int r = 0; r < slots_; ++r) {
+    if (r == rank_) continue;
+    auto arrived = word<uint64_t>(base_, kArrived + static_cast<size_t>(r) * kLine);
+    waitUntil([&] { return arrived.load(std::memory_order_acquire) >= ticket; });
+  }
+}
+
+uint64_t Segment::beginPhase(bool writes) {
+  const uint64_t p = phases_++;
+  if (writes && p >= 2) {
+    // Every rank ended phase p - 2 (stored as p - 1: phases ended).
+    for (int r = 0; r < slots_; ++r) {
+      if (r == rank_) continue;
+      auto seen = word<uint64_t>(base_, kSeen + static_cast<size_t>(r) * kLine);
+      waitUntil([&] { return seen.load(std::memory_order_acquire) >= p - 1; });
+    }
+  }
+  return p;
+}
+
+void Segment::endPhase(uint64_t phase) {
+  word<uint64_t>(base_, kSeen + static_cast<size_t>(rank_) * kLine)
+      .store(phase + 1, std::memory_order_seq_cst);
+  post();
+}
+
+void Segment::publish(uint64_t phase) {
+  word<uint64_t>(base_, kPublished).store(phase + 1, std::memory_order_seq_cst);
+  post();
+}
+
+void Segment::awaitPublished(uint64_t phase) {
+  auto published = word<uint64_t>(base_, kPublished);
+  waitUntil([&] { return published.load(std::memory_order_acquire) >= phase + 1; });
 }
 
 }  // namespace ccmpi::coll::node

@@ -18,9 +18,13 @@
 // arrive at the next phase's first barrier; a phase writes a half only after the phase
 // that read it before has passed a barrier, so one barrier per phase suffices.
 //
-// Waiting (barrier): spin briefly, then sched_yield, then drive the progress engine and
-// sleep on a futex word in the segment (woken by the last arrival, 1 ms at most so network
-// progress goes on): many ranks sharing few cores do not burn each other's time.
+// A barrier is a counter per rank (barriers arrived at, on the rank's own cache line):
+// a rank has passed barrier k once every counter reached k.
+//
+// Waiting: spin briefly, then sched_yield, then drive the progress engine and sleep on a
+// futex word in the segment that every state change bumps (its poster wakes sleepers;
+// 1 ms at most, so network progress goes on): many ranks sharing few cores do not burn
+// each other's time.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -48,19 +52,33 @@ class Segment {
     return half(phase) + static_cast<size_t>(i) * slotBytes_;
   }
   size_t halfBytes() const { return static_cast<size_t>(slots_) * slotBytes_; }
-  // Every rank of the communicator arrives before any leaves.
-  void barrier();
-  // Starts the next phase; its data is half(returned phase).
-  uint64_t nextPhase() { return phases_++; }
+
+  // Phases (the same sequence on every rank). beginPhase starts the next one; a rank that
+  // will write its half first waits until every rank has ended the phase that used the
+  // half before (two phases back). endPhase says this rank is done reading it.
+  uint64_t beginPhase(bool writes);
+  void endPhase(uint64_t phase);
+  // One rank publishes the phase's data; the others wait for it.
+  void publish(uint64_t phase);
+  void awaitPublished(uint64_t phase);
+  // Barrier in two parts: arrive returns the barrier's ticket at once; awaitRelease waits
+  // until every rank has arrived at it. barrier() is both.
+  uint64_t arrive();
+  void awaitRelease(uint64_t ticket);
+  void barrier() { awaitRelease(arrive()); }
 
  private:
   Segment() = default;
+  template <typename Pred>
+  void waitUntil(Pred ready);
+  void post();
   void* base_ = nullptr;
   size_t bytes_ = 0;
   unsigned char* data_ = nullptr;
   size_t slotBytes_ = 0;
   int slots_ = 0;
-  uint64_t barriers_ = 0;  // barriers this rank passed (the same on every rank)
+  int rank_ = 0;
+  uint64_t barriers_ = 0;  // barriers this rank arrived at (the same on every rank)
   uint64_t phases_ = 0;    // phases this rank started (the same on every rank)
 };
 

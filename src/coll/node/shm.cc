@@ -7,22 +7,24 @@
 namespace ccmpi::coll::node {
 namespace {
 
-Tunable<uint64_t> kSlot("CCMPI_NODE_SHM_SLOT", 256 * 1024,
-                        "bytes per rank and half of the shared-memory segment of a one-host "
-                        "communicator (shm collectives; larger messages go in chunks)");
+Tunable<uint64_t> kSlot("CCMPI_NODE_SHM_SLOT", 1024 * 1024,
+                        "largest bytes per rank and half of the shared-memory segment of a "
+                        "one-host communicator (shm collectives; larger messages go in chunks)");
 Tunable<bool> kShm("CCMPI_NODE_SHM", true,
                    "shared-memory segments for the shm collectives of one-host communicators");
 
 }  // namespace
 
-Segment* shmSegment(comm::Comm& c, int* rc) {
+Segment* shmSegment(comm::Comm& c, int* rc, size_t slotBytes) {
   *rc = MPI_SUCCESS;
   if (c.size < 2 || c.isInter()) return nullptr;
   Topology* t = topology(c, rc);
-  if (!t || t->hosts != 1) return nullptr;
-  if (t->segment) return t->segment.get();
-  if (t->segmentFailed || !kShm.get()) return nullptr;
-  *rc = Segment::create(c, static_cast<size_t>(kSlot.get()), &t->segment);
+  if (!t || t->hosts != 1 || t->segmentFailed || !kShm.get()) return nullptr;
+  size_t want = 4096;
+  while (want < slotBytes && want < kSlot.get()) want *= 2;
+  if (t->segment && t->segment->slotBytes() >= want) return t->segment.get();
+  t->segment.reset();  // every rank has left its last use of it: a collective call ended
+  *rc = Segment::create(c, want, &t->segment);
   if (*rc || !t->segment) {
     t->segmentFailed = true;
     return nullptr;

@@ -12,8 +12,11 @@ namespace ccmpi::coll::node {
 
 // The segment of c when c spans one host with 2 or more ranks and shared memory works;
 // nullptr otherwise (the caller declines: the same answer on every rank). *rc is set when
-// communication failed (the caller returns it).
-Segment* shmSegment(comm::Comm& c, int* rc);
+// communication failed (the caller returns it). `slotBytes` is the slot size the call
+// would like (every rank must ask alike): the segment is made, or made again larger, up
+// to CCMPI_NODE_SHM_SLOT per slot, so a communicator that only synchronises holds a few
+// pages and one that moves large messages a few MiB.
+Segment* shmSegment(comm::Comm& c, int* rc, size_t slotBytes = 0);
 
 // The topology of c when the hierarchical algorithms apply (2 or more hosts, some host
 // with 2 or more ranks, not while the node communicators are being built); nullptr
