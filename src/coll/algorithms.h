@@ -129,6 +129,10 @@ int gatherNode(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, vo
                int64_t recvcount, MPI_Datatype recvtype, int root, comm::Comm& c);
 int scatterNode(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
                 int64_t recvcount, MPI_Datatype recvtype, int root, comm::Comm& c);
+int allgatherShm(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int64_t recvcount, MPI_Datatype recvtype, comm::Comm& c);
+int alltoallShm(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int64_t recvcount, MPI_Datatype recvtype, comm::Comm& c);
 int allgatherNode(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int64_t recvcount, MPI_Datatype recvtype, comm::Comm& c);
 int allgathervNode(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,

@@ -33,6 +33,32 @@ Tunable<std::string> kRulesFile(
 // The built-in rules, in the file format.
 const char kBuiltinRules[] = R"(
 # collective            ranks   bytes        algorithm
+# Node-aware collectives (coll/node/). On one host, the shared-memory algorithms: the
+# ranks map one segment and move data through it with no message (docs/collectives.md).
+# bench: 16 ranks on the 2 cores, 2026-11-26, drafts taken while other builds ran (load
+# 5-10), average us, auto before / shm: barrier 821 / 84; bcast 8 B 48 / 4-20, 64 KiB
+# 642 / 33-115, 1 MiB 3411 / 103-338; allreduce 8 B 883 / 405-677, 64 KiB 1773 / 740-1352,
+# 1 MiB 12986 / 4393-11791; reduce 675 / 364-489, 1456 / 633-1124, 9380 / 4167-6076;
+# allgather 1022 / 329-446, 3015 / 3064-3436, 38446 / 15777-17911; alltoall 8 B 1105 /
+# 360, 64 KiB 8089 / 4333, 1 MiB 33733 / 108108 (64 copies of 16 KiB sub-slots: not used
+# there). 4 ranks: barrier 163 / 27, bcast 1 MiB 583 / 78, allreduce 1 MiB 1857 / 642,
+# reduce 1 MiB 2379 / 1008.
+barrier                 *       *            shm                  1
+bcast                   *       *            shm                  1
+reduce                  *       *            shm                  1
+allreduce               *       *            shm                  1
+allgather               *       *            shm                  1
+alltoall                *       0-64k        shm                  1
+# Ranks on several hosts, some sharing one: hierarchical (within each host through the
+# rules above, then among one leader per host through the rules for the leaders'
+# communicator), so a vector crosses each host's cable once per leader step rather than
+# once per rank. They decline where every host has one rank (the next rule applies).
+# Not measured on the emulated cluster yet (gather, scatter, allgather(v) and alltoall
+# have node algorithms too, forced only until they are).
+barrier                 *       *            node                 2-*
+bcast                   *       *            node                 2-*
+reduce                  *       *            node                 2-*
+allreduce               *       *            node                 2-*
 # On one host the tree barrier's 2(n-1) messages cost less CPU than dissemination's
 # n log2 n where ranks share cores (OSU osu_barrier on 2 cores, 2026-11-24, 3 runs:
 # 16 ranks 221-254 us against 285-403 us; 4 ranks within the noise), and it releases
