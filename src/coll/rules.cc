@@ -52,13 +52,13 @@ alltoall                *       0-64k        shm                  1
 # Ranks on several hosts, some sharing one: hierarchical (within each host through the
 # rules above, then among one leader per host through the rules for the leaders'
 # communicator), so a vector crosses each host's cable once per leader step rather than
-# once per rank. They decline where every host has one rank (the next rule applies).
+# once per rank. Only where some host has 2 or more ranks (the seventh field).
 # Not measured on the emulated cluster yet (gather, scatter, allgather(v) and alltoall
 # have node algorithms too, forced only until they are).
-barrier                 *       *            node                 2-*
-bcast                   *       *            node                 2-*
-reduce                  *       *            node                 2-*
-allreduce               *       *            node                 2-*
+barrier                 *       *            node                 2-*     *       2-*
+bcast                   *       *            node                 2-*     *       2-*
+reduce                  *       *            node                 2-*     *       2-*
+allreduce               *       *            node                 2-*     *       2-*
 # On one host the tree barrier's 2(n-1) messages cost less CPU than dissemination's
 # n log2 n where ranks share cores (OSU osu_barrier on 2 cores, 2026-11-24, 3 runs:
 # 16 ranks 221-254 us against 285-403 us; 4 ranks within the noise), and it releases
@@ -256,10 +256,10 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
     std::vector<std::string> w;
     for (std::string x; words >> x;) w.push_back(x);
     if (w.empty()) continue;
-    if (w.size() < 4 || w.size() > 6) {
+    if (w.size() < 4 || w.size() > 7) {
       *error = "line " + std::to_string(n) +
-               ": expected 4 to 6 fields (collective ranks bytes algorithm [hosts "
-               "[ranks-per-core]]), found " +
+               ": expected 4 to 7 fields (collective ranks bytes algorithm [hosts "
+               "[ranks-per-core [ranks-per-host]]]), found " +
                std::to_string(w.size());
       return false;
     }
@@ -280,7 +280,17 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
                "' (N, A-B, A-* or *, with k/m/g suffixes)";
       return false;
     }
-    if (w.size() == 6) {
+    if (w.size() == 7) {
+      int64_t plo = 1, phi = 0x7fffffff;
+      if (!parseRange(w[6], &plo, &phi, false) || plo < 1 || phi > 0x7fffffff) {
+        *error = "line " + std::to_string(n) + ": bad ranks-per-host range '" + w[6] +
+                 "' (N, A-B, A-* or *, from 1)";
+        return false;
+      }
+      r.minRanksPerHost = static_cast<int>(plo);
+      r.maxRanksPerHost = static_cast<int>(phi);
+    }
+    if (w.size() >= 6) {
       int64_t clo = 0, chi = 0x7fffffff;
       if (!parseRange(w[5], &clo, &chi, false) || chi > 0x7fffffff) {
         *error = "line " + std::to_string(n) + ": bad ranks-per-core range '" + w[5] +
@@ -372,16 +382,20 @@ std::string ruleText(const Rule& r) {
            rangeText(r.minRanks, r.maxRanks, 0x7fffffff).c_str(),
            rangeText(r.minBytes, r.maxBytes, INT64_MAX).c_str(), r.algorithm.c_str());
   std::string text = buf;
-  const bool perCore = r.minRanksPerCore != 0 || r.maxRanksPerCore != 0x7fffffff;
+  const bool perHost = r.minRanksPerHost != 1 || r.maxRanksPerHost != 0x7fffffff;
+  const bool perCore = perHost || r.minRanksPerCore != 0 || r.maxRanksPerCore != 0x7fffffff;
   if (perCore || r.minHosts != 1 || r.maxHosts != 0x7fffffff)
     text += " " + rangeText(r.minHosts, r.maxHosts, 0x7fffffff);
-  if (perCore) {  // not rangeText: "1-*" is not "*" here, and no k/m suffixes
+  if (perCore && r.minRanksPerCore == 0 && r.maxRanksPerCore == 0x7fffffff) {
+    text += " *";
+  } else if (perCore) {  // not rangeText: "1-*" is not "*" here, and no k/m suffixes
     text += " " + std::to_string(r.minRanksPerCore);
     if (r.maxRanksPerCore == 0x7fffffff)
       text += "-*";
     else if (r.maxRanksPerCore != r.minRanksPerCore)
       text += "-" + std::to_string(r.maxRanksPerCore);
   }
+  if (perHost) text += " " + rangeText(r.minRanksPerHost, r.maxRanksPerHost, 0x7fffffff);
   return text;
 }
 

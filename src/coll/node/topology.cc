@@ -127,3 +127,14 @@ int nodeComms(comm::Comm& c, Topology& t, comm::Comm** node, comm::Comm** leader
 }
 
 }  // namespace ccmpi::coll::node
+
+namespace ccmpi::coll {
+
+int ruleRanksPerHost(comm::Comm* c) {
+  if (!c || c->isInter()) return -1;
+  int rc = MPI_SUCCESS;
+  const node::Topology* t = node::topology(*c, &rc);
+  return t ? t->maxLocal : -1;
+}
+
+}  // namespace ccmpi::coll
