@@ -52,13 +52,17 @@ alltoall                *       0-64k        shm                  1
 # Ranks on several hosts, some sharing one: hierarchical (within each host through the
 # rules above, then among one leader per host through the rules for the leaders'
 # communicator), so a vector crosses each host's cable once per leader step rather than
-# once per rank. Only where some host has 2 or more ranks (the seventh field).
-# Not measured on the emulated cluster yet (gather, scatter, allgather(v) and alltoall
-# have node algorithms too, forced only until they are).
+# once per rank. Only where some host has 2 or more ranks (the seventh field). The
+# emulated cluster, 4 hosts x 4 ranks at 25 Mbit/s, 2026-11-26 (2 iterations each, one
+# run; ms): allreduce 1 MiB node 573, rabenseifner 2325 (Open MPI's best forced: 3861,
+# FINDINGS; a hierarchical algorithm's cable traffic alone takes ~534); allgather 64 KiB
+# node 288, auto before 1281; alltoall 64 KiB node 1217, phased 1162, pairwise 1398 (so
+# alltoall keeps its rules); bcast 1 MiB node 726, binomial 728, multicast over all 16
+# ranks 525 (one copy per cable already: the multicast rules stay ahead of node, below).
 barrier                 *       *            node                 2-*     *       2-*
-bcast                   *       *            node                 2-*     *       2-*
 reduce                  *       *            node                 2-*     *       2-*
 allreduce               *       *            node                 2-*     *       2-*
+allgather               *       *            node                 2-*     *       2-*
 # On one host the tree barrier's 2(n-1) messages cost less CPU than dissemination's
 # n log2 n where ranks share cores (OSU osu_barrier on 2 cores, 2026-11-24, 3 runs:
 # 16 ranks 221-254 us against 285-403 us; 4 ranks within the noise), and it releases
@@ -87,6 +91,7 @@ ibarrier                *       *            dissemination
 # 1 KiB (8 hosts 1 B 0.12 ms vs binomial's 0.15, 12 hosts 0.24 vs 0.31).
 bcast                   *       *            mcast                16-*
 bcast                   *       4k-*         mcast                3-*
+bcast                   *       *            node                 2-*     *       2-*
 # Within one host large messages move by single-copy reads (p2p/cma): every receiver
 # reads the root's buffer at once, so the linear broadcast beats the trees from 64 KiB
 # (OSU sweep on 2 cores, 2026-11-25, docs/results/osu-coll/sweep.md: 4 ranks 64 KiB 7.1
