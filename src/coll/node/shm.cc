@@ -1,6 +1,8 @@
 // Entry conditions of the node-aware algorithms (see shm.h).
 #include "coll/node/shm.h"
 
+#include <algorithm>
+
 #include "base/tunables.h"
 #include "coll/util.h"
 
@@ -20,7 +22,7 @@ Segment* shmSegment(comm::Comm& c, int* rc, size_t slotBytes) {
   if (c.size < 2 || c.isInter()) return nullptr;
   Topology* t = topology(c, rc);
   if (!t || t->hosts != 1 || t->segmentFailed || !kShm.get()) return nullptr;
-  size_t want = 4096;
+  size_t want = std::max<size_t>(64, std::min<size_t>(4096, kSlot.get()));
   while (want < slotBytes && want < kSlot.get()) want *= 2;
   if (t->segment && t->segment->slotBytes() >= want) return t->segment.get();
   t->segment.reset();  // every rank has left its last use of it: a collective call ended
