@@ -132,6 +132,9 @@ int gathervNode(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, v
                 comm::Comm& c);
 int scatterNode(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
                 int64_t recvcount, MPI_Datatype recvtype, int root, comm::Comm& c);
+int scattervNode(const void* sendbuf, const int* sendcounts, const int* displs,
+                 MPI_Datatype sendtype, void* recvbuf, int64_t recvcount, MPI_Datatype recvtype,
+                 int root, comm::Comm& c);
 int allgatherShm(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int64_t recvcount, MPI_Datatype recvtype, comm::Comm& c);
 int alltoallShm(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
