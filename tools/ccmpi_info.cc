@@ -57,7 +57,8 @@ void printAlgorithms() {
       printf("    rules: none (table order)\n");
     } else {
       printf(
-          "    rules (ranks, bytes, algorithm[, hosts a communicator spans[, ranks per core]]; "
+          "    rules (ranks, bytes, algorithm[, hosts a communicator spans[, ranks per core[, "
+          "ranks per host]]]; "
           "first match wins; "
           "job hosts: %d):\n",
           ccmpi::coll::ruleHosts(0x7fffffff, nullptr));

@@ -108,6 +108,44 @@ int scanLinear(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype t
 int exscanRecursiveDoubling(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type,
                             MPI_Op op, comm::Comm& c);
 
+// --- node-aware algorithms (coll/node/): shared memory within one host ("shm"), and
+// hierarchical across hosts ("node": within each host, then among the host leaders) ---
+int barrierShm(comm::Comm& c);
+int barrierNode(comm::Comm& c);
+int bcastShm(void* buf, int64_t count, MPI_Datatype type, int root, comm::Comm& c);
+int bcastNode(void* buf, int64_t count, MPI_Datatype type, int root, comm::Comm& c);
+// The shm reduction behind allreduceShm (root < 0) and reduceShm.
+int reduceShmCommon(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
+                    int root, comm::Comm& c);
+int reduceShm(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
+              int root, comm::Comm& c);
+int reduceNode(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
+               int root, comm::Comm& c);
+int allreduceShm(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
+                 comm::Comm& c);
+int allreduceNode(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
+                  comm::Comm& c);
+int gatherNode(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
+               int64_t recvcount, MPI_Datatype recvtype, int root, comm::Comm& c);
+int gathervNode(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
+                const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root,
+                comm::Comm& c);
+int scatterNode(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int64_t recvcount, MPI_Datatype recvtype, int root, comm::Comm& c);
+int scattervNode(const void* sendbuf, const int* sendcounts, const int* displs,
+                 MPI_Datatype sendtype, void* recvbuf, int64_t recvcount, MPI_Datatype recvtype,
+                 int root, comm::Comm& c);
+int allgatherShm(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int64_t recvcount, MPI_Datatype recvtype, comm::Comm& c);
+int alltoallShm(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int64_t recvcount, MPI_Datatype recvtype, comm::Comm& c);
+int allgatherNode(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int64_t recvcount, MPI_Datatype recvtype, comm::Comm& c);
+int allgathervNode(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   const int* recvcounts, const int* displs, MPI_Datatype recvtype, comm::Comm& c);
+int alltoallNode(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int64_t recvcount, MPI_Datatype recvtype, comm::Comm& c);
+
 // --- selectors (what composed algorithms call; the public entry points wrap them) ---
 int bcastSelect(void* buf, int64_t count, MPI_Datatype type, int root, comm::Comm& c);
 int reduceSelect(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,

@@ -77,6 +77,10 @@ const char* ruledAlgorithm(const char* collective, const SelectContext& ctx, int
       const int load = jobRanksPerCore();
       if (load < r.minRanksPerCore || load > r.maxRanksPerCore) continue;  // -1: unknown
     }
+    if (r.minRanksPerHost > 1 || r.maxRanksPerHost < 0x7fffffff) {
+      const int per = ruleRanksPerHost(const_cast<comm::Comm*>(ctx.comm));
+      if (per < r.minRanksPerHost || per > r.maxRanksPerHost) continue;  // -1: unknown
+    }
     if (ctx.bytes < 0) {
       if (r.minBytes != 0 || r.maxBytes != INT64_MAX) continue;
     } else if (ctx.bytes < r.minBytes || ctx.bytes > r.maxBytes) {

@@ -33,6 +33,36 @@ Tunable<std::string> kRulesFile(
 // The built-in rules, in the file format.
 const char kBuiltinRules[] = R"(
 # collective            ranks   bytes        algorithm
+# Node-aware collectives (coll/node/). On one host, the shared-memory algorithms: the
+# ranks map one segment and move data through it with no message (docs/collectives.md).
+# bench: 16 ranks on the 2 cores, 2026-11-26, drafts taken while other builds ran (load
+# 5-10), average us, auto before / shm: barrier 821 / 84; bcast 8 B 48 / 4-20, 64 KiB
+# 642 / 33-115, 1 MiB 3411 / 103-338; allreduce 8 B 883 / 405-677, 64 KiB 1773 / 740-1352,
+# 1 MiB 12986 / 4393-11791; reduce 675 / 364-489, 1456 / 633-1124, 9380 / 4167-6076;
+# allgather 1022 / 329-446, 3015 / 3064-3436, 38446 / 15777-17911; alltoall 8 B 1105 /
+# 360, 64 KiB 8089 / 4333, 1 MiB 33733 / 108108 (64 copies of 16 KiB sub-slots: not used
+# there). 4 ranks: barrier 163 / 27, bcast 1 MiB 583 / 78, allreduce 1 MiB 1857 / 642,
+# reduce 1 MiB 2379 / 1008.
+barrier                 *       *            shm                  1
+bcast                   *       *            shm                  1
+reduce                  *       *            shm                  1
+allreduce               *       *            shm                  1
+allgather               *       *            shm                  1
+alltoall                *       0-64k        shm                  1
+# Ranks on several hosts, some sharing one: hierarchical (within each host through the
+# rules above, then among one leader per host through the rules for the leaders'
+# communicator), so a vector crosses each host's cable once per leader step rather than
+# once per rank. Only where some host has 2 or more ranks (the seventh field). The
+# emulated cluster, 4 hosts x 4 ranks at 25 Mbit/s, 2026-11-26 (2 iterations each, one
+# run; ms): allreduce 1 MiB node 573, rabenseifner 2325 (Open MPI's best forced: 3861,
+# FINDINGS; a hierarchical algorithm's cable traffic alone takes ~534); allgather 64 KiB
+# node 288, auto before 1281; alltoall 64 KiB node 1217, phased 1162, pairwise 1398 (so
+# alltoall keeps its rules); bcast 1 MiB node 726, binomial 728, multicast over all 16
+# ranks 525 (one copy per cable already: the multicast rules stay ahead of node, below).
+barrier                 *       *            node                 2-*     *       2-*
+reduce                  *       *            node                 2-*     *       2-*
+allreduce               *       *            node                 2-*     *       2-*
+allgather               *       *            node                 2-*     *       2-*
 # On one host the tree barrier's 2(n-1) messages cost less CPU than dissemination's
 # n log2 n where ranks share cores (OSU osu_barrier on 2 cores, 2026-11-24, 3 runs:
 # 16 ranks 221-254 us against 285-403 us; 4 ranks within the noise), and it releases
@@ -61,6 +91,7 @@ ibarrier                *       *            dissemination
 # 1 KiB (8 hosts 1 B 0.12 ms vs binomial's 0.15, 12 hosts 0.24 vs 0.31).
 bcast                   *       *            mcast                16-*
 bcast                   *       4k-*         mcast                3-*
+bcast                   *       *            node                 2-*     *       2-*
 # Within one host large messages move by single-copy reads (p2p/cma): every receiver
 # reads the root's buffer at once, so the linear broadcast beats the trees from 64 KiB
 # (OSU sweep on 2 cores, 2026-11-25, docs/results/osu-coll/sweep.md: 4 ranks 64 KiB 7.1
@@ -238,10 +269,10 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
     std::vector<std::string> w;
     for (std::string x; words >> x;) w.push_back(x);
     if (w.empty()) continue;
-    if (w.size() < 4 || w.size() > 6) {
+    if (w.size() < 4 || w.size() > 7) {
       *error = "line " + std::to_string(n) +
-               ": expected 4 to 6 fields (collective ranks bytes algorithm [hosts "
-               "[ranks-per-core]]), found " +
+               ": expected 4 to 7 fields (collective ranks bytes algorithm [hosts "
+               "[ranks-per-core [ranks-per-host]]]), found " +
                std::to_string(w.size());
       return false;
     }
@@ -262,7 +293,17 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
                "' (N, A-B, A-* or *, with k/m/g suffixes)";
       return false;
     }
-    if (w.size() == 6) {
+    if (w.size() == 7) {
+      int64_t plo = 1, phi = 0x7fffffff;
+      if (!parseRange(w[6], &plo, &phi, false) || plo < 1 || phi > 0x7fffffff) {
+        *error = "line " + std::to_string(n) + ": bad ranks-per-host range '" + w[6] +
+                 "' (N, A-B, A-* or *, from 1)";
+        return false;
+      }
+      r.minRanksPerHost = static_cast<int>(plo);
+      r.maxRanksPerHost = static_cast<int>(phi);
+    }
+    if (w.size() >= 6) {
       int64_t clo = 0, chi = 0x7fffffff;
       if (!parseRange(w[5], &clo, &chi, false) || chi > 0x7fffffff) {
         *error = "line " + std::to_string(n) + ": bad ranks-per-core range '" + w[5] +
@@ -287,9 +328,6 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
   return true;
 }
 
-namespace {
-// The host of every world rank from CCMPI_RANK_HOSTS (mpirun: "HOST*COUNT,..." in rank
-// order); empty when it is missing or malformed (another launcher).
 const std::vector<int>& worldRankHosts() {
   static const std::vector<int> hosts = [] {
     std::vector<int> out;
@@ -311,7 +349,6 @@ const std::vector<int>& worldRankHosts() {
   }();
   return hosts;
 }
-}  // namespace
 
 int ruleHosts(int commSize, const comm::Comm* c) {
   if (c && c->size == commSize) {
@@ -358,16 +395,20 @@ std::string ruleText(const Rule& r) {
            rangeText(r.minRanks, r.maxRanks, 0x7fffffff).c_str(),
            rangeText(r.minBytes, r.maxBytes, INT64_MAX).c_str(), r.algorithm.c_str());
   std::string text = buf;
-  const bool perCore = r.minRanksPerCore != 0 || r.maxRanksPerCore != 0x7fffffff;
+  const bool perHost = r.minRanksPerHost != 1 || r.maxRanksPerHost != 0x7fffffff;
+  const bool perCore = perHost || r.minRanksPerCore != 0 || r.maxRanksPerCore != 0x7fffffff;
   if (perCore || r.minHosts != 1 || r.maxHosts != 0x7fffffff)
     text += " " + rangeText(r.minHosts, r.maxHosts, 0x7fffffff);
-  if (perCore) {  // not rangeText: "1-*" is not "*" here, and no k/m suffixes
+  if (perCore && r.minRanksPerCore == 0 && r.maxRanksPerCore == 0x7fffffff) {
+    text += " *";
+  } else if (perCore) {  // not rangeText: "1-*" is not "*" here, and no k/m suffixes
     text += " " + std::to_string(r.minRanksPerCore);
     if (r.maxRanksPerCore == 0x7fffffff)
       text += "-*";
     else if (r.maxRanksPerCore != r.minRanksPerCore)
       text += "-" + std::to_string(r.maxRanksPerCore);
   }
+  if (perHost) text += " " + rangeText(r.minRanksPerHost, r.maxRanksPerHost, 0x7fffffff);
   return text;
 }
 

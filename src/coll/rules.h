@@ -25,6 +25,12 @@
 // figure is unknown (another launcher). E.g. the tree barrier where ranks queue for cores:
 //
 //   barrier        *        *           tree       *     4-*
+//
+// An optional seventh field is a range of ranks per host: the most ranks of the
+// communicator on one host (coll/node/topology.h; the same on every rank), e.g. the
+// hierarchical algorithms where hosts are shared:
+//
+//   allreduce      *        *           node       2-*   *     2-*
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,6 +51,8 @@ struct Rule {
   int maxHosts = 0x7fffffff;
   int minRanksPerCore = 0;
   int maxRanksPerCore = 0x7fffffff;
+  int minRanksPerHost = 1;
+  int maxRanksPerHost = 0x7fffffff;
   std::string algorithm;
   int line = 0;  // in the rules file (0 = built in)
 };
@@ -57,11 +65,17 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
 // the communicator; without that (another launcher, ranks of another job), the job's
 // host count CCMPI_NUM_NODES capped at the communicator size.
 int ruleHosts(int commSize, const comm::Comm* c);
+// The host of every world rank from CCMPI_RANK_HOSTS (mpirun: "HOST*COUNT,..." in rank
+// order); empty when it is missing or malformed (another launcher).
+const std::vector<int>& worldRankHosts();
 // The job's ranks per core: set once by MPI_Init from the process manager
 // (ccmpi.ranks_per_core) or CCMPI_RANKS_PER_CORE; -1 = unknown. Every rank sees the same
 // figure, so rules may depend on it.
 void setJobRanksPerCore(int n);
 int jobRanksPerCore();
+// The most ranks of c on one host (coll/node/topology.h; collective over c the first time
+// when the launcher's placement does not cover it); -1 when unknown.
+int ruleRanksPerHost(comm::Comm* c);
 // "bcast 1-8 0-64k binomial" (normalized).
 std::string ruleText(const Rule& r);
 

@@ -50,16 +50,19 @@ void destroy(MPI_Comm h) {
   if (!c) return;
   releaseErrhandler(c->errhandler);
   if (!c->predefined) t.contexts.release(c->contextId);
-  const MPI_Comm local = c->localComm;
+  std::vector<MPI_Comm> hidden = std::move(c->hiddenComms);
+  hidden.push_back(c->localComm);
   t.comms.remove(h);
-  // An intercommunicator's hidden local communicator goes with it (or once its own
-  // in-flight users finish).
-  if (Comm* l = t.comms.get(local)) {
-    l->freed = true;
-    if (--l->refs <= 0)
-      destroy(local);
-    else
-      t.zombies.push_back(local);
+  // An intercommunicator's hidden local communicator, and the hidden communicators of
+  // the collective layer, go with it (or once their own in-flight users finish).
+  for (const MPI_Comm sub : hidden) {
+    if (Comm* l = t.comms.get(sub)) {
+      l->freed = true;
+      if (--l->refs <= 0)
+        destroy(sub);
+      else
+        t.zombies.push_back(sub);
+    }
   }
 }
 

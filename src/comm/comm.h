@@ -101,6 +101,13 @@ struct Comm {
   std::shared_ptr<void> mcastState;
   // Hosts the communicator spans (coll::ruleHosts), 0 until counted.
   mutable int hostCount = 0;
+  // The node topology of the collective layer (coll/node/topology.h: which ranks share a
+  // host, the shared-memory segment), built on first use; opaque here. Its destructor
+  // only unmaps memory.
+  std::shared_ptr<void> nodeState;
+  // Hidden intracommunicators the collective layer made over parts of this one (the
+  // ranks of a host, the host leaders): freed with this communicator, like localComm.
+  std::vector<MPI_Comm> hiddenComms;
   // Intercommunicators only: the remote group, and the hidden intracommunicator over the
   // local group (freed with this communicator).
   std::unique_ptr<RemoteGroup> remote;

@@ -70,8 +70,27 @@ TEST(CollRules, OptionalHostRange) {
   EXPECT_EQ(ruleText(r[2]).find("chain "), std::string::npos) << ruleText(r[2]);
   EXPECT_FALSE(parseRules("bcast * * chain 0-3\n", &r, &err));
   EXPECT_NE(err.find("host-count"), std::string::npos) << err;
-  EXPECT_FALSE(parseRules("bcast * * chain 2 1 extra\n", &r, &err));
-  EXPECT_NE(err.find("4 to 6 fields"), std::string::npos) << err;
+  EXPECT_FALSE(parseRules("bcast * * chain 2 1 2 extra\n", &r, &err));
+  EXPECT_NE(err.find("4 to 7 fields"), std::string::npos) << err;
+}
+
+// The seventh field: ranks per host (from 1), printed after the two before it.
+TEST(CollRules, OptionalRanksPerHostRange) {
+  std::vector<Rule> r;
+  std::string err;
+  ASSERT_TRUE(parseRules("allreduce * * node 2-* * 2-*\nallreduce * * ring * 3 1\n", &r, &err))
+      << err;
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].minRanksPerHost, 2);
+  EXPECT_EQ(r[0].maxRanksPerHost, 0x7fffffff);
+  EXPECT_EQ(r[0].minRanksPerCore, 0);
+  EXPECT_EQ(r[0].maxRanksPerCore, 0x7fffffff);
+  EXPECT_EQ(r[1].minRanksPerHost, 1);
+  EXPECT_EQ(r[1].maxRanksPerHost, 1);
+  EXPECT_NE(ruleText(r[0]).find("node 2-* * 2-*"), std::string::npos) << ruleText(r[0]);
+  EXPECT_NE(ruleText(r[1]).find("ring * 3 1"), std::string::npos) << ruleText(r[1]);
+  EXPECT_FALSE(parseRules("allreduce * * node * * 0\n", &r, &err));
+  EXPECT_NE(err.find("ranks-per-host"), std::string::npos) << err;
 }
 
 // The sixth field: ranks per core (from 0; "*" = any, also unknown).

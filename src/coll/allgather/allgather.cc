@@ -34,6 +34,13 @@ const Algorithm<AllgatherFn> kAlgorithms[] = {
      "n multicasts, one per rank in rank order, then one barrier; declines where multicast "
      "does not work",
      allgatherMcast, kAnySize, "CCMPI_MCAST_MBITS"},
+    {"shm",
+     "one host: every rank packs its block into its slot of a shared-memory segment, all unpack "
+     "every slot",
+     allgatherShm, kAnySize, "CCMPI_NODE_SHM_SLOT,CCMPI_NODE_SHM"},
+    {"node",
+     "hosts: gather within each host, allgatherv among the leaders, broadcast within each host",
+     allgatherNode, kAnySize},
 };
 AlgorithmTable gTable("allgather", "CCMPI_ALLGATHER_ALGORITHM", kAlgorithms);
 

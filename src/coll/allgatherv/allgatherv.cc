@@ -24,6 +24,9 @@ const Algorithm<AllgathervFn> kAlgorithms[] = {
      viaSchedule<allgathervRecursiveDoublingSchedule>, kAnySize},
     {"bruck", "ceil(log2 n) rounds: send packed blocks r..r+2^k-1 to r-2^k, any n",
      viaSchedule<allgathervBruckSchedule>, kAnySize},
+    {"node",
+     "hosts: gatherv within each host, allgatherv among the leaders, broadcast within each host",
+     allgathervNode, kAnySize},
 };
 AlgorithmTable gTable("allgatherv", "CCMPI_ALLGATHERV_ALGORITHM", kAlgorithms);
 

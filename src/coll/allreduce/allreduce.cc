@@ -25,6 +25,13 @@ const Algorithm<AllreduceFn> kAlgorithms[] = {
      viaSchedule<allreduceRingSchedule>, kCommutativeOp},
     {"rabenseifner", "fold, recursive-halving reduce-scatter, recursive-doubling allgather",
      viaSchedule<allreduceRabenseifnerSchedule>, kCommutativeOp},
+    {"shm",
+     "one host: slots in a shared-memory segment, each rank reduces a 1/n slice in place, all copy "
+     "out; dense types",
+     allreduceShm, kAnySize, "CCMPI_NODE_SHM_SLOT,CCMPI_NODE_SHM"},
+    {"node",
+     "hosts: reduce within each host, allreduce among the host leaders, broadcast within each host",
+     allreduceNode, kAnySize},
 };
 AlgorithmTable gTable("allreduce", "CCMPI_ALLREDUCE_ALGORITHM", kAlgorithms);
 

@@ -30,6 +30,12 @@ const Algorithm<AlltoallFn> kAlgorithms[] = {
      viaSchedule<alltoallPhasedSchedule>, kAnySize},
     {"phased_barrier", "n-1 all-to-all phases r -> r+i with a barrier between phases",
      viaSchedule<alltoallPhasedBarrierSchedule>, kAnySize},
+    {"shm", "one host: sub-slots per destination in a shared-memory segment, one barrier per chunk",
+     alltoallShm, kAnySize, "CCMPI_NODE_SHM_SLOT,CCMPI_NODE_SHM"},
+    {"node",
+     "hosts: gather at each leader, one message per pair of hosts among the leaders, scatter "
+     "within each host",
+     alltoallNode, kAnySize},
 };
 AlgorithmTable gTable("alltoall", "CCMPI_ALLTOALL_ALGORITHM", kAlgorithms);
 

@@ -18,6 +18,10 @@ const Algorithm<BarrierFn> kAlgorithms[] = {
      barrierDissemination, kAnySize},
     {"tree", "arrivals gathered to rank 0 up a binomial tree, release sent down it",
      viaSchedule<barrierTreeSchedule>, kAnySize},
+    {"shm", "one host: an arrival counter and a futex release word in a shared-memory segment",
+     barrierShm, kAnySize, "CCMPI_NODE_SHM_SLOT,CCMPI_NODE_SHM"},
+    {"node", "hosts: barrier within each host, among the host leaders, within each host again",
+     barrierNode, kAnySize},
 };
 AlgorithmTable gTable("barrier", "CCMPI_BARRIER_ALGORITHM", kAlgorithms);
 

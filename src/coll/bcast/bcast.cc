@@ -31,6 +31,12 @@ const Algorithm<BcastFn> kAlgorithms[] = {
      "reliable IP multicast to the communicator's group (NAK repair over TCP, ACK tree); "
      "declines where multicast does not work",
      bcastMcast, kAnySize, "CCMPI_MCAST_MBITS"},
+    {"shm",
+     "one host: the root packs chunks into a shared-memory segment, the others copy them out at "
+     "once",
+     bcastShm, kAnySize, "CCMPI_NODE_SHM_SLOT,CCMPI_NODE_SHM"},
+    {"node", "hosts: within the root's host, among the host leaders, within the other hosts",
+     bcastNode, kAnySize},
 };
 AlgorithmTable gTable("bcast", "CCMPI_BCAST_ALGORITHM", kAlgorithms);
 

@@ -21,6 +21,9 @@ const Algorithm<GatherFn> kAlgorithms[] = {
     {"linear", "the root posts all receives at once; n-1 messages", gatherLinear, kAnySize},
     {"binomial", "binomial tree to the root, subtrees' blocks aggregated; ceil(log2 n) rounds",
      viaSchedule<gatherBinomialSchedule>, kAnySize},
+    {"node",
+     "hosts: gather within each host, gatherv of whole hosts among the leaders, root unpacks",
+     gatherNode, kAnySize},
 };
 AlgorithmTable gTable("gather", "CCMPI_GATHER_ALGORITHM", kAlgorithms);
 

@@ -23,6 +23,9 @@ const Algorithm<GathervFn> kAlgorithms[] = {
      kAnySize},
     {"binomial", "counts gathered up a binomial tree, then the blocks, aggregated per subtree",
      viaSchedule<gathervBinomialSchedule>, kAnySize},
+    {"node",
+     "hosts: counts then blocks gathered at each leader, totals then blocks among the leaders",
+     gathervNode, kAnySize},
 };
 AlgorithmTable gTable("gatherv", "CCMPI_GATHERV_ALGORITHM", kAlgorithms);
 

@@ -27,6 +27,14 @@ const Algorithm<ReduceFn> kAlgorithms[] = {
     {"rabenseifner",
      "recursive-halving reduce-scatter, then binomial gather of the blocks to the root",
      viaSchedule<reduceRabenseifnerSchedule>, kCommutativeOp},
+    {"shm",
+     "one host: slots in a shared-memory segment, each rank reduces a 1/n slice in place; rank "
+     "order kept; dense types",
+     reduceShm, kAnySize, "CCMPI_NODE_SHM_SLOT,CCMPI_NODE_SHM"},
+    {"node",
+     "hosts: reduce within each host to its leader, among the leaders to the root's; "
+     "non-commutative needs hosts in rank order",
+     reduceNode, kAnySize},
 };
 AlgorithmTable gTable("reduce", "CCMPI_REDUCE_ALGORITHM", kAlgorithms);
 

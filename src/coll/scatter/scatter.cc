@@ -25,6 +25,8 @@ const Algorithm<ScatterFn> kAlgorithms[] = {
      "the root multicasts the whole buffer once, each rank keeps its block; declines where "
      "multicast does not work",
      scatterMcast, kAnySize, "CCMPI_MCAST_MBITS"},
+    {"node", "hosts: scatterv of whole hosts among the leaders, scatter within each host",
+     scatterNode, kAnySize},
 };
 AlgorithmTable gTable("scatter", "CCMPI_SCATTER_ALGORITHM", kAlgorithms);
 

@@ -30,6 +30,10 @@ const Algorithm<ScattervFn> kAlgorithms[] = {
      "dynamic group: the sizes to all (static group), then a group of only the receiving "
      "ranks is made for the aggregate and destroyed; declines where multicast does not work",
      scattervMcastDynamic, kAnySize, "CCMPI_MCAST_MBITS"},
+    {"node",
+     "hosts: counts gathered at each leader, hosts' totals then blocks among the leaders, scatterv "
+     "within each host",
+     scattervNode, kAnySize},
 };
 AlgorithmTable gTable("scatterv", "CCMPI_SCATTERV_ALGORITHM", kAlgorithms);
 
