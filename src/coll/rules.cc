@@ -328,28 +328,6 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
   return true;
 }
 
-const std::vector<int>& worldRankHosts() {
-  static const std::vector<int> hosts = [] {
-    std::vector<int> out;
-    const char* v = getenv("CCMPI_RANK_HOSTS");
-    if (!v || !*v) return out;
-    std::istringstream in(v);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-      int host = -1;
-      long count = 0;
-      char extra = 0;
-      if (sscanf(item.c_str(), "%d*%ld%c", &host, &count, &extra) != 2 || host < 0 || count < 1 ||
-          static_cast<long>(out.size()) + count > (1L << 24)) {
-        return std::vector<int>();
-      }
-      out.insert(out.end(), static_cast<size_t>(count), host);
-    }
-    return out;
-  }();
-  return hosts;
-}
-
 int ruleHosts(int commSize, const comm::Comm* c) {
   if (c && c->size == commSize) {
     if (c->hostCount > 0) return c->hostCount;

@@ -61,12 +61,12 @@ struct Rule {
 bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* error);
 // The host count the rules see for a communicator of `commSize` ranks.
 // The hosts a communicator of commSize ranks spans, for rules with a hosts range:
-// counted from the host of every rank (CCMPI_RANK_HOSTS, set by mpirun) and cached in
-// the communicator; without that (another launcher, ranks of another job), the job's
-// host count CCMPI_NUM_NODES capped at the communicator size.
+// counted from the host of every rank (worldRankHosts) and cached in the communicator;
+// for ranks of another job (spawned, connected), the job's host count CCMPI_NUM_NODES
+// capped at the communicator size.
 int ruleHosts(int commSize, const comm::Comm* c);
-// The host of every world rank from CCMPI_RANK_HOSTS (mpirun: "HOST*COUNT,..." in rank
-// order); empty when it is missing or malformed (another launcher).
+// The host of every world rank (runtime::worldHosts: ranks that share memory and were
+// placed on one host by the launcher). Defined in coll/node/topology.cc.
 const std::vector<int>& worldRankHosts();
 // The job's ranks per core: set once by MPI_Init from the process manager
 // (ccmpi.ranks_per_core) or CCMPI_RANKS_PER_CORE; -1 = unknown. Every rank sees the same

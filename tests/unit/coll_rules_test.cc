@@ -20,6 +20,13 @@ std::vector<CollectiveDescription> algorithmTables() {
   return {b};
 }
 
+// The world's hosts (runtime::worldHosts in the library): ranks 0-3 on host 0, 4-5 on
+// host 1, 6 on host 2, 7 on host 0 (8 ranks).
+const std::vector<int>& worldRankHosts() {
+  static const std::vector<int> hosts = {0, 0, 0, 0, 1, 1, 2, 0};
+  return hosts;
+}
+
 namespace {
 
 TEST(CollRules, ParsesRangesAndSuffixes) {
@@ -141,13 +148,10 @@ TEST(CollRules, OptionalRanksPerCoreRange) {
   EXPECT_EQ(jobRanksPerCore(), -1);
 }
 
-// The hosts a communicator spans: counted from the host of each of its ranks (mpirun's
-// CCMPI_RANK_HOSTS, run-length coded), so a communicator inside one host of a multi-host
-// job counts 1; without a host for every rank, the job's CCMPI_NUM_NODES capped at the
-// size.
+// The hosts a communicator spans: counted from the host of each of its ranks
+// (worldRankHosts above), so a communicator inside one host of a multi-host job counts 1;
+// without a host for every rank, the job's CCMPI_NUM_NODES capped at the size.
 TEST(CollRules, HostsOfACommunicator) {
-  // World: ranks 0-3 on host 0, 4-5 on host 1, 6 on host 2, 7 on host 0 (8 ranks).
-  setenv("CCMPI_RANK_HOSTS", "0*4,1*2,2*1,0*1", 1);
   setenv("CCMPI_NUM_NODES", "3", 1);
   auto comm = [](std::vector<int> world) {
     auto c = std::make_unique<comm::Comm>();

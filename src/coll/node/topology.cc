@@ -130,6 +130,10 @@ int nodeComms(comm::Comm& c, Topology& t, comm::Comm** node, comm::Comm** leader
 
 namespace ccmpi::coll {
 
+const std::vector<int>& worldRankHosts() {
+  return runtime::worldHosts();
+}
+
 int ruleRanksPerHost(comm::Comm* c) {
   if (!c || c->isInter()) return -1;
   int rc = MPI_SUCCESS;
