@@ -17,8 +17,9 @@ namespace {
 
 Tunable<int64_t> kSpinUs("CCMPI_SPIN_US", -1,
                          "microseconds a blocked call polls before sleeping in epoll_wait; "
-                         "-1 = auto (300 when the rank is alone on its host, else 50 when "
-                         "ranks on this host <= 4x cores, else 20)");
+                         "-1 = auto (300 when the rank is alone on its host, 1000 when the "
+                         "ranks of this host have a core each, 20 when they are at most 4 "
+                         "per core, else 0: sleep at once)");
 
 constexpr int kMaxEvents = 64;
 
@@ -65,7 +66,15 @@ int64_t Engine::spinBudgetNs() {
       // median of the per-call maximum 578-631 us at 50, 552-559 at 150, 461-532 at 300;
       // Bcast 8 B 293-528 vs 560-617 us, Alltoall 8 B (16 hosts) 599-616 vs 655-732 us;
       // Alltoall 64-256 KiB, Allgather 1-64 KiB and Alltoallv 2 KiB within 1-2%.
-      us = localRanks_ == 1 ? 300 : localRanks_ <= 4 * cores ? 50 : 20;
+      // With shared memory (2026-11-26, quiet machine, OSU): 2 ranks on the 2 cores, 1 B
+      // latency with a 50 us spin was bimodal, 0.5-0.7 us or 1.2-8.1 us per run: a wait
+      // that outlasts the spin sleeps, and waking an idle virtual CPU takes longer than a
+      // message, so the partner sleeps too, and so on; 300 or 1000 us: 0.84-1.12 in every
+      // run. Each rank has its core, so the spin costs nobody. 16 ranks on 2 cores (2 runs
+      // each, us): spin 0 / 20: osu_multi_lat 1 B 33-35 / 38-45, osu_allreduce 8 B 66-72 /
+      // 66-81, osu_alltoall 8 B 61-65 / 83-85, osu_allgather 64 KiB 405-433 / 411-765:
+      // with many ranks per core a spin takes the core from the rank that would answer.
+      us = localRanks_ == 1 ? 300 : localRanks_ <= cores ? 1000 : localRanks_ <= 4 * cores ? 20 : 0;
     }
     spinNs_ = us * 1000;
   }
