@@ -55,21 +55,28 @@ class Engine {
   void waitUntil(Done&& done) {
     if (done()) return;
     const int64_t budget = spinBudgetNs();
-    const int64_t spinUntil = budget > 0 ? nowNs() + budget : 0;
-    bool spinning = spinUntil != 0;
+    int64_t spinUntil = 0;  // set at the first clock read: a short wait reads no clock
+    bool spinning = budget > 0;
     unsigned idle = 0;
     while (!done()) {
       if (spinning) {
         // Spin politely. Oversubscribed (more ranks on this host than cores), every other
         // idle poll hands the core to a rank that may be the one we wait for; with a core
-        // each, the spin only pauses. The clock is read every 16 idle polls.
+        // each, the spin only pauses. The clock is read every 16 idle polls (the budget counts
+        // from the first read).
         if (poll(0) != 0) continue;
         ++idle;
         if (crowded_ && (idle & 1) == 0)
           yieldCpu();
         else
           cpuRelax();
-        if ((idle & 15) == 0 && nowNs() >= spinUntil) spinning = false;
+        if ((idle & 15) == 0) {
+          const int64_t now = nowNs();
+          if (spinUntil == 0)
+            spinUntil = now + budget;
+          else if (now >= spinUntil)
+            spinning = false;
+        }
       } else {
         poll(kSleepSliceMs);
       }
