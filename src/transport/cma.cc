@@ -34,6 +34,29 @@ volatile uint64_t gToken = 0;
 // Largest piece per system call: a bounded time inside the kernel per call.
 constexpr size_t kMaxPiece = size_t{1} << 30;
 
+// Moves len bytes between `local` and `remote` in process pid with process_vm_readv or
+// process_vm_writev, in pieces of at most kMaxPiece; 0 or an errno value (EIO: a short
+// transfer that moved nothing).
+template <typename Call>
+int transfer(Call call, pid_t pid, uint64_t remote, void* local, size_t len) {
+  auto* at = static_cast<unsigned char*>(local);
+  while (len > 0) {
+    const size_t piece = len < kMaxPiece ? len : kMaxPiece;
+    iovec l{at, piece};
+    iovec r{reinterpret_cast<void*>(static_cast<uintptr_t>(remote)), piece};
+    const ssize_t n = call(pid, &l, 1, &r, 1, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return EIO;
+    at += n;
+    remote += static_cast<uint64_t>(n);
+    len -= static_cast<size_t>(n);
+  }
+  return 0;
+}
+
 }  // namespace
 
 bool enabled() {
@@ -49,22 +72,7 @@ uint64_t splitBytes() {
 }
 
 int write(pid_t pid, uint64_t remote, const void* local, size_t len) {
-  const auto* src = static_cast<const unsigned char*>(local);
-  while (len > 0) {
-    const size_t piece = len < kMaxPiece ? len : kMaxPiece;
-    iovec l{const_cast<unsigned char*>(src), piece};
-    iovec r{reinterpret_cast<void*>(static_cast<uintptr_t>(remote)), piece};
-    const ssize_t n = process_vm_writev(pid, &l, 1, &r, 1, 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    if (n == 0) return EIO;
-    src += n;
-    remote += static_cast<uint64_t>(n);
-    len -= static_cast<size_t>(n);
-  }
-  return 0;
+  return transfer(process_vm_writev, pid, remote, const_cast<void*>(local), len);
 }
 
 void init() {
@@ -92,22 +100,7 @@ uint64_t tokenValue() {
 }
 
 int read(pid_t pid, uint64_t remote, void* local, size_t len) {
-  auto* dst = static_cast<unsigned char*>(local);
-  while (len > 0) {
-    const size_t piece = len < kMaxPiece ? len : kMaxPiece;
-    iovec l{dst, piece};
-    iovec r{reinterpret_cast<void*>(static_cast<uintptr_t>(remote)), piece};
-    const ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    if (n == 0) return EIO;
-    dst += n;
-    remote += static_cast<uint64_t>(n);
-    len -= static_cast<size_t>(n);
-  }
-  return 0;
+  return transfer(process_vm_readv, pid, remote, local, len);
 }
 
 bool selfTest(std::string* why) {
