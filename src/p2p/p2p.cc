@@ -1119,7 +1119,7 @@ Request* newRequest(Request::Kind kind) {
 void releaseRequest(Request* r) {
   if (!r) return;
   unregisterId(r);
-  if (r->type != MPI_DATATYPE_NULL && r->dt) datatype::release(r->type);
+  if (r->type != MPI_DATATYPE_NULL && r->dt && !r->dt->predefined()) datatype::release(r->type);
   if (r->comm) {
     --r->comm->refs;
     if (r->idleRef) --r->comm->idleRefs;
@@ -1193,7 +1193,7 @@ int isendTyped(const void* buf, int64_t count, MPI_Datatype type, datatype::Data
   s->count = count;
   s->type = type;
   s->dt = dt;
-  datatype::retain(type);
+  if (!dt->predefined()) datatype::retain(type);  // predefined types are never freed
   s->bytes = static_cast<uint64_t>(count) * dt->size();
   s->peer = dest == MPI_PROC_NULL ? MPI_PROC_NULL : c.peerWorldRank(dest);
   s->tag = tag;
@@ -1233,7 +1233,7 @@ int isendTyped(const void* buf, int64_t count, MPI_Datatype type, datatype::Data
     inner->dt = datatype::lookup(carry);
     inner->type = carry;
     inner->count = static_cast<int64_t>(s->bytes / inner->dt->size());
-    datatype::retain(carry);
+    if (!inner->dt->predefined()) datatype::retain(carry);
     inner->bytes = s->bytes;
     inner->peer = s->peer;
     inner->tag = tag;
@@ -1265,7 +1265,7 @@ int irecvTyped(void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* 
   r->count = count;
   r->type = type;
   r->dt = dt;
-  datatype::retain(type);
+  if (!dt->predefined()) datatype::retain(type);
   r->bytes = static_cast<uint64_t>(count) * dt->size();
   r->peer =
       (source == MPI_ANY_SOURCE || source == MPI_PROC_NULL) ? source : c.peerWorldRank(source);
@@ -1435,7 +1435,7 @@ int mrecv(void* buf, int64_t count, MPI_Datatype type, Unexpected* msg, comm::Co
   r->count = count;
   r->type = type;
   r->dt = dt;
-  datatype::retain(type);
+  if (!dt->predefined()) datatype::retain(type);
   r->bytes = static_cast<uint64_t>(count) * dt->size();
   r->peer = msg->srcWorld;
   r->tag = msg->tag;
