@@ -66,7 +66,7 @@ class Engine {
         // from the first read).
         if (poll(0) != 0) continue;
         ++idle;
-        if (crowded_ && (idle & 1) == 0)
+        if (crowded_)
           yieldCpu();
         else
           cpuRelax();
