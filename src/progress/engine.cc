@@ -18,8 +18,8 @@ namespace {
 Tunable<int64_t> kSpinUs("CCMPI_SPIN_US", -1,
                          "microseconds a blocked call polls before sleeping in epoll_wait; "
                          "-1 = auto (300 when the rank is alone on its host, 1000 when the "
-                         "ranks of this host have a core each, 20 when they are at most 4 "
-                         "per core, else 0: sleep at once)");
+                         "ranks of this host have a core each, else 50, yielding the core on "
+                         "every idle poll)");
 
 constexpr int kMaxEvents = 64;
 
@@ -74,7 +74,11 @@ int64_t Engine::spinBudgetNs() {
       // each, us): spin 0 / 20: osu_multi_lat 1 B 33-35 / 38-45, osu_allreduce 8 B 66-72 /
       // 66-81, osu_alltoall 8 B 61-65 / 83-85, osu_allgather 64 KiB 405-433 / 411-765:
       // with many ranks per core a spin takes the core from the rank that would answer.
-      us = localRanks_ == 1 ? 300 : localRanks_ <= cores ? 1000 : localRanks_ <= 4 * cores ? 20 : 0;
+      // Then, yielding on every idle turn instead of every other one (16 ranks, 2 runs, us,
+      // spin 0 / 50): multi_lat 31-38 / 28-37, allreduce 8 B 69-72 / 61-69, alltoall 8 B
+      // 70 / 56-73, bcast 8 B 18 / 8-13, allgather 64 KiB 343-449 / 297-392; 8 ranks,
+      // sparse Alltoallv 4 x 1 KiB 39-45 (every other turn, 20 us) -> 32-35.
+      us = localRanks_ == 1 ? 300 : localRanks_ <= cores ? 1000 : 50;
     }
     spinNs_ = us * 1000;
   }

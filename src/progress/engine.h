@@ -60,7 +60,7 @@ class Engine {
     unsigned idle = 0;
     while (!done()) {
       if (spinning) {
-        // Spin politely. Oversubscribed (more ranks on this host than cores), every other
+        // Spin politely. Oversubscribed (more ranks on this host than cores), every
         // idle poll hands the core to a rank that may be the one we wait for; with a core
         // each, the spin only pauses. The clock is read every 16 idle polls (the budget counts
         // from the first read).
