@@ -38,23 +38,6 @@ int usage() {
   return 2;
 }
 
-// "H*C,..." or "H,H,...": the host of every rank; false when malformed.
-bool parseHostMap(const std::string& spec, std::vector<int>* out) {
-  std::istringstream in(spec);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    int host = -1;
-    long count = 1;
-    char extra = 0;
-    const int got = sscanf(item.c_str(), "%d*%ld%c", &host, &count, &extra);
-    if (got < 1 || got > 2 || host < 0 || count < 1 || out->size() + count > (1u << 24))
-      return false;
-    if (got == 1 && item.find('*') != std::string::npos) return false;
-    out->insert(out->end(), static_cast<size_t>(count), host);
-  }
-  return !out->empty();
-}
-
 int fail(const char* what, const std::string& detail) {
   fprintf(stderr, "ccmpi-schedule: %s%s\n", what, detail.c_str());
   return 1;

@@ -37,6 +37,7 @@
 #include "p2p/engine.h"
 #include "p2p/p2p.h"
 #include "progress/engine.h"
+#include "sched/sched.h"
 #include "transport/mcast.h"
 #include "transport/shm.h"
 #include "transport/tcp.h"
@@ -170,18 +171,7 @@ const std::vector<int>& launcherPlacement() {
   static const std::vector<int> hosts = [] {
     std::vector<int> out;
     const char* v = getenv("CCMPI_RANK_HOSTS");
-    for (const char* at = v ? v : ""; *at;) {
-      char* end = nullptr;
-      const long host = strtol(at, &end, 10);
-      if (end == at || *end != '*' || host < 0) return std::vector<int>();
-      at = end + 1;
-      const long count = strtol(at, &end, 10);
-      if (end == at || count < 1 || static_cast<long>(out.size()) + count > (1L << 24))
-        return std::vector<int>();
-      out.insert(out.end(), static_cast<size_t>(count), static_cast<int>(host));
-      at = *end == ',' ? end + 1 : end;
-      if (*end != ',' && *end != '\0') return std::vector<int>();
-    }
+    if (v) sched::parseHostMap(v, &out);
     return out;
   }();
   return hosts;

@@ -24,6 +24,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <numeric>
 #include <tuple>
@@ -578,6 +579,27 @@ RankSteps allToAllOnHosts(const std::vector<int>& hostOf, int rank) {
     }
   }
   return out;
+}
+
+bool parseHostMap(const std::string& spec, std::vector<int>* out) {
+  out->clear();
+  for (size_t at = 0; at <= spec.size();) {
+    const size_t end = std::min(spec.find(',', at), spec.size());
+    const std::string item = spec.substr(at, end - at);
+    int host = -1;
+    long count = 1;
+    char extra = 0;
+    const int got = sscanf(item.c_str(), "%d*%ld%c", &host, &count, &extra);
+    const bool star = item.find('*') != std::string::npos;
+    if (got < 1 || got > 2 || (got == 1 && star) || host < 0 || count < 1 ||
+        out->size() + static_cast<size_t>(count) > (size_t{1} << 24)) {
+      out->clear();
+      return false;
+    }
+    out->insert(out->end(), static_cast<size_t>(count), host);
+    at = end + 1;
+  }
+  return !out->empty();
 }
 
 }  // namespace ccmpi::sched

@@ -121,4 +121,8 @@ struct RankSteps {
 };
 RankSteps allToAllOnHosts(const std::vector<int>& hostOf, int rank);
 
+// A host map: the host of every rank, "HOST*COUNT,..." (runs, as mpirun's CCMPI_RANK_HOSTS)
+// or "HOST,HOST,...", in rank order. False (and *out cleared) when malformed or empty.
+bool parseHostMap(const std::string& spec, std::vector<int>* out);
+
 }  // namespace ccmpi::sched

@@ -607,6 +607,10 @@ void ShmTransport::wake(int slot) {
   SegCtl* ctl = out_[static_cast<size_t>(slot)].ctl;
   if (ctl->sleeping.load(std::memory_order_relaxed) == 0) return;
   if (ctl->sleeping.exchange(0, std::memory_order_acq_rel) == 0) return;
+  ringDoorbell(slot);
+}
+
+void ShmTransport::ringDoorbell(int slot) {
   ++wakeups_;
   socklen_t alen;
   const sockaddr_un sa = abstractAddress(sockNames_[static_cast<size_t>(slot)], &alen);
@@ -671,15 +675,8 @@ int ShmTransport::readRing(In& in) {
     in.ring->head.store(in.head, std::memory_order_release);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (in.ring->writerWaiting.load(std::memory_order_relaxed) &&
-        in.ring->writerWaiting.exchange(0, std::memory_order_acq_rel)) {
-      ++wakeups_;
-      socklen_t alen;
-      const sockaddr_un sa = abstractAddress(
-          sockNames_[static_cast<size_t>(slotOf_[static_cast<size_t>(in.peer)])], &alen);
-      const char b = 2;
-      (void)::sendto(sock_, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL,
-                     reinterpret_cast<const sockaddr*>(&sa), alen);
-    }
+        in.ring->writerWaiting.exchange(0, std::memory_order_acq_rel))
+      ringDoorbell(slotOf_[static_cast<size_t>(in.peer)]);
   }
   return frames > 0 ? frames : 1;
 }

@@ -139,7 +139,8 @@ class ShmTransport {
 
   void flush(Out& o);
   int readRing(In& in);
-  void wake(int slot);
+  void wake(int slot);          // rings slot's doorbell if it sleeps
+  void ringDoorbell(int slot);  // one byte to slot's socket
   [[noreturn]] void corrupt(int peer, const char* what);
   int exchange(const SipKey& secret);
   int offerSegment(int slot, const SipKey& secret);

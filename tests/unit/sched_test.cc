@@ -533,3 +533,20 @@ TEST(SchedFiles, BadFilesSayWhere) {
 
 }  // namespace
 }  // namespace ccmpi::sched
+
+namespace ccmpi::sched {
+namespace {
+
+// One parser serves mpirun's CCMPI_RANK_HOSTS, CCMPI_HOST_MAP and ccmpi-schedule --host-map.
+TEST(SchedHostMap, RunsAndSingleHosts) {
+  std::vector<int> v;
+  ASSERT_TRUE(parseHostMap("0*2,1*1,0", &v));
+  EXPECT_EQ(v, (std::vector<int>{0, 0, 1, 0}));
+  for (const char* bad : {"", "0*", "0*0", "-1", "0*2,", "x", "1*2*3", "0,,1"}) {
+    EXPECT_FALSE(parseHostMap(bad, &v)) << bad;
+    EXPECT_TRUE(v.empty()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace ccmpi::sched

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <sstream>
 
 #include "base/link.h"
 #include "base/tunables.h"
@@ -33,30 +32,12 @@ Tunable<std::string> kHostMap(
     "(emulated hosts, for tests); default: the hosts the ranks share memory on (as the "
     "shared-memory transport sees them: CCMPI_SHM_ISLAND splits hosts too)");
 
-// "HOST*COUNT,..." expanded; empty when malformed.
-std::vector<int> parseHostMap(const char* v) {
-  std::vector<int> out;
-  if (!v || !*v) return out;
-  std::istringstream in(v);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    int host = -1;
-    long count = 0;
-    char extra = 0;
-    if (sscanf(item.c_str(), "%d*%ld%c", &host, &count, &extra) != 2 || host < 0 || count < 1 ||
-        static_cast<long>(out.size()) + count > (1L << 24))
-      return {};
-    out.insert(out.end(), static_cast<size_t>(count), host);
-  }
-  return out;
-}
-
 const std::vector<int>& worldHosts() {
   static const std::vector<int> hosts = [] {
     const std::string& m = kHostMap.get();
     if (!m.empty()) {
-      std::vector<int> v = parseHostMap(m.c_str());
-      if (v.empty())
+      std::vector<int> v;
+      if (!sched::parseHostMap(m, &v))
         fprintf(stderr, "ccmpi: warning: CCMPI_HOST_MAP=%s is not HOST*COUNT,...; ignored\n",
                 m.c_str());
       else
