@@ -37,6 +37,7 @@
 #include "p2p/engine.h"
 #include "p2p/p2p.h"
 #include "progress/engine.h"
+#include "runtime/affinity.h"
 #include "sched/sched.h"
 #include "transport/mcast.h"
 #include "transport/shm.h"
@@ -328,6 +329,20 @@ int bringUp() {
       fp.endSleep = [] { gShm->endSleep(); };
       progress::engine().setFastPath(fp);
     }
+  }
+  {
+    // CPU binding (runtime/affinity.h), by the rank's place among those of its host.
+    const std::vector<int>& local = r.shm.local();
+    const auto at = std::find(local.begin(), local.end(), r.rank);
+    const int index = at == local.end() ? 0 : static_cast<int>(at - local.begin());
+    const int count = at == local.end() ? 1 : static_cast<int>(local.size());
+    std::string why;
+    const int cpu = bindToCore(index, count, &why);
+    if (cpu == -2) return setErrorCause(MPI_ERR_OTHER, "%s", why.c_str());
+    if (cpu >= 0)
+      log::debug("bound to CPU %d (local rank %d of %d)", cpu, index, count);
+    else
+      log::debug("not bound to CPUs: %s", why.c_str());
   }
   if (int rc = p2p::init(&r.tcp, &r.shm, r.rank, r.size)) return rc;
   if (r.size > 1) transport::mcast().init(r.rank, r.size, key, cfg.jobId, cfg.bindAddress, &r.tcp);

@@ -1,0 +1,80 @@
+#include "runtime/affinity.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "base/tunables.h"
+
+namespace ccmpi::runtime {
+namespace {
+
+Tunable<std::string> kBind(
+    "CCMPI_BIND", "auto",
+    "binding of ranks to CPUs: auto = bind the i-th rank of a host to the i-th block of "
+    "CPUs/ranks CPUs when the host has 2 to CPUs ranks and no CPU mask was set for the "
+    "process; core = always (one CPU each, round robin, when ranks outnumber CPUs); none = "
+    "never");
+
+}  // namespace
+
+int bindToCore(int localIndex, int localCount, std::string* why) {
+  const std::string mode = kBind.get();
+  if (mode == "none") {
+    *why = "CCMPI_BIND=none";
+    return -1;
+  }
+  if (mode != "auto" && mode != "core") {
+    *why = "CCMPI_BIND=" + mode + " is not auto, core or none";
+    return -2;
+  }
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) {
+    *why = std::string("sched_getaffinity: ") + strerror(errno);
+    return -1;
+  }
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &mask)) cpus.push_back(c);
+  if (cpus.empty() || localIndex < 0 || localCount < 1) {
+    *why = "no CPU to bind to";
+    return -1;
+  }
+  if (mode == "auto") {
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (localCount < 2) {
+      *why = "alone on its host";
+      return -1;
+    }
+    if (static_cast<long>(cpus.size()) < online) {
+      *why = "the process has a CPU mask already";
+      return -1;
+    }
+    if (localCount > static_cast<int>(cpus.size())) {
+      *why = "more ranks on this host than CPUs";
+      return -1;
+    }
+  }
+  // Local rank i gets the i-th block of n / ranks CPUs (one CPU when ranks outnumber them,
+  // round robin): the ranks of a host never share a CPU while there are enough, and the
+  // threads a rank starts later (OpenMP) have the rest of its block.
+  const int n = static_cast<int>(cpus.size());
+  const int per = std::max(1, n / localCount);
+  const int first = (localIndex * per) % n;
+  cpu_set_t block;
+  CPU_ZERO(&block);
+  for (int k = 0; k < per; ++k) CPU_SET(cpus[static_cast<size_t>((first + k) % n)], &block);
+  const int cpu = cpus[static_cast<size_t>(first)];
+  if (sched_setaffinity(0, sizeof block, &block) != 0) {
+    *why = std::string("sched_setaffinity: ") + strerror(errno);
+    return -1;
+  }
+  return cpu;
+}
+
+}  // namespace ccmpi::runtime
