@@ -62,11 +62,13 @@ class Engine {
       if (spinning) {
         // Spin politely. Oversubscribed (more ranks on this host than cores), every
         // idle poll hands the core to a rank that may be the one we wait for; with a core
-        // each, the spin only pauses. The clock is read every 16 idle polls (the budget counts
-        // from the first read).
+        // each, the spin pauses, and after kPoliteAfter idle polls yields too (a rank that
+        // has not answered by then may be waiting for this core: other work of the
+        // machine took the one it had). The clock is read every 16 idle polls (the budget
+        // counts from the first read).
         if (poll(0) != 0) continue;
         ++idle;
-        if (crowded_)
+        if (crowded_ || idle > kPoliteAfter)
           yieldCpu();
         else
           cpuRelax();
@@ -95,6 +97,13 @@ class Engine {
 
  private:
   static constexpr int kSleepSliceMs = 1000;
+
+ public:
+  // Idle polls a rank with a core of its own spins before it yields the core on every idle
+  // poll (a few tens of microseconds).
+  static constexpr unsigned kPoliteAfter = 256;
+
+ private:
   int epfd_ = -1;
   int localRanks_ = 1;
   bool crowded_ = false;  // more ranks on this host than cores

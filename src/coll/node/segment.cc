@@ -49,12 +49,6 @@ void futexWakeAll(uint32_t* addr) {
   syscall(SYS_futex, addr, FUTEX_WAKE, 0x7fffffff, nullptr, nullptr, 0);
 }
 
-inline void cpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
 }  // namespace
 
 int Segment::create(comm::Comm& c, size_t slotBytes, std::unique_ptr<Segment>* out) {
@@ -142,15 +136,39 @@ void Segment::post() {
     futexWakeAll(reinterpret_cast<uint32_t*>(static_cast<unsigned char*>(base_) + kEvents));
 }
 
+bool Segment::allReached(size_t off, uint64_t v) const {
+  for (int r = 0; r < slots_; ++r)
+    if (word<uint64_t>(base_, off + static_cast<size_t>(r) * kLine)
+            .load(std::memory_order_seq_cst) < v)
+      return false;
+  return true;
+}
+
 template <typename Pred>
 void Segment::waitUntil(Pred ready) {
-  for (int i = 0; i < 64; ++i) {
+  if (ready()) return;
+  // First the progress engine's spin (progress/engine.h): with a core per rank, pause (and
+  // after a while yield too) for its budget; where ranks outnumber cores, yield the core
+  // on every look (the rank we wait for may be the one that gets it), so the condition is
+  // seen on the waiter's next turn, without a wake-up. The network moves every 16 looks.
+  progress::Engine& e = progress::engine();
+  const int64_t budget = e.spinBudgetNs();
+  int64_t until = 0;
+  for (unsigned idle = 1; budget > 0; ++idle) {
+    if (e.crowded() || idle > progress::Engine::kPoliteAfter)
+      progress::Engine::yieldCpu();
+    else
+      progress::Engine::cpuRelax();
     if (ready()) return;
-    cpuRelax();
-  }
-  for (int i = 0; i < 4; ++i) {
-    if (ready()) return;
-    sched_yield();
+    if ((idle & 15) == 0) {
+      e.poll(0);
+      if (ready()) return;
+      const int64_t now = progress::Engine::nowNs();
+      if (until == 0)
+        until = now + budget;
+      else if (now >= until)
+        break;
+    }
   }
   auto events = word<uint32_t>(base_, kEvents);
   auto sleepers = word<uint32_t>(base_, kSleepers);
@@ -168,37 +186,31 @@ uint64_t Segment::arrive() {
   const uint64_t k = ++barriers_;
   word<uint64_t>(base_, kArrived + static_cast<size_t>(rank_) * kLine)
       .store(k, std::memory_order_seq_cst);
-  post();
+  // Only the arrival that completes the barrier wakes the sleepers (one wake-up per
+  // barrier, not one per rank). Stores and loads are sequentially consistent: of two ranks
+  // arriving together, the later one sees the other's counter.
+  if (allReached(kArrived, k)) post();
   return k;
 }
 
 void Segment::awaitRelease(uint64_t ticket) {
   // Every rank has arrived at barrier `ticket` (a rank that arrives without waiting may
   // already be at a later one: the counters only grow).
-  for (int r = 0; r < slots_; ++r) {
-    if (r == rank_) continue;
-    auto arrived = word<uint64_t>(base_, kArrived + static_cast<size_t>(r) * kLine);
-    waitUntil([&] { return arrived.load(std::memory_order_acquire) >= ticket; });
-  }
+  waitUntil([&] { return allReached(kArrived, ticket); });
 }
 
 uint64_t Segment::beginPhase(bool writes) {
   const uint64_t p = phases_++;
-  if (writes && p >= 2) {
-    // Every rank ended phase p - 2 (stored as p - 1: phases ended).
-    for (int r = 0; r < slots_; ++r) {
-      if (r == rank_) continue;
-      auto seen = word<uint64_t>(base_, kSeen + static_cast<size_t>(r) * kLine);
-      waitUntil([&] { return seen.load(std::memory_order_acquire) >= p - 1; });
-    }
-  }
+  // Every rank ended phase p - 2 (stored as p - 1: phases ended).
+  if (writes && p >= 2) waitUntil([&] { return allReached(kSeen, p - 1); });
   return p;
 }
 
 void Segment::endPhase(uint64_t phase) {
   word<uint64_t>(base_, kSeen + static_cast<size_t>(rank_) * kLine)
       .store(phase + 1, std::memory_order_seq_cst);
-  post();
+  // Waiters wait for every rank to end a phase: the last one to end it wakes them.
+  if (allReached(kSeen, phase + 1)) post();
 }
 
 void Segment::publish(uint64_t phase) {

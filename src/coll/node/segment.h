@@ -21,10 +21,11 @@
 // A barrier is a counter per rank (barriers arrived at, on the rank's own cache line):
 // a rank has passed barrier k once every counter reached k.
 //
-// Waiting: spin briefly, then sched_yield, then drive the progress engine and sleep on a
-// futex word in the segment that every state change bumps (its poster wakes sleepers;
-// 1 ms at most, so network progress goes on): many ranks sharing few cores do not burn
-// each other's time.
+// Waiting: the progress engine's spin (pausing with a core per rank, yielding the core on
+// every look where ranks outnumber cores), then drive the progress engine and sleep on a
+// futex word in the segment (1 ms at most, so network progress goes on). The state change
+// a waiter waits for wakes the sleepers once: the last arrival at a barrier, the last rank
+// to end a phase, the publisher.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -71,6 +72,8 @@ class Segment {
   Segment() = default;
   template <typename Pred>
   void waitUntil(Pred ready);
+  // Every rank's counter at control offset `off` is at least v.
+  bool allReached(size_t off, uint64_t v) const;
   void post();
   void* base_ = nullptr;
   size_t bytes_ = 0;
