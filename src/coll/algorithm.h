@@ -17,6 +17,7 @@
 // selection only looks at what all ranks of the communicator share (SelectContext).
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -139,7 +140,7 @@ class AlgorithmTable {
   }
   const Algorithm<Fn>* find(const char* name) const {
     for (const Algorithm<Fn>& a : algs_)
-      if (std::string(name) == a.name) return &a;
+      if (strcmp(name, a.name) == 0) return &a;
     return nullptr;
   }
   std::string validNames() const {

@@ -1,6 +1,11 @@
 // The registry of algorithm tables and the restriction vocabulary.
 #include <mpi.h>
 
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
 #include "base/error.h"
 #include "coll/algorithm.h"
 #include "coll/rules.h"
@@ -42,7 +47,7 @@ std::vector<CollectiveDescription> algorithmTables() {
 
 const char* forcedAlgorithm(const char* collective, Tunable<std::string>& tunable,
                             const SelectContext& ctx, std::string* source) {
-  if (ctx.comm) {
+  if (ctx.comm && !ctx.comm->hints.empty()) {
     std::string key = std::string("ccmpi_") + collective + "_algorithm";
     for (const auto& [k, v] : ctx.comm->hints) {
       if (k != key) continue;
@@ -57,18 +62,49 @@ const char* forcedAlgorithm(const char* collective, Tunable<std::string>& tunabl
   return forced.c_str();
 }
 
+namespace {
+
+// The active rules of one collective, in order, or the rules' load error. Built once per
+// collective name (under a lock); each thread then finds its list by the table's name
+// pointer (a string literal) without locking or comparing strings.
+struct CollectiveRules {
+  std::vector<const Rule*> rules;
+  std::string error;
+};
+
+const CollectiveRules& rulesOf(const char* collective) {
+  thread_local std::unordered_map<const char*, const CollectiveRules*> cache;
+  if (auto it = cache.find(collective); it != cache.end()) return *it->second;
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<CollectiveRules>> byName;
+  std::lock_guard<std::mutex> lock(mu);
+  std::unique_ptr<CollectiveRules>& set = byName[collective];
+  if (!set) {
+    set = std::make_unique<CollectiveRules>();
+    for (const Rule& r : activeRules(&set->error, nullptr))
+      if (r.collective == collective) set->rules.push_back(&r);
+  }
+  cache.emplace(collective, set.get());
+  return *set;
+}
+
+}  // namespace
+
 const char* ruledAlgorithm(const char* collective, const SelectContext& ctx, int* error,
                            size_t* next) {
-  std::string loadError;
-  const std::vector<Rule>& rules = activeRules(&loadError, nullptr);
-  if (!loadError.empty()) {
-    *error = setErrorCause(MPI_ERR_OTHER, "%s", loadError.c_str());
+  const CollectiveRules& set = rulesOf(collective);
+  if (!set.error.empty()) {
+    *error = setErrorCause(MPI_ERR_OTHER, "%s", set.error.c_str());
     return nullptr;
   }
-  while (*next < rules.size()) {
-    const Rule& r = rules[(*next)++];
-    if (r.collective != collective) continue;
+  while (*next < set.rules.size()) {
+    const Rule& r = *set.rules[(*next)++];
     if (ctx.commSize < r.minRanks || ctx.commSize > r.maxRanks) continue;
+    if (ctx.bytes < 0) {
+      if (r.minBytes != 0 || r.maxBytes != INT64_MAX) continue;
+    } else if (ctx.bytes < r.minBytes || ctx.bytes > r.maxBytes) {
+      continue;
+    }
     if (r.minHosts > 1 || r.maxHosts < 0x7fffffff) {
       const int hosts = ruleHosts(ctx.commSize, ctx.comm);
       if (hosts < r.minHosts || hosts > r.maxHosts) continue;
@@ -80,11 +116,6 @@ const char* ruledAlgorithm(const char* collective, const SelectContext& ctx, int
     if (r.minRanksPerHost > 1 || r.maxRanksPerHost < 0x7fffffff) {
       const int per = ruleRanksPerHost(const_cast<comm::Comm*>(ctx.comm));
       if (per < r.minRanksPerHost || per > r.maxRanksPerHost) continue;  // -1: unknown
-    }
-    if (ctx.bytes < 0) {
-      if (r.minBytes != 0 || r.maxBytes != INT64_MAX) continue;
-    } else if (ctx.bytes < r.minBytes || ctx.bytes > r.maxBytes) {
-      continue;
     }
     return r.algorithm.c_str();
   }
