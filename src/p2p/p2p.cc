@@ -146,6 +146,11 @@ void route(int peer, transport::OutFrame* f) {
 bool sameHost(int peer) {
   return viaShm(peer) || (g.tcp && g.tcp->sameHost(peer));
 }
+// Messages to `peer` may be coded (compress_channel): never through shared memory, where a
+// copy costs less than coding it.
+bool codecPath(int peer) {
+  return !viaShm(peer);
+}
 int cmaPidOf(int peer) {
   return viaShm(peer) ? g.shm->cmaPid(peer) : g.tcp->cmaPid(peer);
 }
@@ -274,7 +279,7 @@ class DataStream final : public transport::OutFrame {
  public:
   // Streams bytes [from, accepted) of r (from > 0: the receiver read the rest itself).
   explicit DataStream(Request* r, uint64_t from = 0) : req_(r), offset_(from) {
-    eligible_ = !viaShm(r->peer) && compress_channel::eligible(r->dt, r->accepted, &type_) &&
+    eligible_ = codecPath(r->peer) && compress_channel::eligible(r->dt, r->accepted, &type_) &&
                 compress_channel::codeStream(r->peer, r->accepted);
     next();
   }
@@ -1047,7 +1052,7 @@ int startSend(Request* s) {
     }
     auto* f = new MsgFrame;
     compress::DataType ctype;
-    const bool code = !viaShm(dest) && compress_channel::eligible(s->dt, s->bytes, &ctype) &&
+    const bool code = codecPath(dest) && compress_channel::eligible(s->dt, s->bytes, &ctype) &&
                       compress_channel::decide(dest);
     const unsigned char* src;
     if (s->dt->contiguous() || s->bytes == 0) {
@@ -1082,7 +1087,7 @@ int startSend(Request* s) {
   // A zero-byte message (its buffer may be NULL) has nothing to read in place.
   if (s->bytes > 0 && s->dt->contiguous() && s->bytes >= transport::cma::minBytes() &&
       transport::cma::enabled() && sameHost(dest) &&
-      !(!viaShm(dest) && compress_channel::mode() == compress_channel::Mode::kOn &&
+      !(codecPath(dest) && compress_channel::mode() == compress_channel::Mode::kOn &&
         compress_channel::eligible(s->dt, s->bytes, &ctype))) {
     // The receiver may read it in place (the buffer stays untouched until the CTS). Not
     // offered when the user forced compression (CCMPI_COMPRESS=on) for this message.
