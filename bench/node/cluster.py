@@ -5,7 +5,8 @@ Brings up `ccmpi-cluster up --hosts 4 --slots 4 --rate 25mbit` (16 ranks, 4 per 
 25 Mbit/s `ccmpi-cluster check --parallel 4` holds every cable on a 2-core machine) and
 runs OSU's osu_alltoall at 64 KiB and osu_allreduce at 1 MiB with ccmpi (automatic
 choice) and Open MPI 4.1.4 (`--mca btl tcp,self --mca mpi_yield_when_idle 1`, its
-default and every coll_tuned algorithm forced; the best is reported). Bounds, from the
+default, its hierarchical component han (`--mca coll_han_priority 100`, the anchor issue
+21 names) and every coll_tuned algorithm forced; the best is reported). Bounds, from the
 TCP payload rate B = rate x 1448/1538:
   alltoall   every host sends (and receives) 4 x 12 blocks over its cable: 48 s / B
   allreduce  a hierarchical algorithm moves 2 x (H-1)/H x n bytes over each host's cable
@@ -126,7 +127,8 @@ def main():
     results = []  # (point, variant, [seconds], [errors])
     with Cluster(tool, f"node{os.getpid() % 100000}") as cl:
         for name, prog, size, iters, warm, coll, bound in POINTS:
-            variants = [("ccmpi", "ccmpi", []), ("openmpi", "openmpi", [])]
+            variants = [("ccmpi", "ccmpi", []), ("openmpi", "openmpi", []),
+                        ("openmpi-han", "openmpi", [("coll_han_priority", "100")])]
             for k, alg in openmpi_algorithms(coll):
                 variants.append((f"openmpi:{alg}", "openmpi",
                                  [("coll_tuned_use_dynamic_rules", "1"),
@@ -159,17 +161,19 @@ def main():
                  time.time() - start, load_before,
                  " (above 1.5: a draft)" if load_before > 1.5 else "", load_after,
                  "osu_alltoall / osu_allreduce"), "",
-             "| point | bound | ccmpi | x bound | Open MPI default | Open MPI best forced |",
-             "| --- | ---: | ---: | ---: | ---: | ---: |"]
+             "| point | bound | ccmpi | x bound | Open MPI default | Open MPI han | "
+             "Open MPI best forced |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for name, _, _, _, _, _, bound in POINTS:
         rows = [r for r in results if r[0] == name]
         med = {r[2]: statistics.median(r[3]) for r in rows if r[3]}
         forced = {k: v for k, v in med.items() if k.startswith("openmpi:")}
         best = min(forced.items(), key=lambda kv: kv[1]) if forced else None
         c = med.get("ccmpi")
-        lines.append("| %s | %.3f | %s | %s | %s | %s |" % (
+        lines.append("| %s | %.3f | %s | %s | %s | %s | %s |" % (
             name, bound, f"{c:.3f}" if c else "n/a", f"{c / bound:.2f}" if c else "n/a",
             f"{med['openmpi']:.3f}" if "openmpi" in med else "n/a",
+            f"{med['openmpi-han']:.3f}" if "openmpi-han" in med else "n/a",
             f"{best[1]:.3f} ({best[0].split(':', 1)[1]})" if best else "n/a"))
     lines += ["", "Every variant: `cluster.csv`. Bounds: see the top of `bench/node/cluster.py`.",
               ""]
