@@ -136,6 +136,10 @@ void Segment::post() {
     futexWakeAll(reinterpret_cast<uint32_t*>(static_cast<unsigned char*>(base_) + kEvents));
 }
 
+bool Segment::anySleeper() const {
+  return word<uint32_t>(base_, kSleepers).load(std::memory_order_seq_cst) != 0;
+}
+
 bool Segment::allReached(size_t off, uint64_t v) const {
   for (int r = 0; r < slots_; ++r)
     if (word<uint64_t>(base_, off + static_cast<size_t>(r) * kLine)
@@ -187,9 +191,11 @@ uint64_t Segment::arrive() {
   word<uint64_t>(base_, kArrived + static_cast<size_t>(rank_) * kLine)
       .store(k, std::memory_order_seq_cst);
   // Only the arrival that completes the barrier wakes the sleepers (one wake-up per
-  // barrier, not one per rank). Stores and loads are sequentially consistent: of two ranks
-  // arriving together, the later one sees the other's counter.
-  if (allReached(kArrived, k)) post();
+  // barrier, not one per rank), and only when someone sleeps: the common case reads one
+  // word, not every rank's counter. Stores and loads are sequentially consistent: of two
+  // ranks arriving together the later one sees the other's counter, and a rank about to
+  // sleep counts itself among the sleepers before it looks at the counters once more.
+  if (anySleeper() && allReached(kArrived, k)) post();
   return k;
 }
 
@@ -210,7 +216,7 @@ void Segment::endPhase(uint64_t phase) {
   word<uint64_t>(base_, kSeen + static_cast<size_t>(rank_) * kLine)
       .store(phase + 1, std::memory_order_seq_cst);
   // Waiters wait for every rank to end a phase: the last one to end it wakes them.
-  if (allReached(kSeen, phase + 1)) post();
+  if (anySleeper() && allReached(kSeen, phase + 1)) post();
 }
 
 void Segment::publish(uint64_t phase) {

@@ -74,6 +74,7 @@ class Segment {
   void waitUntil(Pred ready);
   // Every rank's counter at control offset `off` is at least v.
   bool allReached(size_t off, uint64_t v) const;
+  bool anySleeper() const;
   void post();
   void* base_ = nullptr;
   size_t bytes_ = 0;
