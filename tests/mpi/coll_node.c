@@ -252,6 +252,31 @@ static void reduce_scatter_node(MPI_Comm parent, const char* alg) {
   CHECK_MPI(MPI_Op_free(&op));
 }
 
+/* An intercommunicator between two halves of a communicator spanning hosts, made before
+ * any other collective on the halves: its context-id agreement runs the first collectives
+ * there, which must not take (for hidden node communicators) an id the agreement is about
+ * to hand out. Then a collective across it, and its merge. */
+static void intercomm_on_fresh_halves(void) {
+  if (g_size < 2) return;
+  MPI_Comm half, inter, merged;
+  const int color = g_rank % 2;
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, color, g_rank, &half));
+  CHECK_MPI(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - color, 7, &inter));
+  int remote = 0, sum = -1, x = g_rank;
+  CHECK_MPI(MPI_Comm_remote_size(inter, &remote));
+  CHECK(remote == (color ? (g_size + 1) / 2 : g_size / 2), "remote size %d", remote);
+  CHECK_MPI(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, inter));
+  int want = 0; /* the sum over the other half */
+  for (int q = 1 - color; q < g_size; q += 2) want += q;
+  CHECK(sum == want, "allreduce over the intercommunicator: %d, want %d", sum, want);
+  CHECK_MPI(MPI_Intercomm_merge(inter, color, &merged));
+  CHECK_MPI(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, merged));
+  CHECK(sum == g_size * (g_size - 1) / 2, "allreduce over the merged communicator: %d", sum);
+  CHECK_MPI(MPI_Comm_free(&merged));
+  CHECK_MPI(MPI_Comm_free(&inter));
+  CHECK_MPI(MPI_Comm_free(&half));
+}
+
 int main(int argc, char** argv) {
   coll_init(&argc, &argv);
   const char* algs[] = {"shm", "node", "auto"};
@@ -271,6 +296,7 @@ int main(int argc, char** argv) {
     }
     CHECK_MPI(MPI_Comm_free(&rev));
   }
+  intercomm_on_fresh_halves();
   /* Many communicators in a row, each with its hidden communicators and segment. */
   for (int i = 0; i < 40; ++i) {
     MPI_Comm c = forced(MPI_COMM_WORLD, "barrier", i % 2 ? "node" : "shm");
