@@ -247,6 +247,24 @@ static void reduce_scatter_node(MPI_Comm parent, const char* alg) {
     CHECK(dout[j] == want, "reduce_scatter_block %s element %d: %g, want %g", alg, j, dout[j],
           want);
   }
+  /* MPI_DOUBLE_INT (padded: not dense) with MPI_MAXLOC, in place. */
+  struct {
+    double v;
+    int i;
+  }* dl = xmalloc(sizeof *dl * (size_t)n * 300);
+  for (long i = 0; i < (long)n * 300; ++i) dl[i].v = (double)(val(r, i) % 7), dl[i].i = r;
+  CHECK_MPI(MPI_Reduce_scatter_block(MPI_IN_PLACE, dl, 300, MPI_DOUBLE_INT, MPI_MAXLOC, c));
+  for (int j = 0; j < 300; ++j) {
+    const long g = (long)r * 300 + j;
+    double best = (double)(val(0, g) % 7);
+    int at = 0;
+    for (int q = 1; q < n; ++q)
+      if ((double)(val(q, g) % 7) > best) best = (double)(val(q, g) % 7), at = q;
+    CHECK(dl[j].v == best && dl[j].i == at,
+          "reduce_scatter_block %s maxloc %d: (%g, %d), want (%g, %d)", alg, j, dl[j].v, dl[j].i,
+          best, at);
+  }
+  free(dl);
   CHECK_MPI(MPI_Comm_free(&c));
   free(din), free(counts), free(in), free(out);
   CHECK_MPI(MPI_Op_free(&op));
