@@ -73,7 +73,8 @@ allgather               *       *            node                 2-*     *     
 # scatterv are bound by the root's cable either way (64 KiB: linear 266-306, node
 # 269-273) and node's extra step costs ~0.5-1 ms at 1 KiB (gather 3.1 vs 3.7, scatterv
 # 3.4 vs 4.3); alltoallv keeps phased (1 KiB 20.6-20.9 vs node 22.0-24.5, 64 KiB
-# 1135-1204 vs 1184-1255: both near the cables' bound, node pays two more steps).
+# 1135-1204 vs 1184-1255, 256 KiB 4717-4760 vs 4815-4890, bound ~4280: both near the
+# cables' bound, node pays two more steps).
 allgatherv              *       *            node                 2-*     *       2-*
 reduce_scatter          *       *            node                 2-*     *       2-*
 reduce_scatter_block    *       *            node                 2-*     *       2-*
