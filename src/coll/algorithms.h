@@ -145,6 +145,13 @@ int allgathervNode(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype
                    const int* recvcounts, const int* displs, MPI_Datatype recvtype, comm::Comm& c);
 int alltoallNode(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int64_t recvcount, MPI_Datatype recvtype, comm::Comm& c);
+int alltoallvNode(const void* sendbuf, const int* sendcounts, const int* sdispls,
+                  MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls,
+                  MPI_Datatype recvtype, comm::Comm& c);
+int reduceScatterNode(const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype type,
+                      MPI_Op op, comm::Comm& c);
+int reduceScatterBlockNode(const void* sendbuf, void* recvbuf, int64_t recvcount, MPI_Datatype type,
+                           MPI_Op op, comm::Comm& c);
 
 // --- selectors (what composed algorithms call; the public entry points wrap them) ---
 int bcastSelect(void* buf, int64_t count, MPI_Datatype type, int root, comm::Comm& c);

@@ -63,6 +63,21 @@ barrier                 *       *            node                 2-*     *     
 reduce                  *       *            node                 2-*     *       2-*
 allreduce               *       *            node                 2-*     *       2-*
 allgather               *       *            node                 2-*     *       2-*
+# The same cluster, node against the automatic choice before (bench/node/node_rules.py,
+# 2026-11-26 03:45, 2 iterations, 2 runs, drafts taken while other work ran: load 6-8;
+# ms): allgatherv 1 KiB a rank node 4.6-5.4, ring 6.9-9.7; 64 KiB 290-299 vs 346-347;
+# reduce_scatter 1 KiB a rank (16 KiB vector) 4.7-6.1 vs 13.9-14.1 (reduce_scatterv),
+# 64 KiB 289-297 vs 1432-1529 (pairwise; the leaders' cable bound is ~267);
+# reduce_scatter_block 1 KiB 4.8-5.8 vs 13.8-14.0, 64 KiB 290-306 vs 989-1006
+# (reduce_scatter). No node rule where it does not win: gather, gatherv, scatter and
+# scatterv are bound by the root's cable either way (64 KiB: linear 266-306, node
+# 269-273) and node's extra step costs ~0.5-1 ms at 1 KiB (gather 3.1 vs 3.7, scatterv
+# 3.4 vs 4.3); alltoallv keeps phased (1 KiB 20.6-20.9 vs node 22.0-24.5, 64 KiB
+# 1135-1204 vs 1184-1255, 256 KiB 4717-4760 vs 4815-4890, bound ~4280: both near the
+# cables' bound, node pays two more steps).
+allgatherv              *       *            node                 2-*     *       2-*
+reduce_scatter          *       *            node                 2-*     *       2-*
+reduce_scatter_block    *       *            node                 2-*     *       2-*
 # On one host the tree barrier's 2(n-1) messages cost less CPU than dissemination's
 # n log2 n where ranks share cores (OSU osu_barrier on 2 cores, 2026-11-24, 3 runs:
 # 16 ranks 221-254 us against 285-403 us; 4 ranks within the noise), and it releases

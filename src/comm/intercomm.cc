@@ -77,6 +77,26 @@ int swapOver(Comm& c, int peer, int tag, p2p::Ctx ctx, const Words& mine, Words*
                        MPI_STATUS_IGNORE, ctx);
 }
 
+// The local group's steps of the agreement run as nonblocking collectives, waited for at
+// once: those never run a node (hierarchical) algorithm, whose first use on a
+// communicator spanning hosts would agree context ids for its hidden node communicators
+// between the snapshot of the free bitmap and the reservation, and take an id the
+// bitmap still shows free (MPI_ERR_INTERN "agreed context id ... is not free here").
+int allreduceAnd(Words& words, Comm& local) {
+  p2p::Request* r = nullptr;
+  if (int rc = coll::iallreduce(MPI_IN_PLACE, words.data(), static_cast<int>(words.size()),
+                                MPI_UINT64_T, MPI_BAND, local, coll::Mode::kNonblocking, &r))
+    return rc;
+  return p2p::wait(r, MPI_STATUS_IGNORE);
+}
+
+int bcastWords(uint64_t* words, int n, int root, Comm& local) {
+  p2p::Request* r = nullptr;
+  if (int rc = coll::ibcast(words, n, MPI_UINT64_T, root, local, coll::Mode::kNonblocking, &r))
+    return rc;
+  return p2p::wait(r, MPI_STATUS_IGNORE);
+}
+
 // The agreement described at the top. `local` is an intracommunicator over the local group,
 // `leader` the leader's rank in it; `leaderStatus` (significant at the leader) is an error
 // the leader found before the swap. `payload` (significant at the leader) goes to the
@@ -88,8 +108,7 @@ int agreeAcross(Comm& local, int leader, int leaderStatus, const Words& payload,
   constexpr int kW = ContextIdPool::kWords;
   Words mine(contextPool().freeMask().begin(), contextPool().freeMask().end());
   if (local.size > 1) {
-    if (int rc = coll::allreduce(MPI_IN_PLACE, mine.data(), kW, MPI_UINT64_T, MPI_BAND, local))
-      return rc;
+    if (int rc = allreduceAnd(mine, local)) return rc;
   }
   // At the leader: [status, the other group's bitmap and payload].
   Words got;
@@ -111,10 +130,9 @@ int agreeAcross(Comm& local, int leader, int leaderStatus, const Words& payload,
   }
   uint64_t len = got.size();
   if (local.size > 1) {
-    if (int rc = coll::bcast(&len, 1, MPI_UINT64_T, leader, local)) return rc;
+    if (int rc = bcastWords(&len, 1, leader, local)) return rc;
     got.resize(len);
-    if (int rc = coll::bcast(got.data(), static_cast<int>(len), MPI_UINT64_T, leader, local))
-      return rc;
+    if (int rc = bcastWords(got.data(), static_cast<int>(len), leader, local)) return rc;
   }
   if (got[0] != MPI_SUCCESS) {
     const int cls = static_cast<int>(got[0]);

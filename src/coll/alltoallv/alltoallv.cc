@@ -27,6 +27,10 @@ const Algorithm<AlltoallvFn> kAlgorithms[] = {
      "pattern replays its cached schedule; largest message < CCMPI_PHASED_MIN: linear, and "
      "the next call skips the agreement",
      viaSchedule<alltoallvPhasedCachedSchedule>, kAnySize},
+    {"node",
+     "several hosts: count rows and blocks gathered at each host's leader, one message per "
+     "pair of hosts among the leaders, scatterv within each host",
+     alltoallvNode, kAnySize},
 };
 AlgorithmTable gTable("alltoallv", "CCMPI_ALLTOALLV_ALGORITHM", kAlgorithms);
 

@@ -26,6 +26,10 @@ const Algorithm<ReduceScatterFn> kAlgorithms[] = {
      viaSchedule<reduceScatterRecursiveHalvingSchedule>, kCommutativeOp},
     {"pairwise", "n-1 rounds: send block r+i to r+i, combine block r from r-i; keeps rank order",
      viaSchedule<reduceScatterPairwiseSchedule>, kAnySize},
+    {"node",
+     "several hosts: reduce within each host, reduce_scatter among the host leaders, "
+     "scatterv within each host; non-commutative ops need each host's ranks consecutive",
+     reduceScatterNode, kAnySize},
 };
 AlgorithmTable gTable("reduce_scatter", "CCMPI_REDUCE_SCATTER_ALGORITHM", kAlgorithms);
 

@@ -25,6 +25,10 @@ const Algorithm<ReduceScatterBlockFn> kAlgorithms[] = {
      viaSchedule<reduceScatterBlockRecursiveHalvingSchedule>, kCommutativeOp},
     {"pairwise", "n-1 rounds: send block r+i to r+i, combine block r from r-i; keeps rank order",
      viaSchedule<reduceScatterBlockPairwiseSchedule>, kAnySize},
+    {"node",
+     "several hosts: reduce within each host, reduce_scatter among the host leaders, "
+     "scatterv within each host; non-commutative ops need each host's ranks consecutive",
+     reduceScatterBlockNode, kAnySize},
 };
 AlgorithmTable gTable("reduce_scatter_block", "CCMPI_REDUCE_SCATTER_BLOCK_ALGORITHM", kAlgorithms);
 
