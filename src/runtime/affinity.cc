@@ -14,11 +14,11 @@ namespace ccmpi::runtime {
 namespace {
 
 Tunable<std::string> kBind(
-    "CCMPI_BIND", "auto",
-    "binding of ranks to CPUs: auto = bind the i-th rank of a host to the i-th block of "
-    "CPUs/ranks CPUs when the host has 2 to CPUs ranks and no CPU mask was set for the "
-    "process; core = always (one CPU each, round robin, when ranks outnumber CPUs); none = "
-    "never");
+    "CCMPI_BIND", "none",
+    "binding of ranks to CPUs: none (default) = never; auto = bind the i-th rank of a host "
+    "to the i-th block of CPUs/ranks CPUs when the host has 2 to CPUs ranks and no CPU mask "
+    "was set for the process; core = always (one CPU each, round robin, when ranks "
+    "outnumber CPUs)");
 
 }  // namespace
 

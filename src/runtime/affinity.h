@@ -1,15 +1,16 @@
 #pragma once
 // Binding ranks to cores (CCMPI_BIND).
 //
-// Ranks that share a host through shared memory wait for each other by spinning, which is
-// the fastest way to hear a peer while each has a core of its own. Left to the kernel, two
-// ranks of a host can land on one core while other work of the machine holds another: the
-// peer then waits for the spinner's time slice. So, as Open MPI does for small jobs, each
-// local rank is bound to its own CPUs (local rank i to the i-th block of CPUs / ranks of
-// those it may use), when nobody chose for it: in "auto" mode only where the host has at
-// least 2 and at most as many ranks as CPUs, and the process may run on every online CPU
-// (a mask set by Slurm, taskset or the user is kept). "core" binds in any case (one CPU
-// each, round robin, when ranks outnumber CPUs), "none" never.
+// Ranks that share a host through shared memory wait for each other by spinning. With
+// CCMPI_BIND=auto each local rank is bound to its own CPUs (local rank i to the i-th block
+// of CPUs / ranks of those it may use), as Open MPI binds small jobs: only where the host
+// has at least 2 and at most as many ranks as CPUs, and the process may run on every
+// online CPU (a mask set by Slurm, taskset or the user is kept). "core" binds in any case
+// (one CPU each, round robin, when ranks outnumber CPUs). The default is "none": measured
+// on this project's 2-core machine (docs/shared-memory.md), binding steadies the 1-byte
+// latency a little but makes the 64 KiB one bimodal from run to run (4.4 or 22 us against
+// 4.5-6.5 unbound), and with another busy process on the machine a bound rank cannot
+// leave its CPU: 64 KiB ping-pong 1350-1890 us bound against 25-33 unbound.
 #include <string>
 
 namespace ccmpi::runtime {
