@@ -28,6 +28,7 @@ constexpr size_t kLine = 64;
 constexpr size_t kSleepers = 2 * kLine;   // uint32: ranks asleep on kEvents
 constexpr size_t kEvents = 3 * kLine;     // uint32 futex word: bumped by every post
 constexpr size_t kPublished = 4 * kLine;  // uint64: the last phase published + 1
+constexpr size_t kReleased = 5 * kLine;   // uint64: the last barrier rank 0 released
 // A line per rank, written by that rank only: phases ended, barriers arrived at.
 constexpr size_t kSeen = 8 * kLine;
 constexpr size_t kArrived = kSeen + 8;
@@ -203,6 +204,22 @@ void Segment::awaitRelease(uint64_t ticket) {
   // Every rank has arrived at barrier `ticket` (a rank that arrives without waiting may
   // already be at a later one: the counters only grow).
   waitUntil([&] { return allReached(kArrived, ticket); });
+}
+
+void Segment::barrier() {
+  // Fan-in, fan-out: rank 0 waits for every arrival, then releases the others. It leaves
+  // first, so a collective rooted there that follows starts before the others look for
+  // it (a broadcast's readers then find its data published), and the others watch one
+  // word instead of every rank's counter.
+  const uint64_t k = arrive();
+  auto released = word<uint64_t>(base_, kReleased);
+  if (rank_ != 0) {
+    waitUntil([&] { return released.load(std::memory_order_acquire) >= k; });
+    return;
+  }
+  awaitRelease(k);
+  released.store(k, std::memory_order_seq_cst);
+  if (anySleeper()) post();
 }
 
 uint64_t Segment::beginPhase(bool writes) {

@@ -19,7 +19,8 @@
 // that read it before has passed a barrier, so one barrier per phase suffices.
 //
 // A barrier is a counter per rank (barriers arrived at, on the rank's own cache line):
-// a rank has passed barrier k once every counter reached k.
+// every rank has arrived at barrier k once every counter reached k. barrier() has rank 0
+// see that and publish it in a release word the others watch.
 //
 // Waiting: the progress engine's spin (pausing with a core per rank, yielding the core on
 // every look where ranks outnumber cores), then drive the progress engine and sleep on a
@@ -63,10 +64,12 @@ class Segment {
   void publish(uint64_t phase);
   void awaitPublished(uint64_t phase);
   // Barrier in two parts: arrive returns the barrier's ticket at once; awaitRelease waits
-  // until every rank has arrived at it. barrier() is both.
+  // until every rank has arrived at it (ranks that need not wait may skip it).
   uint64_t arrive();
   void awaitRelease(uint64_t ticket);
-  void barrier() { awaitRelease(arrive()); }
+  // A whole barrier: rank 0 waits for every arrival and releases the others, so it
+  // leaves first.
+  void barrier();
 
  private:
   Segment() = default;
