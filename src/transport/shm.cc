@@ -43,13 +43,11 @@ Tunable<double> kSetupSeconds("CCMPI_SHM_SETUP_TIMEOUT", 60,
                               "memory segments");
 
 constexpr uint64_t kSegMagic = 0x43434d5049534547ull;  // "CCMPISEG"
-constexpr uint32_t kSegVersion = 2;
+constexpr uint32_t kSegVersion = 1;
 constexpr uint64_t kHelloMagic = 0x43434d504948454cull;  // "CCMPIHEL"
 constexpr size_t kCtlBytes = 4096;                       // segment header
 constexpr size_t kRingCtlBytes = 4096;                   // ring counters, before its bytes
-constexpr uint64_t kPublishEvery = 8 * 1024;
-constexpr int kMaxSlots = 4096;                // ranks per host
-constexpr int kPendingWords = kMaxSlots / 64;  // a long copy publishes as it goes
+constexpr uint64_t kPublishEvery = 8 * 1024;             // a long copy publishes as it goes
 
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 static_assert(std::atomic<uint32_t>::is_always_lock_free);
@@ -125,9 +123,6 @@ struct ShmTransport::SegCtl {
   uint32_t reserved;
   uint64_t tokenAddr, tokenValue;  // cma.h probe
   alignas(64) std::atomic<uint32_t> sleeping;
-  // Which senders published since the owner last looked: bit s of word s / 64 for the
-  // ring of slot s. An idle poll reads these words instead of every ring's tail.
-  alignas(64) std::atomic<uint64_t> pending[kPendingWords];
 };
 
 struct ShmTransport::Ring {
@@ -235,10 +230,7 @@ int ShmTransport::connect(const std::vector<std::string>& published, const SipKe
     names.push_back(p.substr(bar + 1));
   }
   const int L = static_cast<int>(local_.size());
-  if (L > kMaxSlots)
-    log::info("%d ranks on this host: more than shared memory serves (%d); they talk TCP", L,
-              kMaxSlots);
-  if (L < 2 || L > kMaxSlots) {
+  if (L < 2) {
     // Alone on this host: nothing to share.
     slotOf_.assign(static_cast<size_t>(worldSize_), -1);
     local_.clear();
@@ -256,7 +248,6 @@ int ShmTransport::connect(const std::vector<std::string>& published, const SipKe
                          "CCMPI_SHM_RING=%llu must be a power of two between 4096 and 2^30",
                          static_cast<unsigned long long>(ring));
   static_assert(sizeof(Ring) <= kRingCtlBytes);
-  static_assert(sizeof(SegCtl) <= kCtlBytes);
   ringBytes_ = ring;
   segBytes_ = kCtlBytes + static_cast<size_t>(L) * (kRingCtlBytes + ring);
   if (ftruncate(memfd_, static_cast<off_t>(segBytes_)) != 0)
@@ -520,7 +511,6 @@ void ShmTransport::corrupt(int peer, const char* what) {
 
 void ShmTransport::send(int peer, OutFrame* f) {
   Out& o = out_[static_cast<size_t>(slotOf_[static_cast<size_t>(peer)])];
-  if (o.q.empty()) ++outPending_;
   o.q.push_back(f);
   if (!o.flushing) flush(o);
 }
@@ -614,7 +604,6 @@ void ShmTransport::flush(Out& o) {
       continue;
     }
     o.q.pop_front();
-    if (o.q.empty()) --outPending_;
     f->written();  // may queue more frames for this peer: the loop writes them
   }
   if (o.tail != o.published) {
@@ -628,14 +617,7 @@ void ShmTransport::flush(Out& o) {
 void ShmTransport::wake(int slot) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   SegCtl* ctl = out_[static_cast<size_t>(slot)].ctl;
-  // The tail is published (the fence orders it before what follows): say so in the
-  // receiver's pending words. A bit still set needs no write; the receiver clears a word
-  // (sequentially consistent exchange) before it reads those rings, so it reads our tail.
-  std::atomic<uint64_t>& word = ctl->pending[mySlot_ / 64];
-  const uint64_t bit = uint64_t{1} << (mySlot_ % 64);
-  if ((word.load(std::memory_order_seq_cst) & bit) == 0)
-    word.fetch_or(bit, std::memory_order_seq_cst);
-  if (ctl->sleeping.load(std::memory_order_seq_cst) == 0) return;
+  if (ctl->sleeping.load(std::memory_order_relaxed) == 0) return;
   if (ctl->sleeping.exchange(0, std::memory_order_acq_rel) == 0) return;
   ringDoorbell(slot);
 }
@@ -715,28 +697,15 @@ int ShmTransport::poll() {
   if (local_.empty() || polling_) return 0;
   polling_ = true;
   int work = 0;
-  const int words = (static_cast<int>(local_.size()) + 63) / 64;
-  for (int w = 0; w < words; ++w) {
-    std::atomic<uint64_t>& word = myCtl_->pending[w];
-    if (word.load(std::memory_order_relaxed) == 0) continue;
-    uint64_t bits = word.exchange(0, std::memory_order_seq_cst);
-    while (bits) {
-      const int s = w * 64 + __builtin_ctzll(bits);
-      bits &= bits - 1;
-      // A bit of no ring (only a misbehaving rank sets one) means nothing: skipped.
-      if (s != mySlot_ && s < static_cast<int>(in_.size()))
-        work += readRing(in_[static_cast<size_t>(s)]);
-    }
-  }
-  if (outPending_ > 0) {
-    const int L = static_cast<int>(local_.size());
-    for (int s = 0; s < L; ++s) {
-      Out& o = out_[static_cast<size_t>(s)];
-      if (!o.q.empty() && !o.flushing) {
-        const uint64_t before = o.tail;
-        flush(o);
-        if (o.tail != before) ++work;
-      }
+  const int L = static_cast<int>(local_.size());
+  for (int s = 0; s < L; ++s) {
+    if (s == mySlot_) continue;
+    work += readRing(in_[static_cast<size_t>(s)]);
+    Out& o = out_[static_cast<size_t>(s)];
+    if (!o.q.empty() && !o.flushing) {
+      const uint64_t before = o.tail;
+      flush(o);
+      if (o.tail != before) ++work;
     }
   }
   polling_ = false;
@@ -747,26 +716,15 @@ bool ShmTransport::prepareSleep() {
   if (local_.empty()) return true;
   myCtl_->sleeping.store(1, std::memory_order_seq_cst);
   const int L = static_cast<int>(local_.size());
-  for (int w = 0; w < (L + 63) / 64; ++w) {
-    if (myCtl_->pending[w].load(std::memory_order_seq_cst) != 0) {
-      myCtl_->sleeping.store(0, std::memory_order_relaxed);
-      return false;
-    }
-  }
-  // Every ring once more, whatever the pending words say: a rank that wrote into its ring
-  // without saying so (a misbehaving one) is read, and a malformed entry fails the job,
-  // rather than this rank sleeping on it forever.
-  bool unread = false;
   for (int s = 0; s < L; ++s) {
     if (s == mySlot_) continue;
     const In& in = in_[static_cast<size_t>(s)];
     if (in.ring->tail.load(std::memory_order_seq_cst) != in.head) {
-      myCtl_->pending[s / 64].fetch_or(uint64_t{1} << (s % 64), std::memory_order_seq_cst);
-      unread = true;
+      myCtl_->sleeping.store(0, std::memory_order_relaxed);
+      return false;
     }
   }
-  if (unread) myCtl_->sleeping.store(0, std::memory_order_relaxed);
-  return !unread;
+  return true;
 }
 
 void ShmTransport::endSleep() {
@@ -820,7 +778,6 @@ void ShmTransport::shutdown() {
     for (OutFrame* f : o.q) f->written();
     o.q.clear();
   }
-  outPending_ = 0;
   for (Peer& p : peers_) {
     if (p.pidfd >= 0) {
       progress::engine().remove(p.pidfd);
