@@ -511,6 +511,7 @@ void ShmTransport::corrupt(int peer, const char* what) {
 
 void ShmTransport::send(int peer, OutFrame* f) {
   Out& o = out_[static_cast<size_t>(slotOf_[static_cast<size_t>(peer)])];
+  if (o.q.empty()) ++outPending_;
   o.q.push_back(f);
   if (!o.flushing) flush(o);
 }
@@ -604,6 +605,7 @@ void ShmTransport::flush(Out& o) {
       continue;
     }
     o.q.pop_front();
+    if (o.q.empty()) --outPending_;
     f->written();  // may queue more frames for this peer: the loop writes them
   }
   if (o.tail != o.published) {
@@ -697,15 +699,22 @@ int ShmTransport::poll() {
   if (local_.empty() || polling_) return 0;
   polling_ = true;
   int work = 0;
-  const int L = static_cast<int>(local_.size());
-  for (int s = 0; s < L; ++s) {
-    if (s == mySlot_) continue;
-    work += readRing(in_[static_cast<size_t>(s)]);
-    Out& o = out_[static_cast<size_t>(s)];
-    if (!o.q.empty() && !o.flushing) {
-      const uint64_t before = o.tail;
-      flush(o);
-      if (o.tail != before) ++work;
+  // An idle poll reads each incoming ring's tail (a line that stays in this core's cache
+  // until its sender writes) and nothing else: per-sender rings cost no shared word that
+  // every sender writes, so a message moves only its own lines between cores.
+  const size_t L = in_.size();
+  for (size_t s = 0; s < L; ++s) {
+    In& in = in_[s];
+    if (static_cast<int>(s) != mySlot_ && in.ring->tail.load(std::memory_order_acquire) != in.head)
+      work += readRing(in);
+  }
+  if (outPending_ > 0) {
+    for (Out& o : out_) {
+      if (!o.q.empty() && !o.flushing) {
+        const uint64_t before = o.tail;
+        flush(o);
+        if (o.tail != before) ++work;
+      }
     }
   }
   polling_ = false;
@@ -778,6 +787,7 @@ void ShmTransport::shutdown() {
     for (OutFrame* f : o.q) f->written();
     o.q.clear();
   }
+  outPending_ = 0;
   for (Peer& p : peers_) {
     if (p.pidfd >= 0) {
       progress::engine().remove(p.pidfd);

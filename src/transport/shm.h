@@ -169,6 +169,7 @@ class ShmTransport {
   std::unique_ptr<Doorbell> doorbell_;
   std::vector<std::unique_ptr<PeerWatch>> watches_;
   bool polling_ = false;
+  int outPending_ = 0;  // out queues holding frames
   bool shuttingDown_ = false;
   std::string cmaRefusal_;
   uint64_t framesSent_ = 0, wakeups_ = 0;
