@@ -364,8 +364,10 @@ void tearDown() {
          progress::Engine::nowNs() < deadline)
     progress::engine().poll(10);
   if (transport::mcast().releasedPending())
-    log::warn("MPI_Finalize: %zu multicast messages still unacknowledged after 30 s",
-              transport::mcast().releasedPending());
+    log::warn(
+        "MPI_Finalize: %zu multicast messages still unacknowledged after 30 s "
+        "(context/seq/root/sub: %s)",
+        transport::mcast().releasedPending(), transport::mcast().releasedKeys().c_str());
   r.tcp.beginShutdown();
   r.shm.beginShutdown();
   if (r.pmi.fd() >= 0) progress::engine().remove(r.pmi.fd());

@@ -244,6 +244,7 @@ void McastTransport::shutdown() {
   subscribed_.clear();
   rx_.clear();
   tx_.clear();
+  superseded_.clear();
   ctx_.clear();
 }
 
@@ -317,6 +318,12 @@ uint64_t McastTransport::wireBytes(uint64_t len) const {
 int McastTransport::send(in_addr_t group, const McastKey& key, const void* data, uint64_t len,
                          int acks) {
   McastSendOp op;
+  if (tx_.count(key) != 0 || superseded_.count(key) != 0) {
+    // A blocking send first lets an earlier message under this key (see sendStart) be
+    // acknowledged.
+    progress::engine().waitUntil([&] { return acked(key) && superseded_.count(key) == 0; });
+    retire(key);
+  }
   if (int rc = sendStart(&op, group, key, data, len, acks)) return rc;
   for (;;) {
     bool done = false;
@@ -333,6 +340,18 @@ int McastTransport::sendStart(McastSendOp* op, in_addr_t group, const McastKey& 
   if (len > kMaxMessage)
     return setErrorCause(MPI_ERR_COUNT, "multicast message of %llu bytes is too large",
                          static_cast<unsigned long long>(len));
+  if (auto old = tx_.find(key); old != tx_.end()) {
+    // An earlier message under this key still waits for acknowledgements: a freed
+    // communicator's, whose context id a new one reuses (its sequence numbers start
+    // again). It stays accounted for (MPI_Finalize waits for it) and takes the first
+    // acknowledgements that come under the key, which are its own: its receivers acked
+    // it before they could receive this one. (send() waits for them before it starts.)
+    if (old->second.released && old->second.acksLeft > 0)
+      superseded_.emplace(key, std::move(old->second));
+    else
+      retire(key);
+    tx_.erase(key);
+  }
   *op = McastSendOp{};
   op->group = group;
   op->key = key;
@@ -379,6 +398,22 @@ int McastTransport::sendComplete(in_addr_t group, const McastKey& key, const voi
     retire(key);
   }
   return rc;
+}
+
+std::string McastTransport::releasedKeys() const {
+  std::string out;
+  std::vector<std::pair<McastKey, const Tx*>> all;
+  for (const auto& [k, tx] : tx_) all.emplace_back(k, &tx);
+  for (const auto& [k, tx] : superseded_) all.emplace_back(k, &tx);
+  for (const auto& [k, t] : all) {
+    const Tx& tx = *t;
+    if (!tx.released || tx.acksLeft <= 0) continue;
+    char buf[96];
+    snprintf(buf, sizeof buf, "%s%u/%llu/%d/%u (%d missing)", out.empty() ? "" : ", ", k.context,
+             static_cast<unsigned long long>(k.seq), k.root, k.sub, tx.acksLeft);
+    out += buf;
+  }
+  return out;
 }
 
 bool McastTransport::acked(const McastKey& key) const {
@@ -857,8 +892,18 @@ void McastTransport::receiveCancel(McastRecvOp* op) {
 int McastTransport::onTcpFrame(int peer, const FrameHeader& h, PayloadTarget* t) {
   t->keep = 0;
   if (h.type == FrameType::kMcastAck) {
-    // An acknowledgement of a message of ours; a late or duplicate one finds nothing.
-    auto it = tx_.find(McastKey{h.context, h.a, myRank_, static_cast<uint16_t>(h.b)});
+    // An acknowledgement of a message of ours; a late or duplicate one finds nothing. An
+    // earlier message under the same key (sendStart) takes it first.
+    const McastKey k{h.context, h.a, myRank_, static_cast<uint16_t>(h.b)};
+    if (auto sup = superseded_.find(k); sup != superseded_.end()) {
+      if (--sup->second.acksLeft <= 0) {
+        releasedBytes_ -= sup->second.len;
+        --releasedCount_;
+        superseded_.erase(sup);
+      }
+      return 0;
+    }
+    auto it = tx_.find(k);
     if (it != tx_.end() && it->second.acksLeft > 0 && --it->second.acksLeft == 0 &&
         it->second.released) {
       const McastKey key = it->first;

@@ -154,6 +154,9 @@ class McastTransport final : public progress::EventHandler {
   void ack(const McastKey& key, uint64_t len);
   // Released messages not acknowledged by every receiver yet (MPI_Finalize waits for them).
   size_t releasedPending() const { return releasedCount_; }
+  // The released messages still waiting for acknowledgements, for a diagnostic:
+  // "context/seq/root/sub (acknowledgements missing)" each.
+  std::string releasedKeys() const;
   // Drives progress for `ns` nanoseconds (sleeping, not spinning).
   void pause(int64_t ns);
 
@@ -258,6 +261,9 @@ class McastTransport final : public progress::EventHandler {
   std::map<uint32_t, int> subscribed_;
   std::map<McastKey, Rx> rx_;
   std::map<McastKey, Tx> tx_;
+  // Released messages a newer one under the same key replaced (a reused context id),
+  // still waiting for their acknowledgements, oldest first.
+  std::multimap<McastKey, Tx> superseded_;
   std::map<uint32_t, Ctx> ctx_;
   McastStats stats_;
   static constexpr size_t kSendBatch = 16;
