@@ -81,6 +81,8 @@ int doSend(const char* func, const void* buf, int64_t count, MPI_Datatype type, 
   comm::Comm* c = nullptr;
   if (int rc = checkComm(func, comm, &c)) return rc;
   if (int rc = checkBuffer(func, comm, *c, buf, count, type, dest, tag, false)) return rc;
+  if (mode == SendMode::kStandard && p2p::sendNow(buf, count, type, dest, tag, *c, Ctx::kPt2pt))
+    return MPI_SUCCESS;
   Request* r = nullptr;
   if (int rc = p2p::isend(buf, count, type, dest, tag, *c, Ctx::kPt2pt, mode, &r))
     return raiseComm(comm, func, rc);

@@ -1374,8 +1374,37 @@ void requestFree(Request* r) {
   }
 }
 
+bool sendNow(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
+             Ctx ctx) {
+  // The eager branch of startSend for a peer reached through shared memory, without a
+  // request: the frame goes straight into the peer's ring or nothing happens (a frame
+  // queued for the peer, a full ring: the caller takes the ordinary way, which keeps the
+  // order).
+  if (!g.shm || dest == MPI_PROC_NULL || count < 0) return false;
+  const int peer = c.peerWorldRank(dest);
+  if (peer == g.me || !viaShm(peer)) return false;
+  datatype::Datatype* dt = nullptr;
+  if (checkedDatatype(type, &dt) != MPI_SUCCESS || !dt->contiguous()) return false;
+  const uint64_t bytes = static_cast<uint64_t>(count) * dt->size();
+  if (bytes > kEagerLimit.get()) return false;
+  transport::FrameHeader h;
+  h.src = g.me;
+  h.context = c.contextId + static_cast<uint32_t>(ctx);
+  h.tag = tag;
+  h.msgSize = bytes;
+  h.type = transport::FrameType::kEager;
+  h.payloadLen = bytes;
+  h.a = g.nextId;  // the wire id a cancel request would name (a blocking send has none)
+  if (!g.shm->trySendNow(peer, h, static_cast<const unsigned char*>(buf) + dt->trueLb(), bytes))
+    return false;
+  ++g.nextId;
+  ++g.counters.eagerSent;
+  return true;
+}
+
 int send(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
          Ctx ctx) {
+  if (sendNow(buf, count, type, dest, tag, c, ctx)) return MPI_SUCCESS;
   Request* r = nullptr;
   if (int rc = isend(buf, count, type, dest, tag, c, ctx, SendMode::kStandard, &r)) return rc;
   return wait(r, MPI_STATUS_IGNORE);

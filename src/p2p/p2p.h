@@ -39,6 +39,12 @@ int isendTyped(const void* buf, int64_t count, MPI_Datatype type, datatype::Data
 int irecvTyped(void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* dt, int source,
                int tag, comm::Comm& c, Ctx ctx, Request** out);
 
+// A standard-mode send complete at once: a small contiguous message to a rank of this
+// host written straight into its shared-memory ring, with no request. False when that
+// is not possible now (then nothing was sent; send it the ordinary way).
+bool sendNow(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
+             Ctx ctx);
+
 // Blocking conveniences (collectives use these with Ctx::kColl).
 int send(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
          Ctx ctx = Ctx::kColl);
