@@ -19,15 +19,9 @@ namespace ccmpi::coll {
 int allreduceNode(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
                   comm::Comm& c) {
   if (count > INT_MAX) return kDecline;
-  if (c.size >= 3 && !op::isCommutative(op)) {
-    int rc = MPI_SUCCESS;
-    node::Topology* t = node::topology(c, &rc);
-    if (t && !t->contiguous) return kDecline;
-    if (rc) return rc;
-  }
   node::Topology* t;
   comm::Comm *local, *leaders;
-  if (int rc = node::hierBegin(c, &t, &local, &leaders)) return rc;
+  if (int rc = node::hierBeginReduction(c, op, &t, &local, &leaders)) return rc;
   const bool inPlace = sendbuf == MPI_IN_PLACE;
   if (t->isLeader()) {
     if (int rc = reduceSelect(sendbuf, recvbuf, count, type, op, 0, *local)) return rc;

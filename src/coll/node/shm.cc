@@ -5,6 +5,7 @@
 
 #include "base/tunables.h"
 #include "coll/util.h"
+#include "op/op.h"
 
 namespace ccmpi::coll::node {
 namespace {
@@ -47,6 +48,17 @@ int hierBegin(comm::Comm& c, Topology** t, comm::Comm** node, comm::Comm** leade
   *t = hierTopology(c, &rc);
   if (!*t) return rc ? rc : -1;  // kDecline
   return nodeComms(c, **t, node, leaders);
+}
+
+int hierBeginReduction(comm::Comm& c, MPI_Op op, Topology** t, comm::Comm** node,
+                       comm::Comm** leaders) {
+  if (c.size >= 3 && !op::isCommutative(op)) {
+    int rc = MPI_SUCCESS;
+    Topology* top = topology(c, &rc);
+    if (top && !top->contiguous) return -1;  // kDecline
+    if (rc) return rc;
+  }
+  return hierBegin(c, t, node, leaders);
 }
 
 bool denseType(MPI_Datatype type) {

@@ -26,6 +26,10 @@ Topology* hierTopology(comm::Comm& c, int* rc);
 // hierTopology and the node communicators in one step: MPI_SUCCESS with *t, *node and
 // *leaders (nullptr unless I lead my host) set; kDecline; or an error.
 int hierBegin(comm::Comm& c, Topology** t, comm::Comm** node, comm::Comm** leaders);
+// hierBegin for a reduction with `op`: a non-commutative op (3 or more ranks) declines
+// unless every host's ranks are consecutive (the reduction order stays rank order).
+int hierBeginReduction(comm::Comm& c, MPI_Op op, Topology** t, comm::Comm** node,
+                       comm::Comm** leaders);
 
 // A datatype whose `count` elements are `count * size` dense bytes from the buffer
 // address (what the shm reductions need to apply the op to slices in the segment).

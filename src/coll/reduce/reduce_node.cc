@@ -14,15 +14,9 @@ namespace ccmpi::coll {
 
 int reduceNode(const void* sendbuf, void* recvbuf, int64_t count, MPI_Datatype type, MPI_Op op,
                int root, comm::Comm& c) {
-  if (c.size >= 3 && !op::isCommutative(op)) {
-    int rc = MPI_SUCCESS;
-    node::Topology* t = node::topology(c, &rc);
-    if (t && !t->contiguous) return kDecline;
-    if (rc) return rc;
-  }
   node::Topology* t;
   comm::Comm *local, *leaders;
-  if (int rc = node::hierBegin(c, &t, &local, &leaders)) return rc;
+  if (int rc = node::hierBeginReduction(c, op, &t, &local, &leaders)) return rc;
   const int rootHost = t->hostOf[static_cast<size_t>(root)];
   const int localRoot = t->localOf[static_cast<size_t>(root)];
   const bool amRoot = c.rank == root;

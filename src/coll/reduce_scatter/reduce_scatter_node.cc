@@ -28,15 +28,9 @@ int reduceScatterNodeCounts(const void* sendbuf, void* recvbuf, const std::vecto
   for (int64_t x : counts) total += x;
   if (total == 0) return MPI_SUCCESS;
   if (total > INT_MAX) return kDecline;
-  if (c.size >= 3 && !op::isCommutative(op)) {
-    int rc = MPI_SUCCESS;
-    node::Topology* t = node::topology(c, &rc);
-    if (t && !t->contiguous) return kDecline;
-    if (rc) return rc;
-  }
   node::Topology* t;
   comm::Comm *local, *leaders;
-  if (int rc = node::hierBegin(c, &t, &local, &leaders)) return rc;
+  if (int rc = node::hierBeginReduction(c, op, &t, &local, &leaders)) return rc;
   const datatype::Datatype& dt = typeOf(type);
   const void* in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   const int L = t->localSize;
