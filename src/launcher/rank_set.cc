@@ -1,6 +1,7 @@
 // Forking and watching the ranks of one host (see rank_set.h).
 #include "launcher/rank_set.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -10,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <string>
 
 #include "bootstrap/pmi_wire.h"
 
@@ -216,11 +218,30 @@ void RankSet::closeStdin() {
   if (stdin_) stdin_->closeAfterFlush();
 }
 
+namespace {
+
+// A rank's node-collective segment (coll/node/segment.h) has a name in /dev/shm,
+// "ccmpi-<pid>-<random>", from its creation until every rank mapped it. A rank killed in
+// between leaves the name: once the rank is reaped, whatever carries its pid goes.
+void removeShmNamesOf(pid_t pid) {
+  const std::string prefix = "ccmpi-" + std::to_string(pid) + "-";
+  DIR* d = opendir("/dev/shm");
+  if (!d) return;
+  while (dirent* e = readdir(d)) {
+    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0)
+      unlinkat(dirfd(d), e->d_name, 0);
+  }
+  closedir(d);
+}
+
+}  // namespace
+
 bool RankSet::handleExit(pid_t pid, int waitStatus) {
   for (auto& p : procs_) {
     if (p->pid != pid || !p->alive) continue;
     p->alive = false;
     --live_;
+    removeShmNamesOf(pid);
     p->pmi->drainNow();
     p->out->drainNow();
     p->err->drainNow();

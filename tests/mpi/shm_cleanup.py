@@ -2,8 +2,10 @@
 """Nothing of a job is left behind, however it ends (issue 21, cleanliness).
 
 Runs tests/mpi/shm_lifecycle.c under mpirun (all ranks on this host, so they talk through
-shared memory) and ends it four ways: normal exit, MPI_Abort, a rank killed by SIGKILL,
-mpirun killed by SIGKILL. After each, it checks: the exit code and message say what
+shared memory) and ends it five ways: normal exit, MPI_Abort, a rank killed by SIGKILL,
+a rank killed by SIGKILL while every rank holds a named segment (as a rank killed while it
+creates a node-collective segment would leave; the launcher removes it), mpirun killed by
+SIGKILL. After each, it checks: the exit code and message say what
 happened (not for the mpirun kill: mpirun is gone), no rank process is left, and /dev/shm
 holds nothing new (an entry that appeared during the run and is still there after a
 grace period of 2 s; other tests running at the same time may create and remove entries).
@@ -152,6 +154,19 @@ def main():
             raise AssertionError(f"exit code {rc}, rank {victim} not named:\n" + out)
         check_gone(job, before, "a rank killed by SIGKILL")
 
+    def kill_rank_named(before):
+        job = Job(mpirun, program, np, "orphan")
+        job.wait_ready()
+        named = {f"ccmpi-{pid}-lifecycle" for pid in job.pids.values()}
+        if not named <= shm_entries():
+            raise AssertionError("the ranks' named segments are not in /dev/shm:\n" + job.output())
+        victim = np // 2
+        os.kill(job.pids[victim], signal.SIGKILL)
+        rc = job.finish()
+        if rc == 0:
+            raise AssertionError(f"exit code {rc}:\n" + job.output())
+        check_gone(job, before, "a rank killed by SIGKILL while segments had names")
+
     def kill_mpirun(before):
         job = Job(mpirun, program, np, "wait")
         job.wait_ready()
@@ -162,6 +177,7 @@ def main():
     scenario("normal exit", normal)
     scenario("MPI_Abort", abort)
     scenario("rank killed by SIGKILL", kill_rank)
+    scenario("rank killed by SIGKILL, segments named", kill_rank_named)
     scenario("mpirun killed by SIGKILL", kill_mpirun)
     sys.exit(1 if failures else 0)
 

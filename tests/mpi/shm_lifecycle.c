@@ -4,10 +4,15 @@
  *   finalize  finishes normally;
  *   abort     the last rank calls MPI_Abort(…, 9), the others wait;
  *   wait      every rank blocks in a receive that never completes (the test kills a rank
- *             or mpirun). */
+ *             or mpirun);
+ *   orphan    as wait, after every rank made a shared-memory object named as the node
+ *             collectives name their segment ("/ccmpi-<pid>-...") and left the name, as a
+ *             rank killed while creating one would: the launcher removes it. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -26,6 +31,14 @@ int main(int argc, char** argv) {
   CHECK_MPI(MPI_Alltoall(out, 1, MPI_INT, in, 1, MPI_INT, MPI_COMM_WORLD));
   for (int i = 0; i < size; ++i)
     CHECK(in[i] == i * 1000 + rank, "from rank %d: %d, expected %d", i, in[i], i * 1000 + rank);
+  if (!strcmp(mode, "orphan")) {
+    char name[64];
+    snprintf(name, sizeof name, "/ccmpi-%d-lifecycle", (int)getpid());
+    const int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    CHECK(fd >= 0, "shm_open(%s) failed", name);
+    close(fd);
+    mode = "wait";
+  }
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   printf("rank %d ready\n", rank);
   fflush(stdout);
