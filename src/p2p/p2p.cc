@@ -999,6 +999,25 @@ Sink gSink;
 
 // ---------- sends ----------
 
+// The eager frame of a contiguous message to `peer`, a rank reached through shared
+// memory, written into its ring at once; false (nothing written) when a frame is queued
+// for it or the ring is full.
+bool eagerIntoRing(int peer, uint32_t context, int tag, const void* buf,
+                   const datatype::Datatype& dt, uint64_t bytes, uint64_t wireId) {
+  transport::FrameHeader h;
+  h.src = g.me;
+  h.context = context;
+  h.tag = tag;
+  h.msgSize = bytes;
+  h.type = transport::FrameType::kEager;
+  h.payloadLen = bytes;
+  h.a = wireId;
+  if (!g.shm->trySendNow(peer, h, static_cast<const unsigned char*>(buf) + dt.trueLb(), bytes))
+    return false;
+  ++g.counters.eagerSent;
+  return true;
+}
+
 int startSend(Request* s) {
   const int dest = s->peer;
   if (dest == MPI_PROC_NULL) {
@@ -1039,17 +1058,16 @@ int startSend(Request* s) {
   h.tag = s->tag;
   h.msgSize = s->bytes;
   if (!sync && s->bytes <= kEagerLimit.get()) {
-    ++g.counters.eagerSent;
-    h.type = transport::FrameType::kEager;
-    h.payloadLen = s->bytes;
-    h.a = s->wireId;
     if (viaShm(dest) && (s->dt->contiguous() || s->bytes == 0) &&
-        g.shm->trySendNow(dest, h, static_cast<const unsigned char*>(s->buf) + s->dt->trueLb(),
-                          s->bytes)) {
+        eagerIntoRing(dest, s->context, s->tag, s->buf, *s->dt, s->bytes, s->wireId)) {
       // Written into the peer's ring at once: no frame object, the send is complete.
       completeRequest(s);
       return MPI_SUCCESS;
     }
+    ++g.counters.eagerSent;
+    h.type = transport::FrameType::kEager;
+    h.payloadLen = s->bytes;
+    h.a = s->wireId;
     auto* f = new MsgFrame;
     compress::DataType ctype;
     const bool code = codecPath(dest) && compress_channel::eligible(s->dt, s->bytes, &ctype) &&
@@ -1376,29 +1394,18 @@ void requestFree(Request* r) {
 
 bool sendNow(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
              Ctx ctx) {
-  // The eager branch of startSend for a peer reached through shared memory, without a
-  // request: the frame goes straight into the peer's ring or nothing happens (a frame
-  // queued for the peer, a full ring: the caller takes the ordinary way, which keeps the
-  // order).
+  // startSend's eager branch into a ring, without a request; the caller takes the ordinary
+  // way when it returns false, which keeps the order.
   if (!g.shm || dest == MPI_PROC_NULL || count < 0) return false;
   const int peer = c.peerWorldRank(dest);
   if (peer == g.me || !viaShm(peer)) return false;
   datatype::Datatype* dt = nullptr;
   if (checkedDatatype(type, &dt) != MPI_SUCCESS || !dt->contiguous()) return false;
   const uint64_t bytes = static_cast<uint64_t>(count) * dt->size();
-  if (bytes > kEagerLimit.get()) return false;
-  transport::FrameHeader h;
-  h.src = g.me;
-  h.context = c.contextId + static_cast<uint32_t>(ctx);
-  h.tag = tag;
-  h.msgSize = bytes;
-  h.type = transport::FrameType::kEager;
-  h.payloadLen = bytes;
-  h.a = g.nextId;  // the wire id a cancel request would name (a blocking send has none)
-  if (!g.shm->trySendNow(peer, h, static_cast<const unsigned char*>(buf) + dt->trueLb(), bytes))
+  if (bytes > kEagerLimit.get() || !eagerIntoRing(peer, c.contextId + static_cast<uint32_t>(ctx),
+                                                  tag, buf, *dt, bytes, g.nextId))
     return false;
-  ++g.nextId;
-  ++g.counters.eagerSent;
+  ++g.nextId;  // the wire id a cancel request would name (a blocking send has none)
   return true;
 }
 

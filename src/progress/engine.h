@@ -50,40 +50,46 @@ class Engine {
     if (wakeNs_ == 0 || ns < wakeNs_) wakeNs_ = ns;
   }
 
+  // Drives progress while done() does not hold, for the spin budget: spins politely.
+  // Oversubscribed (more ranks on this host than cores), every idle poll hands the core
+  // to a rank that may be the one we wait for; with a core each, the spin pauses, and
+  // after kPoliteAfter idle polls yields too (a rank that has not answered by then may be
+  // waiting for this core: other work of the machine took the one it had). The clock is
+  // read every 16 idle polls (the budget counts from the first read). Returns done().
+  template <typename Done>
+  bool spinUntil(Done&& done) {
+    const int64_t budget = spinBudgetNs();
+    int64_t deadline = 0;  // set at the first clock read: a short wait reads no clock
+    unsigned idle = 0;
+    while (!done()) {
+      if (budget <= 0) return false;
+      if (poll(0) != 0) continue;
+      ++idle;
+      if (crowded_ || idle > kPoliteAfter)
+        yieldCpu();
+      else
+        cpuRelax();
+      if ((idle & 15) == 0) {
+        const int64_t now = nowNs();
+        if (deadline == 0)
+          deadline = now + budget;
+        else if (now >= deadline)
+          return done();
+      }
+    }
+    return true;
+  }
+
   // Drives progress until done() holds: spins for the spin budget, then sleeps.
   template <typename Done>
   void waitUntil(Done&& done) {
-    if (done()) return;
-    const int64_t budget = spinBudgetNs();
-    int64_t spinUntil = 0;  // set at the first clock read: a short wait reads no clock
-    bool spinning = budget > 0;
-    unsigned idle = 0;
-    while (!done()) {
-      if (spinning) {
-        // Spin politely. Oversubscribed (more ranks on this host than cores), every
-        // idle poll hands the core to a rank that may be the one we wait for; with a core
-        // each, the spin pauses, and after kPoliteAfter idle polls yields too (a rank that
-        // has not answered by then may be waiting for this core: other work of the
-        // machine took the one it had). The clock is read every 16 idle polls (the budget
-        // counts from the first read).
-        if (poll(0) != 0) continue;
-        ++idle;
-        if (crowded_ || idle > kPoliteAfter)
-          yieldCpu();
-        else
-          cpuRelax();
-        if ((idle & 15) == 0) {
-          const int64_t now = nowNs();
-          if (spinUntil == 0)
-            spinUntil = now + budget;
-          else if (now >= spinUntil)
-            spinning = false;
-        }
-      } else {
-        poll(kSleepSliceMs);
-      }
-    }
+    if (spinUntil(done)) return;
+    while (!done()) poll(kSleepSliceMs);
   }
+
+  // Idle polls a rank with a core of its own spins before it yields the core on every idle
+  // poll (a few tens of microseconds).
+  static constexpr unsigned kPoliteAfter = 256;
 
   static void yieldCpu();
   static void cpuRelax();
@@ -97,13 +103,6 @@ class Engine {
 
  private:
   static constexpr int kSleepSliceMs = 1000;
-
- public:
-  // Idle polls a rank with a core of its own spins before it yields the core on every idle
-  // poll (a few tens of microseconds).
-  static constexpr unsigned kPoliteAfter = 256;
-
- private:
   int epfd_ = -1;
   int localRanks_ = 1;
   bool crowded_ = false;  // more ranks on this host than cores

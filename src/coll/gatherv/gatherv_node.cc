@@ -70,17 +70,14 @@ int gathervNode(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, v
   if (leaders) {
     const int mine32 = overflow ? -1 : static_cast<int>(hostTotal);
     std::vector<int> totals(static_cast<size_t>(t->hosts)), hdispls(totals.size());
-    if (int rc = gather(&mine32, 1, MPI_INT, totals.data(), 1, MPI_INT, rootHost, *leaders))
-      return rc;
-    if (leaders->rank == rootHost) {
-      for (int h = 0; h < t->hosts; ++h) {
-        hdispls[static_cast<size_t>(h)] = static_cast<int>(std::min<int64_t>(total, INT_MAX));
-        if (totals[static_cast<size_t>(h)] < 0) bad = 1;
-        total += std::max(totals[static_cast<size_t>(h)], 0);
-      }
-      if (total > INT_MAX) bad = 1;
+    // Every leader learns every host's total and reaches the same verdict.
+    if (int rc = allgather(&mine32, 1, MPI_INT, totals.data(), 1, MPI_INT, *leaders)) return rc;
+    for (int h = 0; h < t->hosts; ++h) {
+      hdispls[static_cast<size_t>(h)] = static_cast<int>(std::min<int64_t>(total, INT_MAX));
+      if (totals[static_cast<size_t>(h)] < 0) bad = 1;
+      total += std::max(totals[static_cast<size_t>(h)], 0);
     }
-    if (int rc = bcastSelect(&bad, 1, MPI_INT, rootHost, *leaders)) return rc;
+    if (total > INT_MAX) bad = 1;
     if (!bad) {
       if (leaders->rank == rootHost) all.resize(static_cast<size_t>(total) + 1);
       if (int rc = gatherv(hostBlocks.data(), mine32, MPI_BYTE, all.data(), totals.data(),

@@ -151,30 +151,10 @@ bool Segment::allReached(size_t off, uint64_t v) const {
 
 template <typename Pred>
 void Segment::waitUntil(Pred ready) {
-  if (ready()) return;
-  // First the progress engine's spin (progress/engine.h): with a core per rank, pause (and
-  // after a while yield too) for its budget; where ranks outnumber cores, yield the core
-  // on every look (the rank we wait for may be the one that gets it), so the condition is
-  // seen on the waiter's next turn, without a wake-up. The network moves every 16 looks.
-  progress::Engine& e = progress::engine();
-  const int64_t budget = e.spinBudgetNs();
-  int64_t until = 0;
-  for (unsigned idle = 1; budget > 0; ++idle) {
-    if (e.crowded() || idle > progress::Engine::kPoliteAfter)
-      progress::Engine::yieldCpu();
-    else
-      progress::Engine::cpuRelax();
-    if (ready()) return;
-    if ((idle & 15) == 0) {
-      e.poll(0);
-      if (ready()) return;
-      const int64_t now = progress::Engine::nowNs();
-      if (until == 0)
-        until = now + budget;
-      else if (now >= until)
-        break;
-    }
-  }
+  // First the progress engine's spin (progress/engine.h), which keeps the network moving:
+  // where ranks outnumber cores it yields the core on every look, so the condition is seen
+  // on the waiter's next turn, without a wake-up. Then sleep on the futex.
+  if (progress::engine().spinUntil(ready)) return;
   auto events = word<uint32_t>(base_, kEvents);
   auto sleepers = word<uint32_t>(base_, kSleepers);
   while (!ready()) {
