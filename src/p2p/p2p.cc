@@ -65,6 +65,10 @@ struct Unexpected {
   Request* selfSender = nullptr;    // self rendezvous
   std::vector<unsigned char> data;  // eager payload
   int error = MPI_SUCCESS;          // the payload could not be decoded
+  // Links in its context's unexpected queue while it waits there.
+  Unexpected* qPrev = nullptr;
+  Unexpected* qNext = nullptr;
+  bool queued = false;
 };
 
 namespace {
@@ -95,9 +99,30 @@ uint64_t remoteFrame() {
 Tunable<bool> kStats("CCMPI_P2P_STATS", false,
                      "print each rank's point-to-point counters to stderr at MPI_Finalize");
 
+// A FIFO threaded through its elements (qPrev, qNext, queued): queueing, matching and
+// cancelling take no allocation, and taking an element out costs no search.
+template <typename T>
+struct Fifo {
+  T* head = nullptr;
+  T* tail = nullptr;
+  void push(T* x) {
+    x->qPrev = tail;
+    x->qNext = nullptr;
+    (tail ? tail->qNext : head) = x;
+    tail = x;
+    x->queued = true;
+  }
+  void erase(T* x) {
+    (x->qPrev ? x->qPrev->qNext : head) = x->qNext;
+    (x->qNext ? x->qNext->qPrev : tail) = x->qPrev;
+    x->qPrev = x->qNext = nullptr;
+    x->queued = false;
+  }
+};
+
 struct Queues {
-  std::list<Request*> posted;
-  std::list<Unexpected*> unexpected;
+  Fifo<Request> posted;
+  Fifo<Unexpected> unexpected;
 };
 
 // An attached buffered-send buffer: its budget (the messages are copied into staging,
@@ -114,7 +139,10 @@ struct State {
   transport::ShmTransport* shm = nullptr;  // ranks of this host (has(peer))
   int me = 0;
   int worldSize = 1;
-  std::unordered_map<uint32_t, Queues> queues;
+  std::unordered_map<uint32_t, Queues> queues;  // entries stay until finalize
+  // The last context looked up (consecutive messages mostly share one).
+  uint32_t lastContext = 0;
+  Queues* lastQueues = nullptr;
   std::unordered_map<uint64_t, Request*> byId;  // requests the wire may refer to
   uint64_t nextId = 1;
   size_t liveRequests = 0;
@@ -129,6 +157,46 @@ struct State {
 };
 
 State g;
+
+// The queues of `context`, created on first use.
+Queues& queuesOf(uint32_t context) {
+  if (g.lastQueues && g.lastContext == context) return *g.lastQueues;
+  Queues& q = g.queues[context];
+  g.lastContext = context;
+  g.lastQueues = &q;
+  return q;
+}
+
+// Unexpected entries taken from the queue keep their memory for the next (up to
+// kSpareUnexpected, with a payload buffer of at most kSpareUnexpectedBytes): an unmatched
+// small message then costs no allocation. Sanitizer builds allocate each anew.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr size_t kSpareUnexpected = 0;
+#else
+constexpr size_t kSpareUnexpected = 256;
+#endif
+constexpr size_t kSpareUnexpectedBytes = 4096;
+std::vector<Unexpected*> gSpareUnexpected;
+
+Unexpected* newUnexpected() {
+  if (gSpareUnexpected.empty()) return new Unexpected;
+  Unexpected* u = gSpareUnexpected.back();
+  gSpareUnexpected.pop_back();
+  return u;
+}
+
+void freeUnexpected(Unexpected* u) {
+  if (gSpareUnexpected.size() >= kSpareUnexpected) {
+    delete u;
+    return;
+  }
+  std::vector<unsigned char> data;
+  if (u->data.capacity() <= kSpareUnexpectedBytes) data.swap(u->data);
+  data.clear();
+  *u = Unexpected{};
+  u->data.swap(data);
+  gSpareUnexpected.push_back(u);
+}
 
 void splitPartDone(Request* s);  // split single-copy sends (startSplit)
 
@@ -590,17 +658,14 @@ void deliverUnexpected(Request* r, Unexpected* u) {
   } else {
     deliverData(r, u->srcWorld, u->tag, u->data.data(), u->size);
   }
-  delete u;
+  freeUnexpected(u);
 }
 
 Request* matchPosted(uint32_t context, int srcWorld, int tag) {
-  auto it = g.queues.find(context);
-  if (it == g.queues.end()) return nullptr;
-  auto& posted = it->second.posted;
-  for (auto p = posted.begin(); p != posted.end(); ++p) {
-    Request* r = *p;
+  auto& posted = queuesOf(context).posted;
+  for (Request* r = posted.head; r; r = r->qNext) {
     if (srcMatches(r->peer, srcWorld) && tagMatches(r->tag, tag)) {
-      posted.erase(p);
+      posted.erase(r);
       return r;
     }
   }
@@ -609,7 +674,7 @@ Request* matchPosted(uint32_t context, int srcWorld, int tag) {
 
 // An unexpected-queue entry for the message whose frame header is h.
 Unexpected* unexpectedOf(int peer, const transport::FrameHeader& h) {
-  auto* u = new Unexpected;
+  auto* u = newUnexpected();
   u->srcWorld = peer;
   u->tag = h.tag;
   u->context = h.context;
@@ -620,7 +685,7 @@ Unexpected* unexpectedOf(int peer, const transport::FrameHeader& h) {
 
 void addUnexpected(Unexpected* u) {
   ++g.counters.unexpected;
-  g.queues[u->context].unexpected.push_back(u);
+  queuesOf(u->context).unexpected.push(u);
 }
 
 // ---------- cancelling sends ----------
@@ -635,18 +700,16 @@ void addUnexpected(Unexpected* u) {
 // Removes the unmatched message `wireId` of srcWorld from the unexpected queue of
 // `context`; true if it was there. A self rendezvous sender found there is cancelled too.
 bool takeUnexpected(uint32_t context, int srcWorld, uint64_t wireId) {
-  auto it = g.queues.find(context);
-  if (it == g.queues.end() || wireId == 0) return false;
-  auto& uq = it->second.unexpected;
-  for (auto u = uq.begin(); u != uq.end(); ++u) {
-    if ((*u)->srcWorld != srcWorld || (*u)->sreq != wireId) continue;
-    Unexpected* gone = *u;
+  if (wireId == 0) return false;
+  auto& uq = queuesOf(context).unexpected;
+  for (Unexpected* u = uq.head; u; u = u->qNext) {
+    if (u->srcWorld != srcWorld || u->sreq != wireId) continue;
     uq.erase(u);
-    if (Request* s = gone->selfSender) {
+    if (Request* s = u->selfSender) {
       s->cancelled = true;
       completeRequest(s);
     }
-    delete gone;
+    freeUnexpected(u);
     return true;
   }
   return false;
@@ -1035,7 +1098,7 @@ int startSend(Request* s) {
       deliverSelf(r, s);
       return MPI_SUCCESS;
     }
-    auto* u = new Unexpected;
+    auto* u = newUnexpected();
     u->srcWorld = g.me;
     u->tag = s->tag;
     u->context = s->context;
@@ -1325,16 +1388,15 @@ int irecvTyped(void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* 
     completeRequest(r);
     return MPI_SUCCESS;
   }
-  Queues& q = g.queues[r->context];
-  for (auto it = q.unexpected.begin(); it != q.unexpected.end(); ++it) {
-    Unexpected* u = *it;
+  Queues& q = queuesOf(r->context);
+  for (Unexpected* u = q.unexpected.head; u; u = u->qNext) {
     if (srcMatches(r->peer, u->srcWorld) && tagMatches(tag, u->tag)) {
-      q.unexpected.erase(it);
+      q.unexpected.erase(u);
       deliverUnexpected(r, u);
       return MPI_SUCCESS;
     }
   }
-  q.posted.push_back(r);
+  q.posted.push(r);
   return MPI_SUCCESS;
 }
 
@@ -1469,19 +1531,17 @@ bool iprobe(int source, int tag, comm::Comm& c, Ctx ctx, MPI_Status* status, boo
             Unexpected** msg) {
   const uint32_t context = c.contextId + static_cast<uint32_t>(ctx);
   const int src = source == MPI_ANY_SOURCE ? MPI_ANY_SOURCE : c.peerWorldRank(source);
-  auto it = g.queues.find(context);
-  if (it == g.queues.end()) return false;
-  auto& un = it->second.unexpected;
-  for (auto u = un.begin(); u != un.end(); ++u) {
-    if (srcMatches(src, (*u)->srcWorld) && tagMatches(tag, (*u)->tag)) {
+  auto& un = queuesOf(context).unexpected;
+  for (Unexpected* u = un.head; u; u = u->qNext) {
+    if (srcMatches(src, u->srcWorld) && tagMatches(tag, u->tag)) {
       if (status != MPI_STATUS_IGNORE) {
-        status->MPI_SOURCE = c.peerRankOfWorld((*u)->srcWorld);
-        status->MPI_TAG = (*u)->tag;  // MPI_ERROR is left alone (single completion)
+        status->MPI_SOURCE = c.peerRankOfWorld(u->srcWorld);
+        status->MPI_TAG = u->tag;  // MPI_ERROR is left alone (single completion)
         status->ccmpi_cancelled = 0;
-        status->ccmpi_count = static_cast<long long>((*u)->size);
+        status->ccmpi_count = static_cast<long long>(u->size);
       }
       if (remove) {
-        *msg = *u;
+        *msg = u;
         un.erase(u);
       }
       return true;
@@ -1513,18 +1573,11 @@ int mrecv(void* buf, int64_t count, MPI_Datatype type, Unexpected* msg, comm::Co
 
 int cancel(Request* r) {
   if (r->complete && r->kind != Request::Kind::kSend) return MPI_SUCCESS;
-  if (r->kind == Request::Kind::kRecv && r->phase == Request::Phase::kPosted) {
-    auto it = g.queues.find(r->context);
-    if (it != g.queues.end()) {
-      auto& posted = it->second.posted;
-      auto p = std::find(posted.begin(), posted.end(), r);
-      if (p != posted.end()) {
-        posted.erase(p);
-        r->cancelled = true;
-        r->srcWorld = MPI_PROC_NULL;
-        completeRequest(r);
-      }
-    }
+  if (r->kind == Request::Kind::kRecv && r->phase == Request::Phase::kPosted && r->queued) {
+    queuesOf(r->context).posted.erase(r);
+    r->cancelled = true;
+    r->srcWorld = MPI_PROC_NULL;
+    completeRequest(r);
   }
   if (r->kind == Request::Kind::kSend) return cancelSend(r);
   return MPI_SUCCESS;
@@ -1618,10 +1671,15 @@ void finalize() {
   compress_channel::finalize(g.me);
   g.rxCoded.clear();
   for (auto& [ctx, q] : g.queues) {
-    for (Unexpected* u : q.unexpected) delete u;
-    q.unexpected.clear();
+    while (Unexpected* u = q.unexpected.head) {
+      q.unexpected.erase(u);
+      delete u;
+    }
   }
   g.queues.clear();
+  g.lastQueues = nullptr;
+  for (Unexpected* u : gSpareUnexpected) delete u;
+  gSpareUnexpected.clear();
   g.byId.clear();
 }
 

@@ -78,6 +78,10 @@ struct Request {
   uint8_t splitWait = 0;  // split single-copy send: parts not yet copied (ours, the receiver's)
   std::vector<unsigned char> staging;  // non-contiguous chunks / owned eager copies
   Request* selfPeer = nullptr;         // self rendezvous: the sender waiting for the match
+  // Receive: links in its context's posted queue while it waits there (p2p.cc).
+  Request* qPrev = nullptr;
+  Request* qNext = nullptr;
+  bool queued = false;
 
   // Persistent: the arguments, and the operation of the current start.
   Request* active = nullptr;
