@@ -145,4 +145,41 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
   return DecodeStatus::kOk;
 }
 
+void encodeCompactEager(const FrameHeader& h, void* out) {
+  auto* p = static_cast<unsigned char*>(out);
+  put(p, kCompactEagerMark);
+  put(p, uint8_t{0});
+  put(p, uint16_t{0});
+  put(p, h.context);
+  put(p, h.tag);
+  put(p, static_cast<uint32_t>(h.msgSize));
+  put(p, h.a);
+}
+
+DecodeStatus decodeCompactEager(const void* data, int32_t src, const FrameLimits& lim,
+                                FrameHeader* h, const char** why) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  const uint8_t mark = get<uint8_t>(p);
+  const uint8_t flags = get<uint8_t>(p);
+  const uint16_t reserved = get<uint16_t>(p);
+  FrameHeader f;
+  f.type = FrameType::kEager;
+  f.src = src;
+  f.context = get<uint32_t>(p);
+  f.tag = get<int32_t>(p);
+  f.msgSize = f.payloadLen = get<uint32_t>(p);
+  f.a = get<uint64_t>(p);
+  auto bad = [&](const char* w) {
+    if (why) *why = w;
+    return DecodeStatus::kBad;
+  };
+  if (mark != kCompactEagerMark) return bad("compact mark");
+  if (flags != 0 || reserved != 0) return bad("reserved bits");
+  if (f.tag < 0 || f.tag > lim.tagUb) return bad("tag");
+  if (f.context >= lim.maxContext) return bad("context id");
+  if (f.payloadLen > lim.maxEager) return bad("eager payload length");
+  *h = f;
+  return DecodeStatus::kOk;
+}
+
 }  // namespace ccmpi::transport

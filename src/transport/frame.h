@@ -83,4 +83,22 @@ void encodeHeader(const FrameHeader& h, void* out);
 DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, FrameHeader* h,
                           const char** why);
 
+// The compact header of an uncoded eager frame on a stream whose source is known (a
+// shared-memory ring): 24 bytes, so a small message and its header share one cache line.
+// Its first byte, kCompactEagerMark, is never the first byte of a full header (the low
+// byte of kFrameMagic). Layout: mark, flags (0), 2 reserved bytes (0), context, tag,
+// length (message = payload), a.
+constexpr size_t kCompactEagerBytes = 24;
+constexpr uint8_t kCompactEagerMark = 0x90;
+static_assert(kCompactEagerMark != (kFrameMagic & 0xff));
+// Whether h can travel with a compact header.
+inline bool compactEager(const FrameHeader& h) {
+  return h.type == FrameType::kEager && h.flags == 0 && h.payloadLen == h.msgSize &&
+         h.msgSize <= UINT32_MAX && h.offset == 0 && h.b == 0;
+}
+void encodeCompactEager(const FrameHeader& h, void* out);
+// Decodes and validates a compact header (kCompactEagerBytes at data) from rank `src`.
+DecodeStatus decodeCompactEager(const void* data, int32_t src, const FrameLimits& lim,
+                                FrameHeader* h, const char** why);
+
 }  // namespace ccmpi::transport

@@ -43,11 +43,40 @@ Tunable<double> kSetupSeconds("CCMPI_SHM_SETUP_TIMEOUT", 60,
                               "memory segments");
 
 constexpr uint64_t kSegMagic = 0x43434d5049534547ull;  // "CCMPISEG"
-constexpr uint32_t kSegVersion = 1;
+constexpr uint32_t kSegVersion = 2;
 constexpr uint64_t kHelloMagic = 0x43434d504948454cull;  // "CCMPIHEL"
 constexpr size_t kCtlBytes = 4096;                       // segment header
 constexpr size_t kRingCtlBytes = 4096;                   // ring counters, before its bytes
 constexpr uint64_t kPublishEvery = 8 * 1024;             // a long copy publishes as it goes
+
+// Records (see shm.h): a record starts on a 64-byte line with its word, check << 16 |
+// length, and holds `length` bytes of the frame stream; the next one starts on the line
+// after it. A record holds at most kPublishEvery stream bytes, so a long frame is
+// published piece by piece and the receiver copies out behind the sender.
+constexpr uint64_t kLine = 64;
+constexpr uint64_t kRecordWord = 8;
+constexpr uint64_t kRecordMax = kPublishEvery;
+static_assert(kRecordMax < (1u << 16));
+constexpr uint64_t kCheckMask = (uint64_t{1} << 48) - 1;
+
+// The check a record at stream position `pos` carries: the ring's key plus the position's
+// line number, so a word left by an earlier lap (pos - ring size) or payload bytes (the
+// key is random per segment) never pass for a record.
+inline uint64_t recordCheck(uint64_t pos, uint64_t key) {
+  return ((pos / kLine) + key) & kCheckMask;
+}
+// Ring bytes a record of `len` stream bytes takes.
+inline uint64_t recordSpan(uint64_t len) {
+  return (kRecordWord + len + kLine - 1) & ~(kLine - 1);
+}
+// Ring bytes `total` stream bytes take in records of at most kRecordMax.
+inline uint64_t recordsSpan(uint64_t total) {
+  const uint64_t full = total / kRecordMax, rest = total % kRecordMax;
+  return full * recordSpan(kRecordMax) + (rest ? recordSpan(rest) : 0);
+}
+inline uint64_t* recordAt(unsigned char* data, uint64_t cap, uint64_t pos) {
+  return reinterpret_cast<uint64_t*>(data + (pos & (cap - 1)));
+}
 
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 static_assert(std::atomic<uint32_t>::is_always_lock_free);
@@ -122,11 +151,11 @@ struct ShmTransport::SegCtl {
   uint32_t slots;
   uint32_t reserved;
   uint64_t tokenAddr, tokenValue;  // cma.h probe
+  uint64_t recordKey;              // records of the rings in this segment (recordCheck)
   alignas(64) std::atomic<uint32_t> sleeping;
 };
 
 struct ShmTransport::Ring {
-  alignas(64) std::atomic<uint64_t> tail;
   alignas(64) std::atomic<uint64_t> head;
   alignas(64) std::atomic<uint32_t> writerWaiting;
 };
@@ -268,6 +297,12 @@ int ShmTransport::connect(const std::vector<std::string>& published, const SipKe
   myCtl_->slots = static_cast<uint32_t>(L);
   myCtl_->tokenAddr = cma::tokenAddress();
   myCtl_->tokenValue = cma::tokenValue();
+  uint64_t key = 0;
+  if (getrandom(&key, sizeof key, 0) != sizeof key)
+    key = static_cast<uint64_t>(progress::Engine::nowNs()) * 0x9E3779B97F4A7C15ull;
+  key &= kCheckMask;
+  myCtl_->recordKey = key;
+  recordKey_ = key;
   myCtl_->sleeping.store(0);
   peers_.assign(static_cast<size_t>(L), Peer{});
   out_.assign(static_cast<size_t>(L), Out{});
@@ -278,7 +313,6 @@ int ShmTransport::connect(const std::vector<std::string>& published, const SipKe
     auto* at = static_cast<unsigned char*>(seg_) + kCtlBytes +
                static_cast<size_t>(s) * (kRingCtlBytes + ring);
     in.ring = new (at) Ring{};
-    in.ring->tail.store(0);
     in.ring->head.store(0);
     in.ring->writerWaiting.store(0);
     in.data = at + kRingCtlBytes;
@@ -433,6 +467,7 @@ int ShmTransport::acceptSegment(const SipKey& secret, bool* empty) {
              static_cast<size_t>(mySlot_) * (kRingCtlBytes + rb);
   o.ring = reinterpret_cast<Ring*>(at);
   o.data = at + kRingCtlBytes;
+  o.key = ctl->recordKey;
   // Watch the peer's process: its exit before shutdown fails the job.
   p.pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   if (p.pidfd >= 0) {
@@ -516,101 +551,113 @@ void ShmTransport::send(int peer, OutFrame* f) {
   if (!o.flushing) flush(o);
 }
 
+// Writes one record of the pieces [a, a + na) and [b, b + nb) at o.tail (room checked by
+// the caller) and publishes it.
+void ShmTransport::putRecord(Out& o, const void* a, size_t na, const void* b, size_t nb) {
+  const uint64_t cap = o.ctl->ringBytes;
+  const uint64_t at = o.tail;
+  if (na) copyIn(o.data, cap, at + kRecordWord, a, na);
+  if (nb) copyIn(o.data, cap, at + kRecordWord + na, b, nb);
+  const uint64_t len = na + nb;
+  __atomic_store_n(recordAt(o.data, cap, at), recordCheck(at, o.key) << 16 | len, __ATOMIC_RELEASE);
+  o.tail = at + recordSpan(len);
+}
+
 bool ShmTransport::trySendNow(int peer, const FrameHeader& h, const void* payload, size_t len) {
   Out& o = out_[static_cast<size_t>(slotOf_[static_cast<size_t>(peer)])];
   if (!o.q.empty() || o.flushing) return false;
   const uint64_t cap = o.ctl->ringBytes;
-  const uint64_t need = kHeaderBytes + len;
+  // An uncoded eager frame takes the compact header: up to 32 bytes of message then fit
+  // in the record's line.
+  const size_t hdrLen = compactEager(h) ? kCompactEagerBytes : kHeaderBytes;
+  const uint64_t need = recordsSpan(hdrLen + len);
   if (cap - (o.tail - o.headSeen) < need) {
     o.headSeen = o.ring->head.load(std::memory_order_acquire);
     if (cap - (o.tail - o.headSeen) < need) return false;
   }
   unsigned char hdr[kHeaderBytes];
-  encodeHeader(h, hdr);
-  copyIn(o.data, cap, o.tail, hdr, kHeaderBytes);
-  o.tail += kHeaderBytes;
-  // A long payload is published as it goes: the receiver copies out the first pieces
-  // while the rest is copied in (a 64 KiB message costs about one copy, not two in turn).
+  if (hdrLen == kCompactEagerBytes)
+    encodeCompactEager(h, hdr);
+  else
+    encodeHeader(h, hdr);
+  // A long payload is published record by record: the receiver copies out the first
+  // pieces while the rest is copied in (a 64 KiB message costs about one copy, not two).
   const auto* p = static_cast<const unsigned char*>(payload);
-  for (bool first = true; len > kPublishEvery; first = false) {
-    copyIn(o.data, cap, o.tail, p, kPublishEvery);
-    o.tail += kPublishEvery;
-    p += kPublishEvery;
-    len -= kPublishEvery;
-    o.ring->tail.store(o.tail, std::memory_order_release);
-    if (first) wake(slotOf_[static_cast<size_t>(peer)]);
+  size_t take = std::min<size_t>(len, kRecordMax - hdrLen);
+  putRecord(o, hdr, hdrLen, p, take);
+  const int slot = slotOf_[static_cast<size_t>(peer)];
+  if (take < len) {
+    wake(slot);
+    p += take;
+    len -= take;
+    while (len > 0) {
+      take = std::min<size_t>(len, kRecordMax);
+      putRecord(o, p, take, nullptr, 0);
+      p += take;
+      len -= take;
+    }
   }
-  if (len) copyIn(o.data, cap, o.tail, p, len);
-  o.tail += len;
-  o.ring->tail.store(o.tail, std::memory_order_release);
-  o.published = o.tail;
   ++framesSent_;
-  wake(slotOf_[static_cast<size_t>(peer)]);
+  wake(slot);
   return true;
 }
 
 void ShmTransport::flush(Out& o) {
   const uint64_t cap = o.ctl->ringBytes;
   o.flushing = true;
-  uint64_t space = cap - (o.tail - o.headSeen);
-  bool blocked = false;
   while (!o.q.empty()) {
-    OutFrame* f = o.q.front();
-    if (f->unprepared) {
-      f->unprepared = false;
-      f->prepare();
+    // Room for one record of at least one byte (space is a multiple of a line).
+    uint64_t space = cap - (o.tail - o.headSeen);
+    if (space < kLine) {
+      o.headSeen = o.ring->head.load(std::memory_order_acquire);
+      space = cap - (o.tail - o.headSeen);
+      if (space < kLine) {
+        // Full: ask the consumer to wake us when it frees room, then look once more.
+        o.ring->writerWaiting.store(1, std::memory_order_seq_cst);
+        o.headSeen = o.ring->head.load(std::memory_order_seq_cst);
+        space = cap - (o.tail - o.headSeen);
+        if (space < kLine) break;
+      }
     }
-    // Copy what fits of the frame.
-    for (int i = 0; i < f->iovcnt && f->bytesLeft > 0; ++i) {
-      iovec& v = f->iov[i];
-      while (v.iov_len > 0) {
-        if (space == 0) {
-          o.headSeen = o.ring->head.load(std::memory_order_acquire);
-          space = cap - (o.tail - o.headSeen);
-          if (space == 0) {
-            // Full: ask the consumer to wake us when it frees room, then look once more.
-            o.ring->writerWaiting.store(1, std::memory_order_seq_cst);
-            o.headSeen = o.ring->head.load(std::memory_order_seq_cst);
-            space = cap - (o.tail - o.headSeen);
-            if (space == 0) {
-              blocked = true;
-              break;
-            }
-          }
-        }
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(space, v.iov_len));
-        copyIn(o.data, cap, o.tail, v.iov_base, n);
-        o.tail += n;
-        space -= n;
+    // One record: the queued frames' bytes, as many as it holds.
+    const uint64_t room = std::min(kRecordMax, space - kRecordWord);
+    const uint64_t at = o.tail;
+    uint64_t len = 0;
+    while (len < room && !o.q.empty()) {
+      OutFrame* f = o.q.front();
+      if (f->unprepared) {
+        f->unprepared = false;
+        f->prepare();
+      }
+      for (int i = 0; i < f->iovcnt && f->bytesLeft > 0 && len < room; ++i) {
+        iovec& v = f->iov[i];
+        if (v.iov_len == 0) continue;
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(room - len, v.iov_len));
+        copyIn(o.data, cap, at + kRecordWord + len, v.iov_base, n);
+        len += n;
         v.iov_base = static_cast<unsigned char*>(v.iov_base) + n;
         v.iov_len -= n;
         f->bytesLeft -= n;
-        if (o.tail - o.published >= kPublishEvery) {
-          o.ring->tail.store(o.tail, std::memory_order_release);
-          o.published = o.tail;
-          wake(slotOf_[static_cast<size_t>(o.peer)]);
+      }
+      if (f->bytesLeft > 0) break;  // the record is full
+      ++framesSent_;
+      if (f->refill()) {
+        // Next frame of a stream: frames queued behind it go first (a clear-to-send must
+        // not wait for a large transfer to this peer); DATA frames say where they belong.
+        if (o.q.size() > 1) {
+          o.q.pop_front();
+          o.q.push_back(f);
         }
+        continue;
       }
-      if (blocked) break;
+      o.q.pop_front();
+      if (o.q.empty()) --outPending_;
+      f->written();  // may queue more frames for this peer: the loop writes them
     }
-    if (blocked) break;
-    ++framesSent_;
-    if (f->refill()) {
-      // Next frame of a stream: frames queued behind it go first (a clear-to-send must not
-      // wait for a large transfer to this peer); DATA frames say where they belong.
-      if (o.q.size() > 1) {
-        o.q.pop_front();
-        o.q.push_back(f);
-      }
-      continue;
-    }
-    o.q.pop_front();
-    if (o.q.empty()) --outPending_;
-    f->written();  // may queue more frames for this peer: the loop writes them
-  }
-  if (o.tail != o.published) {
-    o.ring->tail.store(o.tail, std::memory_order_release);
-    o.published = o.tail;
+    if (len == 0) break;
+    __atomic_store_n(recordAt(o.data, cap, at), recordCheck(at, o.key) << 16 | len,
+                     __ATOMIC_RELEASE);
+    o.tail = at + recordSpan(len);
     wake(slotOf_[static_cast<size_t>(o.peer)]);
   }
   o.flushing = false;
@@ -634,25 +681,86 @@ void ShmTransport::ringDoorbell(int slot) {
                  alen);
 }
 
+bool ShmTransport::recordReady(const In& in, int order) const {
+  const uint64_t w = __atomic_load_n(recordAt(in.data, ringBytes_, in.head), order);
+  return w != 0 && (w >> 16) == recordCheck(in.head, recordKey_);
+}
+
 int ShmTransport::readRing(In& in) {
   const uint64_t cap = ringBytes_;
-  const uint64_t tail = in.ring->tail.load(std::memory_order_acquire);
-  if (tail == in.head) return 0;
-  if (tail - in.head > cap) corrupt(in.peer, "its ring counters are out of range");
   int frames = 0;
   const uint64_t start = in.head;
-  while (in.head != tail) {
-    const uint64_t avail = tail - in.head;
+  // At most one ring's worth per call: a sender that keeps writing does not hold us here.
+  while (in.head - start < cap) {
+    const uint64_t w = __atomic_load_n(recordAt(in.data, cap, in.head), __ATOMIC_ACQUIRE);
+    if (w == 0 || (w >> 16) != recordCheck(in.head, recordKey_)) break;
+    const uint64_t len = w & 0xffff;
+    if (len == 0 || len > kRecordMax) corrupt(in.peer, "a record of impossible length");
+    const uint64_t off = (in.head + kRecordWord) & (cap - 1);
+    if (!in.inPayload && in.hdrHave == 0 && len >= kCompactEagerBytes && off + len <= cap &&
+        in.data[off] == kCompactEagerMark) {
+      // The common record: one small message whole (a compact frame), read in place.
+      if (!oneFrame(in, in.data + off, len))
+        frames += consume(in, in.head + kRecordWord, len);
+      else
+        ++frames;
+    } else {
+      frames += consume(in, in.head + kRecordWord, len);
+    }
+    in.head += recordSpan(len);
+  }
+  if (in.head == start) return 0;
+  in.ring->head.store(in.head, std::memory_order_release);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (in.ring->writerWaiting.load(std::memory_order_relaxed) &&
+      in.ring->writerWaiting.exchange(0, std::memory_order_acq_rel))
+    ringDoorbell(slotOf_[static_cast<size_t>(in.peer)]);
+  return frames > 0 ? frames : 1;
+}
+
+bool ShmTransport::oneFrame(In& in, const unsigned char* p, uint64_t len) {
+  FrameHeader h;
+  const char* why = nullptr;
+  if (decodeCompactEager(p, in.peer, limits_, &h, &why) != DecodeStatus::kOk) {
+    char buf[96];
+    snprintf(buf, sizeof buf, "bad frame header (%s)", why ? why : "?");
+    corrupt(in.peer, buf);
+  }
+  if (kCompactEagerBytes + h.payloadLen != len) return false;  // not alone in the record
+  PayloadTarget t;
+  if (sink_->onFrame(in.peer, h, &t) != 0)
+    log::fatal("protocol error in a frame from rank %d through shared memory: %s", in.peer,
+               lastErrorCause().c_str());
+  if (h.payloadLen > 0) {
+    if (t.keep > h.payloadLen) t.keep = h.payloadLen;
+    if (t.keep) memcpy(t.dest, p + kCompactEagerBytes, static_cast<size_t>(t.keep));
+    sink_->onPayload(in.peer, h, t);
+  }
+  return true;
+}
+
+int ShmTransport::consume(In& in, uint64_t pos, uint64_t len) {
+  const uint64_t cap = ringBytes_;
+  const uint64_t end = pos + len;
+  int frames = 0;
+  while (pos != end) {
+    const uint64_t avail = end - pos;
     if (!in.inPayload) {
-      const size_t take = static_cast<size_t>(std::min<uint64_t>(kHeaderBytes - in.hdrHave, avail));
-      copyOut(in.data, cap, in.head, in.hdr + in.hdrHave, take);
-      in.head += take;
+      // A frame starts with a full header or a compact eager one (its first byte tells).
+      if (in.hdrHave == 0) copyOut(in.data, cap, pos, in.hdr, 1);
+      const bool compact = in.hdr[0] == kCompactEagerMark;
+      const size_t need = compact ? kCompactEagerBytes : kHeaderBytes;
+      const size_t take = static_cast<size_t>(std::min<uint64_t>(need - in.hdrHave, avail));
+      copyOut(in.data, cap, pos, in.hdr + in.hdrHave, take);
+      pos += take;
       in.hdrHave += take;
-      if (in.hdrHave < kHeaderBytes) break;
+      if (in.hdrHave < need) break;
       in.hdrHave = 0;
       FrameHeader h;
       const char* why = nullptr;
-      if (decodeHeader(in.hdr, kHeaderBytes, limits_, &h, &why) != DecodeStatus::kOk) {
+      const DecodeStatus st = compact ? decodeCompactEager(in.hdr, in.peer, limits_, &h, &why)
+                                      : decodeHeader(in.hdr, kHeaderBytes, limits_, &h, &why);
+      if (st != DecodeStatus::kOk) {
         char buf[96];
         snprintf(buf, sizeof buf, "bad frame header (%s)", why ? why : "?");
         corrupt(in.peer, buf);
@@ -676,23 +784,16 @@ int ShmTransport::readRing(In& in) {
     const uint64_t take = std::min(avail, in.payloadLeft);
     const uint64_t keepLeft = in.got < in.tgt.keep ? in.tgt.keep - in.got : 0;
     const uint64_t keep = std::min(take, keepLeft);
-    if (keep) copyOut(in.data, cap, in.head, in.tgt.dest + in.got, static_cast<size_t>(keep));
+    if (keep) copyOut(in.data, cap, pos, in.tgt.dest + in.got, static_cast<size_t>(keep));
     in.got += keep;
-    in.head += take;
+    pos += take;
     in.payloadLeft -= take;
     if (in.payloadLeft == 0) {
       in.inPayload = false;
       sink_->onPayload(in.peer, in.cur, in.tgt);
     }
   }
-  if (in.head != start) {
-    in.ring->head.store(in.head, std::memory_order_release);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (in.ring->writerWaiting.load(std::memory_order_relaxed) &&
-        in.ring->writerWaiting.exchange(0, std::memory_order_acq_rel))
-      ringDoorbell(slotOf_[static_cast<size_t>(in.peer)]);
-  }
-  return frames > 0 ? frames : 1;
+  return frames;
 }
 
 int ShmTransport::poll() {
@@ -705,8 +806,7 @@ int ShmTransport::poll() {
   const size_t L = in_.size();
   for (size_t s = 0; s < L; ++s) {
     In& in = in_[s];
-    if (static_cast<int>(s) != mySlot_ && in.ring->tail.load(std::memory_order_acquire) != in.head)
-      work += readRing(in);
+    if (static_cast<int>(s) != mySlot_ && recordReady(in, __ATOMIC_ACQUIRE)) work += readRing(in);
   }
   if (outPending_ > 0) {
     for (Out& o : out_) {
@@ -728,7 +828,7 @@ bool ShmTransport::prepareSleep() {
   for (int s = 0; s < L; ++s) {
     if (s == mySlot_) continue;
     const In& in = in_[static_cast<size_t>(s)];
-    if (in.ring->tail.load(std::memory_order_seq_cst) != in.head) {
+    if (recordReady(in, __ATOMIC_SEQ_CST)) {
       myCtl_->sleeping.store(0, std::memory_order_relaxed);
       return false;
     }

@@ -4,16 +4,25 @@
 // Each rank owns one segment: an anonymous memfd (it has no name, so nothing of it can be
 // left in /dev/shm however the job ends) holding its incoming rings, one per local sender.
 // A ring is a single-producer single-consumer byte stream carrying the same frames as a
-// TCP connection (transport/frame.h: 64-byte header, then the payload), so the matching
-// engine above sees one kind of stream whichever way a peer is reached, and the
-// rendezvous, single-copy (cma.h), cancellation and probe protocols work unchanged. A
-// frame longer than the ring streams through it (the sender writes what fits, the receiver
-// copies out behind it): that is also the pipelined copy through shared buffers that large
-// messages take where the kernel refuses single-copy reads.
+// TCP connection (transport/frame.h: 64-byte header, then the payload; an uncoded eager
+// frame may take the 24-byte compact header instead), so the matching engine above sees
+// one kind of stream whichever way a peer is reached, and the rendezvous, single-copy
+// (cma.h), cancellation and probe protocols work unchanged. A frame longer than the ring
+// streams through it (the sender writes what fits, the receiver copies out behind it):
+// that is also the pipelined copy through shared buffers that large messages take where
+// the kernel refuses single-copy reads.
 //
-// Ring counters: head (consumer) and tail (producer) count bytes since the start and never
-// wrap; each sits on its own cache line. The producer copies bytes at tail, then publishes
-// tail (release); the consumer copies them out up to tail (acquire), then publishes head.
+// Records: the stream travels in records, each starting on a 64-byte line with one word,
+// check << 16 | length, then `length` stream bytes (at most 8 KiB); the next record starts
+// on the next line. The producer writes the bytes, then the word (release); the consumer
+// sees a record when the word at its head carries the check of that position (acquire):
+// the position's line number plus a random key of the segment, modulo 2^48, so a word
+// from an earlier lap or payload bytes never pass for one. A small message and its
+// compact header fill one line: the line the receiver polls is the message, and a message
+// moves one cache line between the cores (no separate tail counter to move too). The
+// consumer's head (bytes since the start, never wrapping, on its own line) tells the
+// producer what room is left; the producer reads it only when its last look says the ring
+// is short of room.
 //
 // Start-up (collective over the ranks of the host): every rank binds an abstract unix
 // datagram socket and publishes its name through PMI with its host key (boot id, network
@@ -30,7 +39,7 @@
 //
 // Failure: every local peer's process is watched with a pidfd; a peer that exits before
 // the job shuts down takes the job down with a message naming it. A malformed frame, or
-// ring counters that make no sense, fail the job naming the rank that wrote them.
+// a record of impossible length, fail the job naming the rank that wrote them.
 #include <sys/types.h>
 
 #include <cstdint>
@@ -109,9 +118,9 @@ class ShmTransport {
     SegCtl* ctl = nullptr;  // the receiver's segment
     Ring* ring = nullptr;   // our ring in it
     unsigned char* data = nullptr;
-    uint64_t tail = 0;       // our copy of the ring's tail
-    uint64_t headSeen = 0;   // the consumer's head when we last looked
-    uint64_t published = 0;  // tail as last published
+    uint64_t key = 0;       // the receiver's record key
+    uint64_t tail = 0;      // where our next record goes (stream position)
+    uint64_t headSeen = 0;  // the consumer's head when we last looked
     std::deque<OutFrame*> q;
     bool flushing = false;
   };
@@ -138,7 +147,13 @@ class ShmTransport {
   class PeerWatch;
 
   void flush(Out& o);
+  void putRecord(Out& o, const void* a, size_t na, const void* b, size_t nb);
   int readRing(In& in);
+  int consume(In& in, uint64_t pos, uint64_t len);  // stream bytes of one record
+  // A record holding one compact frame whole, at p: delivered; false (nothing done) when
+  // the record holds more than the frame.
+  bool oneFrame(In& in, const unsigned char* p, uint64_t len);
+  bool recordReady(const In& in, int order) const;
   void wake(int slot);          // rings slot's doorbell if it sleeps
   void ringDoorbell(int slot);  // one byte to slot's socket
   [[noreturn]] void corrupt(int peer, const char* what);
@@ -165,6 +180,7 @@ class ShmTransport {
   void* seg_ = nullptr;
   size_t segBytes_ = 0;
   uint64_t ringBytes_ = 0;
+  uint64_t recordKey_ = 0;  // of our segment's rings
   SegCtl* myCtl_ = nullptr;
   std::unique_ptr<Doorbell> doorbell_;
   std::vector<std::unique_ptr<PeerWatch>> watches_;

@@ -14,9 +14,12 @@
 #include "check.h"
 
 /* Finds rank 0's shared-memory segment among this process's mappings (src/transport/shm.cc
- * lays it out: a 4 KiB header with the owner's rank at byte 12 and the ring size at byte
- * 16, then per local sender 4 KiB of counters, tail first, and the ring's bytes) and
- * appends 64 bytes of garbage to the ring this rank (slot `me`: every rank is local) owns. */
+ * lays it out: a 4 KiB header with the owner's rank at byte 12, the ring size at byte 16
+ * and the record key at byte 48, then per local sender 4 KiB of counters, the consumer's
+ * head first, and the ring's bytes) and writes a record of 64 bytes of garbage where this
+ * rank's next record goes in the ring it (slot `me`: every rank is local) owns there: at
+ * the consumer's head, since rank 0 has read everything this rank sent it. A record is a
+ * word (check << 16 | length, check = position / 64 + key modulo 2^48) and its bytes. */
 static void corrupt_ring_to_rank0(int me) {
   FILE* maps = fopen("/proc/self/maps", "r");
   CHECK(maps != NULL, "cannot read /proc/self/maps");
@@ -31,14 +34,17 @@ static void corrupt_ring_to_rank0(int me) {
   }
   fclose(maps);
   CHECK(seg != NULL, "rank 0's shared-memory segment is not mapped here");
-  uint64_t ring_bytes;
+  uint64_t ring_bytes, key;
   memcpy(&ring_bytes, seg + 16, sizeof ring_bytes);
+  memcpy(&key, seg + 48, sizeof key);
   unsigned char* ctl = seg + 4096 + (size_t)me * (4096 + ring_bytes);
   unsigned char* data = ctl + 4096;
-  uint64_t tail = __atomic_load_n((uint64_t*)ctl, __ATOMIC_ACQUIRE);
+  const uint64_t pos = __atomic_load_n((uint64_t*)ctl, __ATOMIC_ACQUIRE);
   for (int i = 0; i < 64; ++i)
-    data[(tail + (uint64_t)i) & (ring_bytes - 1)] = (unsigned char)(0xa5 ^ i);
-  __atomic_store_n((uint64_t*)ctl, tail + 64, __ATOMIC_RELEASE);
+    data[(pos + 8 + (uint64_t)i) & (ring_bytes - 1)] = (unsigned char)(0xa5 ^ i);
+  const uint64_t check = (pos / 64 + key) & ((UINT64_C(1) << 48) - 1);
+  __atomic_store_n((uint64_t*)(data + (pos & (ring_bytes - 1))), check << 16 | 64,
+                   __ATOMIC_RELEASE);
 }
 
 int main(int argc, char** argv) {

@@ -202,3 +202,46 @@ TEST(Frame, MulticastRepairFrames) {
   ack.payloadLen = 8;  // an acknowledgement carries nothing
   EXPECT_EQ(roundTrip(ack, &out), DecodeStatus::kBad);
 }
+
+TEST(Frame, CompactEagerRoundTripsAndIsChecked) {
+  FrameHeader h = eager(33);
+  h.a = 0x1122334455667788ull;
+  ASSERT_TRUE(compactEager(h));
+  unsigned char buf[kCompactEagerBytes];
+  encodeCompactEager(h, buf);
+  EXPECT_EQ(buf[0], kCompactEagerMark);
+  FrameHeader out;
+  const char* why = nullptr;
+  ASSERT_EQ(decodeCompactEager(buf, 2, limits(), &out, &why), DecodeStatus::kOk);
+  EXPECT_EQ(out.type, FrameType::kEager);
+  EXPECT_EQ(out.src, 2);
+  EXPECT_EQ(out.context, 3u);
+  EXPECT_EQ(out.tag, 17);
+  EXPECT_EQ(out.msgSize, 33u);
+  EXPECT_EQ(out.payloadLen, 33u);
+  EXPECT_EQ(out.a, 0x1122334455667788ull);
+  EXPECT_EQ(out.flags, 0);
+  // Frames a compact header cannot carry.
+  FrameHeader coded = h;
+  coded.flags = kFlagCompressed;
+  EXPECT_FALSE(compactEager(coded));
+  FrameHeader rts = h;
+  rts.type = FrameType::kRts;
+  EXPECT_FALSE(compactEager(rts));
+  // Each checked field, broken in turn.
+  auto broken = [&](int at, unsigned char v) {
+    unsigned char b[kCompactEagerBytes];
+    memcpy(b, buf, sizeof b);
+    b[at] = v;
+    const char* w = nullptr;
+    const DecodeStatus st = decodeCompactEager(b, 2, limits(), &out, &w);
+    return st == DecodeStatus::kBad ? std::string(w) : std::string("accepted");
+  };
+  EXPECT_EQ(broken(0, 0x49), "compact mark");
+  EXPECT_EQ(broken(1, kFlagCompressed), "reserved bits");
+  EXPECT_EQ(broken(2, 1), "reserved bits");
+  EXPECT_EQ(broken(4, 64), "context id");               // maxContext 64
+  EXPECT_EQ(broken(11, 0x80), "tag");                   // negative
+  EXPECT_EQ(broken(9, 0x10), "tag");                    // above tagUb 1000
+  EXPECT_EQ(broken(13, 0x10), "eager payload length");  // above maxEager 4096
+}
