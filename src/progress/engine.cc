@@ -97,11 +97,13 @@ void Engine::shutdown() {
   epfd_ = -1;
 }
 
-int Engine::add(int fd, uint32_t events, EventHandler* h) {
+int Engine::add(int fd, uint32_t events, EventHandler* h, bool traffic) {
   epoll_event ev{};
   ev.events = events;
   ev.data.ptr = h;
-  return epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
+  const int rc = epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
+  if (rc == 0 && traffic) trafficFds_.push_back(fd);
+  return rc;
 }
 
 int Engine::modify(int fd, uint32_t events, EventHandler* h) {
@@ -113,6 +115,7 @@ int Engine::modify(int fd, uint32_t events, EventHandler* h) {
 
 void Engine::remove(int fd) {
   if (epfd_ >= 0) epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
+  std::erase(trafficFds_, fd);
 }
 
 void Engine::addHook(Hook h) {
@@ -133,9 +136,13 @@ int Engine::poll(int timeoutMs) {
   if (!hooks_.empty() && runHooks()) timeoutMs = 0;
   if (fast > 0) timeoutMs = 0;
   // A spinning caller polls the shared-memory rings on every call but pays for an
-  // epoll_wait (a system call) only on every 32nd: a message from a local peer is then
-  // seen within a few hundred nanoseconds, one from the network a little later.
-  if (timeoutMs == 0 && fast_.poll && (++skipped_ & 31) != 0) {
+  // epoll_wait (a system call) only on every 32nd while connections are open (a message
+  // from a local peer is then seen within a few hundred nanoseconds, one from the network
+  // a little later), on every 256th when only rare events can come (measured with OSU 1 B
+  // latency, 2 ranks on the 2 cores, 14 runs each, 2026-11-26: median 0.29 -> 0.27 us,
+  // minimum 0.22 -> 0.19).
+  const unsigned every = trafficFds_.empty() ? kQuietPollEvery : kTrafficPollEvery;
+  if (timeoutMs == 0 && fast_.poll && (++skipped_ & (every - 1)) != 0) {
     return fast;
   }
   const int64_t wake = wakeNs_;

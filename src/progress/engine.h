@@ -21,7 +21,11 @@ class Engine {
  public:
   int init();
   void shutdown();
-  int add(int fd, uint32_t events, EventHandler* h);
+  // `traffic`: the descriptor carries messages (a connection, a multicast socket), not
+  // only rare events (a listener, the doorbell, process watches): while one is
+  // registered, a spinning poll asks epoll every kTrafficPollEvery calls, otherwise every
+  // kQuietPollEvery (see poll()).
+  int add(int fd, uint32_t events, EventHandler* h, bool traffic = false);
   int modify(int fd, uint32_t events, EventHandler* h);
   void remove(int fd);
   // Dispatches ready events once. timeoutMs: 0 = do not sleep, -1 = sleep until an event.
@@ -103,10 +107,13 @@ class Engine {
 
  private:
   static constexpr int kSleepSliceMs = 1000;
+  static constexpr unsigned kTrafficPollEvery = 32;
+  static constexpr unsigned kQuietPollEvery = 256;
   int epfd_ = -1;
   int localRanks_ = 1;
   bool crowded_ = false;  // more ranks on this host than cores
   int64_t spinNs_ = -1;
+  std::vector<int> trafficFds_;
   std::vector<uint64_t> events_;
   std::vector<Hook> hooks_;
   int64_t wakeNs_ = 0;  // see wakeBy (0 = none)

@@ -206,7 +206,8 @@ void McastTransport::init(int myRank, int worldSize, const SipKey& key, uint64_t
   setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_TTL, &ttl, sizeof ttl);
   // Ranks on the same host receive through the loopback copy.
   setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_LOOP, &one, sizeof one);
-  if (progress::engine().add(fd_, EPOLLIN, this) != 0) return off("cannot watch the socket");
+  if (progress::engine().add(fd_, EPOLLIN, this, /*traffic=*/true) != 0)
+    return off("cannot watch the socket");
   pkt_.resize(kSendBatch * mtu_);
   rbuf_.resize(kReadBatch * mtu_);
 }

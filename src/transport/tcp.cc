@@ -615,7 +615,7 @@ void TcpTransport::Listener::onEvent(uint32_t) {
     auto c = std::make_unique<TcpConn>(t_, fd, -1, TcpConn::State::kAwaitHello);
     TcpConn* raw = c.get();
     t_->conns_.push_back(std::move(c));
-    progress::engine().add(fd, EPOLLIN, raw);
+    progress::engine().add(fd, EPOLLIN, raw, /*traffic=*/true);
     raw->startAccepted();
   }
 }
@@ -661,7 +661,8 @@ void TcpTransport::connectTo(int peer) {
   TcpConn* raw = c.get();
   conns_.push_back(std::move(c));
   peers_[peer].outgoing = raw;
-  progress::engine().add(fd, EPOLLIN | (rc == 0 ? 0u : static_cast<uint32_t>(EPOLLOUT)), raw);
+  progress::engine().add(fd, EPOLLIN | (rc == 0 ? 0u : static_cast<uint32_t>(EPOLLOUT)), raw,
+                         /*traffic=*/true);
 }
 
 void TcpTransport::accepted(TcpConn* c) {
