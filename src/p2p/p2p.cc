@@ -1067,6 +1067,13 @@ Sink gSink;
 // for it or the ring is full.
 bool eagerIntoRing(int peer, uint32_t context, int tag, const void* buf,
                    const datatype::Datatype& dt, uint64_t bytes, uint64_t wireId) {
+  if (bytes <= transport::ShmTransport::kSmallBytes) {
+    if (!g.shm->trySendSmall(peer, context, tag, wireId,
+                             static_cast<const unsigned char*>(buf) + dt.trueLb(), bytes))
+      return false;
+    ++g.counters.eagerSent;
+    return true;
+  }
   transport::FrameHeader h;
   h.src = g.me;
   h.context = context;

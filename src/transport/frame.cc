@@ -145,17 +145,6 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
   return DecodeStatus::kOk;
 }
 
-void encodeCompactEager(const FrameHeader& h, void* out) {
-  auto* p = static_cast<unsigned char*>(out);
-  put(p, kCompactEagerMark);
-  put(p, uint8_t{0});
-  put(p, uint16_t{0});
-  put(p, h.context);
-  put(p, h.tag);
-  put(p, static_cast<uint32_t>(h.msgSize));
-  put(p, h.a);
-}
-
 DecodeStatus decodeCompactEager(const void* data, int32_t src, const FrameLimits& lim,
                                 FrameHeader* h, const char** why) {
   const auto* p = static_cast<const unsigned char*>(data);

@@ -96,7 +96,18 @@ inline bool compactEager(const FrameHeader& h) {
   return h.type == FrameType::kEager && h.flags == 0 && h.payloadLen == h.msgSize &&
          h.msgSize <= UINT32_MAX && h.offset == 0 && h.b == 0;
 }
-void encodeCompactEager(const FrameHeader& h, void* out);
+inline void encodeCompactEager(void* out, uint32_t context, int32_t tag, uint32_t len, uint64_t a) {
+  auto* p = static_cast<unsigned char*>(out);
+  p[0] = kCompactEagerMark;
+  p[1] = p[2] = p[3] = 0;  // flags, reserved
+  __builtin_memcpy(p + 4, &context, 4);
+  __builtin_memcpy(p + 8, &tag, 4);
+  __builtin_memcpy(p + 12, &len, 4);
+  __builtin_memcpy(p + 16, &a, 8);
+}
+inline void encodeCompactEager(const FrameHeader& h, void* out) {
+  encodeCompactEager(out, h.context, h.tag, static_cast<uint32_t>(h.msgSize), h.a);
+}
 // Decodes and validates a compact header (kCompactEagerBytes at data) from rank `src`.
 DecodeStatus decodeCompactEager(const void* data, int32_t src, const FrameLimits& lim,
                                 FrameHeader* h, const char** why);

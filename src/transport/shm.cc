@@ -602,6 +602,30 @@ bool ShmTransport::trySendNow(int peer, const FrameHeader& h, const void* payloa
   return true;
 }
 
+bool ShmTransport::trySendSmall(int peer, uint32_t context, int32_t tag, uint64_t wireId,
+                                const void* payload, size_t len) {
+  static_assert(kRecordWord + kCompactEagerBytes + kSmallBytes == kLine);
+  const int slot = slotOf_[static_cast<size_t>(peer)];
+  Out& o = out_[static_cast<size_t>(slot)];
+  if (!o.q.empty() || o.flushing || len > kSmallBytes) return false;
+  const uint64_t cap = o.ctl->ringBytes;
+  if (cap - (o.tail - o.headSeen) < kLine) {
+    o.headSeen = o.ring->head.load(std::memory_order_acquire);
+    if (cap - (o.tail - o.headSeen) < kLine) return false;
+  }
+  // A record starts on a line, so this one never wraps around the ring's end.
+  const uint64_t at = o.tail;
+  unsigned char* line = o.data + (at & (cap - 1));
+  encodeCompactEager(line + kRecordWord, context, tag, static_cast<uint32_t>(len), wireId);
+  if (len) memcpy(line + kRecordWord + kCompactEagerBytes, payload, len);
+  __atomic_store_n(reinterpret_cast<uint64_t*>(line),
+                   recordCheck(at, o.key) << 16 | (kCompactEagerBytes + len), __ATOMIC_RELEASE);
+  o.tail = at + kLine;
+  ++framesSent_;
+  wake(slot);
+  return true;
+}
+
 void ShmTransport::flush(Out& o) {
   const uint64_t cap = o.ctl->ringBytes;
   o.flushing = true;

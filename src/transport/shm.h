@@ -90,6 +90,11 @@ class ShmTransport {
   // Writes a frame (header + one payload piece) straight into peer's ring when nothing is
   // queued for it and the ring has room for all of it; false (nothing written) otherwise.
   bool trySendNow(int peer, const FrameHeader& h, const void* payload, size_t len);
+  // An uncoded eager message of at most kSmallBytes, written as one line of the ring (a
+  // record holding its compact header and bytes), under the same conditions.
+  static constexpr size_t kSmallBytes = 32;
+  bool trySendSmall(int peer, uint32_t context, int32_t tag, uint64_t wireId, const void* payload,
+                    size_t len);
   // Reads the frames that arrived, writes queued output; returns the number of frames
   // handled (0 when there was nothing to do). Called by the progress engine on every poll.
   int poll();
