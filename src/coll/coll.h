@@ -66,7 +66,8 @@ struct CollectiveDescription {
   std::string tunable;     // "CCMPI_ALLREDUCE_ALGORITHM"
   std::vector<AlgorithmDescription> algorithms;
 };
-std::vector<CollectiveDescription> algorithmTables();
+// Every collective's table, registered during static initialization (not changed after).
+const std::vector<CollectiveDescription>& algorithmTables();
 
 // The rule table in force (coll/rules.h), as text lines for one collective, in order.
 std::vector<std::string> ruleLines(const std::string& collective);

@@ -41,7 +41,7 @@ void registerTable(CollectiveDescription d) {
   tables().push_back(std::move(d));
 }
 
-std::vector<CollectiveDescription> algorithmTables() {
+const std::vector<CollectiveDescription>& algorithmTables() {
   return tables();
 }
 

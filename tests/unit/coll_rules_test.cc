@@ -14,10 +14,10 @@
 
 namespace ccmpi::coll {
 
-std::vector<CollectiveDescription> algorithmTables() {
-  CollectiveDescription b{
-      "bcast", "CCMPI_BCAST_ALGORITHM", {{"binomial", "", "", ""}, {"chain", "", "", ""}}};
-  return {b};
+const std::vector<CollectiveDescription>& algorithmTables() {
+  static const std::vector<CollectiveDescription> tables = {CollectiveDescription{
+      "bcast", "CCMPI_BCAST_ALGORITHM", {{"binomial", "", "", ""}, {"chain", "", "", ""}}}};
+  return tables;
 }
 
 // The world's hosts (runtime::worldHosts in the library): ranks 0-3 on host 0, 4-5 on
