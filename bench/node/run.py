@@ -46,8 +46,8 @@ CORES = os.cpu_count() or 1
 POINTS = [
     ("latency 1 B", 2, "pt2pt/standard/osu_latency", ["-m", "1:1"], "us", False),
     # OSU's 10,000 iterations take 3-5 ms, and on this virtual machine a run that short
-    # lands in a fast or a slow state of the host (0.2-0.3 or 0.45-0.55 us, for every
-    # implementation alike); 200,000 iterations measure the steady state.
+    # lands in a fast or a slow state of the host (0.2-0.3 or 0.45-0.55 us; Open MPI and
+    # ccmpi alike, MPICH less often slow); 200,000 iterations show whether a state lasts.
     ("latency 1 B, 200k iterations", 2, "pt2pt/standard/osu_latency",
      ["-m", "1:1", "-i", "200000", "-x", "20000"], "us", False),
     ("latency 64 KiB", 2, "pt2pt/standard/osu_latency", ["-m", "65536:65536"], "us", False),
