@@ -32,7 +32,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <list>
 #include <memory>
 #include <new>
 #include <unordered_map>
@@ -68,7 +67,6 @@ struct Unexpected {
   // Links in its context's unexpected queue while it waits there.
   Unexpected* qPrev = nullptr;
   Unexpected* qNext = nullptr;
-  bool queued = false;
 };
 
 namespace {
@@ -99,8 +97,8 @@ uint64_t remoteFrame() {
 Tunable<bool> kStats("CCMPI_P2P_STATS", false,
                      "print each rank's point-to-point counters to stderr at MPI_Finalize");
 
-// A FIFO threaded through its elements (qPrev, qNext, queued): queueing, matching and
-// cancelling take no allocation, and taking an element out costs no search.
+// A FIFO threaded through its elements (qPrev, qNext): queueing, matching and cancelling
+// take no allocation, and taking an element out costs no search.
 template <typename T>
 struct Fifo {
   T* head = nullptr;
@@ -110,15 +108,24 @@ struct Fifo {
     x->qNext = nullptr;
     (tail ? tail->qNext : head) = x;
     tail = x;
-    x->queued = true;
   }
   void erase(T* x) {
     (x->qPrev ? x->qPrev->qNext : head) = x->qNext;
     (x->qNext ? x->qNext->qPrev : tail) = x->qPrev;
     x->qPrev = x->qNext = nullptr;
-    x->queued = false;
   }
+  // x is in this queue (an element of no queue has no links).
+  bool holds(const T* x) const { return x->qPrev || head == x; }
 };
+
+// Released requests and unexpected entries keep their memory for the next (up to
+// kSpares each): a message then costs no allocation. Sanitizer builds allocate each anew,
+// so a use after release is still caught.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr size_t kSpares = 0;
+#else
+constexpr size_t kSpares = 256;
+#endif
 
 struct Queues {
   Fifo<Request> posted;
@@ -167,14 +174,7 @@ Queues& queuesOf(uint32_t context) {
   return q;
 }
 
-// Unexpected entries taken from the queue keep their memory for the next (up to
-// kSpareUnexpected, with a payload buffer of at most kSpareUnexpectedBytes): an unmatched
-// small message then costs no allocation. Sanitizer builds allocate each anew.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr size_t kSpareUnexpected = 0;
-#else
-constexpr size_t kSpareUnexpected = 256;
-#endif
+// A spare unexpected entry keeps a payload buffer of at most this many bytes.
 constexpr size_t kSpareUnexpectedBytes = 4096;
 std::vector<Unexpected*> gSpareUnexpected;
 
@@ -186,7 +186,7 @@ Unexpected* newUnexpected() {
 }
 
 void freeUnexpected(Unexpected* u) {
-  if (gSpareUnexpected.size() >= kSpareUnexpected) {
+  if (gSpareUnexpected.size() >= kSpares) {
     delete u;
     return;
   }
@@ -1203,14 +1203,7 @@ int checkedDatatype(MPI_Datatype type, datatype::Datatype** out) {
 
 // ---------- requests ----------
 
-// Released requests keep their memory for the next one (up to kSpareRequests): a message
-// then costs no allocation for its request. Sanitizer builds allocate every request anew,
-// so a use after release is still caught.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr size_t kSpareRequests = 0;
-#else
-constexpr size_t kSpareRequests = 256;
-#endif
+// Released requests keep their memory for the next one (kSpares).
 std::vector<void*> gSpareRequests;
 
 Request* newRequest(Request::Kind kind) {
@@ -1235,8 +1228,8 @@ void releaseRequest(Request* r) {
     if (r->idleRef) --r->comm->idleRefs;
   }
   --g.liveRequests;
-  if (gSpareRequests.size() < kSpareRequests) {
-    if (gSpareRequests.capacity() == 0) gSpareRequests.reserve(kSpareRequests);
+  if (gSpareRequests.size() < kSpares) {
+    if (gSpareRequests.capacity() == 0) gSpareRequests.reserve(kSpares);
     r->~Request();
     gSpareRequests.push_back(r);
     return;
@@ -1580,7 +1573,8 @@ int mrecv(void* buf, int64_t count, MPI_Datatype type, Unexpected* msg, comm::Co
 
 int cancel(Request* r) {
   if (r->complete && r->kind != Request::Kind::kSend) return MPI_SUCCESS;
-  if (r->kind == Request::Kind::kRecv && r->phase == Request::Phase::kPosted && r->queued) {
+  if (r->kind == Request::Kind::kRecv && r->phase == Request::Phase::kPosted &&
+      queuesOf(r->context).posted.holds(r)) {
     queuesOf(r->context).posted.erase(r);
     r->cancelled = true;
     r->srcWorld = MPI_PROC_NULL;

@@ -81,7 +81,6 @@ struct Request {
   // Receive: links in its context's posted queue while it waits there (p2p.cc).
   Request* qPrev = nullptr;
   Request* qNext = nullptr;
-  bool queued = false;
 
   // Persistent: the arguments, and the operation of the current start.
   Request* active = nullptr;

@@ -551,16 +551,20 @@ void ShmTransport::send(int peer, OutFrame* f) {
   if (!o.flushing) flush(o);
 }
 
+// Publishes the record whose `len` bytes are written at o.tail: its word, then the tail.
+void ShmTransport::closeRecord(Out& o, uint64_t len) {
+  __atomic_store_n(recordAt(o.data, o.ctl->ringBytes, o.tail),
+                   recordCheck(o.tail, o.key) << 16 | len, __ATOMIC_RELEASE);
+  o.tail += recordSpan(len);
+}
+
 // Writes one record of the pieces [a, a + na) and [b, b + nb) at o.tail (room checked by
 // the caller) and publishes it.
 void ShmTransport::putRecord(Out& o, const void* a, size_t na, const void* b, size_t nb) {
   const uint64_t cap = o.ctl->ringBytes;
-  const uint64_t at = o.tail;
-  if (na) copyIn(o.data, cap, at + kRecordWord, a, na);
-  if (nb) copyIn(o.data, cap, at + kRecordWord + na, b, nb);
-  const uint64_t len = na + nb;
-  __atomic_store_n(recordAt(o.data, cap, at), recordCheck(at, o.key) << 16 | len, __ATOMIC_RELEASE);
-  o.tail = at + recordSpan(len);
+  if (na) copyIn(o.data, cap, o.tail + kRecordWord, a, na);
+  if (nb) copyIn(o.data, cap, o.tail + kRecordWord + na, b, nb);
+  closeRecord(o, na + nb);
 }
 
 bool ShmTransport::trySendNow(int peer, const FrameHeader& h, const void* payload, size_t len) {
@@ -614,13 +618,10 @@ bool ShmTransport::trySendSmall(int peer, uint32_t context, int32_t tag, uint64_
     if (cap - (o.tail - o.headSeen) < kLine) return false;
   }
   // A record starts on a line, so this one never wraps around the ring's end.
-  const uint64_t at = o.tail;
-  unsigned char* line = o.data + (at & (cap - 1));
+  unsigned char* line = o.data + (o.tail & (cap - 1));
   encodeCompactEager(line + kRecordWord, context, tag, static_cast<uint32_t>(len), wireId);
   if (len) memcpy(line + kRecordWord + kCompactEagerBytes, payload, len);
-  __atomic_store_n(reinterpret_cast<uint64_t*>(line),
-                   recordCheck(at, o.key) << 16 | (kCompactEagerBytes + len), __ATOMIC_RELEASE);
-  o.tail = at + kLine;
+  closeRecord(o, kCompactEagerBytes + len);
   ++framesSent_;
   wake(slot);
   return true;
@@ -679,9 +680,7 @@ void ShmTransport::flush(Out& o) {
       f->written();  // may queue more frames for this peer: the loop writes them
     }
     if (len == 0) break;
-    __atomic_store_n(recordAt(o.data, cap, at), recordCheck(at, o.key) << 16 | len,
-                     __ATOMIC_RELEASE);
-    o.tail = at + recordSpan(len);
+    closeRecord(o, len);
     wake(slotOf_[static_cast<size_t>(o.peer)]);
   }
   o.flushing = false;
@@ -705,9 +704,21 @@ void ShmTransport::ringDoorbell(int slot) {
                  alen);
 }
 
-bool ShmTransport::recordReady(const In& in, int order) const {
+uint64_t ShmTransport::recordWord(const In& in, int order) const {
   const uint64_t w = __atomic_load_n(recordAt(in.data, ringBytes_, in.head), order);
-  return w != 0 && (w >> 16) == recordCheck(in.head, recordKey_);
+  return w != 0 && (w >> 16) == recordCheck(in.head, recordKey_) ? w : 0;
+}
+
+void ShmTransport::badHeader(int peer, const char* why) {
+  char buf[96];
+  snprintf(buf, sizeof buf, "bad frame header (%s)", why ? why : "?");
+  corrupt(peer, buf);
+}
+
+void ShmTransport::frameArrived(int peer, const FrameHeader& h, PayloadTarget* t) {
+  if (sink_->onFrame(peer, h, t) != 0)
+    log::fatal("protocol error in a frame from rank %d through shared memory: %s", peer,
+               lastErrorCause().c_str());
 }
 
 int ShmTransport::readRing(In& in) {
@@ -716,8 +727,8 @@ int ShmTransport::readRing(In& in) {
   const uint64_t start = in.head;
   // At most one ring's worth per call: a sender that keeps writing does not hold us here.
   while (in.head - start < cap) {
-    const uint64_t w = __atomic_load_n(recordAt(in.data, cap, in.head), __ATOMIC_ACQUIRE);
-    if (w == 0 || (w >> 16) != recordCheck(in.head, recordKey_)) break;
+    const uint64_t w = recordWord(in, __ATOMIC_ACQUIRE);
+    if (w == 0) break;
     const uint64_t len = w & 0xffff;
     if (len == 0 || len > kRecordMax) corrupt(in.peer, "a record of impossible length");
     const uint64_t off = (in.head + kRecordWord) & (cap - 1);
@@ -745,16 +756,11 @@ int ShmTransport::readRing(In& in) {
 bool ShmTransport::oneFrame(In& in, const unsigned char* p, uint64_t len) {
   FrameHeader h;
   const char* why = nullptr;
-  if (decodeCompactEager(p, in.peer, limits_, &h, &why) != DecodeStatus::kOk) {
-    char buf[96];
-    snprintf(buf, sizeof buf, "bad frame header (%s)", why ? why : "?");
-    corrupt(in.peer, buf);
-  }
+  if (decodeCompactEager(p, in.peer, limits_, &h, &why) != DecodeStatus::kOk)
+    badHeader(in.peer, why);
   if (kCompactEagerBytes + h.payloadLen != len) return false;  // not alone in the record
   PayloadTarget t;
-  if (sink_->onFrame(in.peer, h, &t) != 0)
-    log::fatal("protocol error in a frame from rank %d through shared memory: %s", in.peer,
-               lastErrorCause().c_str());
+  frameArrived(in.peer, h, &t);
   if (h.payloadLen > 0) {
     if (t.keep > h.payloadLen) t.keep = h.payloadLen;
     if (t.keep) memcpy(t.dest, p + kCompactEagerBytes, static_cast<size_t>(t.keep));
@@ -784,19 +790,13 @@ int ShmTransport::consume(In& in, uint64_t pos, uint64_t len) {
       const char* why = nullptr;
       const DecodeStatus st = compact ? decodeCompactEager(in.hdr, in.peer, limits_, &h, &why)
                                       : decodeHeader(in.hdr, kHeaderBytes, limits_, &h, &why);
-      if (st != DecodeStatus::kOk) {
-        char buf[96];
-        snprintf(buf, sizeof buf, "bad frame header (%s)", why ? why : "?");
-        corrupt(in.peer, buf);
-      }
+      if (st != DecodeStatus::kOk) badHeader(in.peer, why);
       if (h.src != in.peer) corrupt(in.peer, "a frame claims another source rank");
       if (h.type < FrameType::kEager) corrupt(in.peer, "a connection set-up frame");
       ++frames;
       in.cur = h;
       in.tgt = PayloadTarget{};
-      if (sink_->onFrame(in.peer, h, &in.tgt) != 0)
-        log::fatal("protocol error in a frame from rank %d through shared memory: %s", in.peer,
-                   lastErrorCause().c_str());
+      frameArrived(in.peer, h, &in.tgt);
       if (h.payloadLen > 0) {
         if (in.tgt.keep > h.payloadLen) in.tgt.keep = h.payloadLen;
         in.inPayload = true;
@@ -830,7 +830,7 @@ int ShmTransport::poll() {
   const size_t L = in_.size();
   for (size_t s = 0; s < L; ++s) {
     In& in = in_[s];
-    if (static_cast<int>(s) != mySlot_ && recordReady(in, __ATOMIC_ACQUIRE)) work += readRing(in);
+    if (static_cast<int>(s) != mySlot_ && recordWord(in, __ATOMIC_ACQUIRE)) work += readRing(in);
   }
   if (outPending_ > 0) {
     for (Out& o : out_) {
@@ -852,7 +852,7 @@ bool ShmTransport::prepareSleep() {
   for (int s = 0; s < L; ++s) {
     if (s == mySlot_) continue;
     const In& in = in_[static_cast<size_t>(s)];
-    if (recordReady(in, __ATOMIC_SEQ_CST)) {
+    if (recordWord(in, __ATOMIC_SEQ_CST)) {
       myCtl_->sleeping.store(0, std::memory_order_relaxed);
       return false;
     }

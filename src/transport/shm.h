@@ -158,7 +158,11 @@ class ShmTransport {
   // A record holding one compact frame whole, at p: delivered; false (nothing done) when
   // the record holds more than the frame.
   bool oneFrame(In& in, const unsigned char* p, uint64_t len);
-  bool recordReady(const In& in, int order) const;
+  // The word of the record at in's head, 0 when none is there yet.
+  uint64_t recordWord(const In& in, int order) const;
+  void closeRecord(Out& o, uint64_t len);
+  [[noreturn]] void badHeader(int peer, const char* why);
+  void frameArrived(int peer, const FrameHeader& h, PayloadTarget* t);  // fatal on error
   void wake(int slot);          // rings slot's doorbell if it sleeps
   void ringDoorbell(int slot);  // one byte to slot's socket
   [[noreturn]] void corrupt(int peer, const char* what);
