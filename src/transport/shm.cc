@@ -77,6 +77,27 @@ inline uint64_t recordsSpan(uint64_t total) {
 inline uint64_t* recordAt(unsigned char* data, uint64_t cap, uint64_t pos) {
   return reinterpret_cast<uint64_t*>(data + (pos & (cap - 1)));
 }
+// The word of the record at `pos`, 0 when none is there yet. (Helpers of the message path
+// are functions of this file, not members: a member of a shared library is called through
+// the PLT and never inlined.)
+inline uint64_t recordWordAt(unsigned char* data, uint64_t cap, uint64_t pos, uint64_t key,
+                             int order) {
+  const uint64_t w = __atomic_load_n(recordAt(data, cap, pos), order);
+  return w != 0 && (w >> 16) == recordCheck(pos, key) ? w : 0;
+}
+// Publishes the record whose `len` bytes are written at *tail: its word, then the tail.
+inline void closeRecord(unsigned char* data, uint64_t cap, uint64_t key, uint64_t* tail,
+                        uint64_t len) {
+  __atomic_store_n(recordAt(data, cap, *tail), recordCheck(*tail, key) << 16 | len,
+                   __ATOMIC_RELEASE);
+  *tail += recordSpan(len);
+}
+// Hands a frame's header to the sink; a protocol error there is fatal.
+inline void frameArrived(Sink* sink, int peer, const FrameHeader& h, PayloadTarget* t) {
+  if (sink->onFrame(peer, h, t) != 0)
+    log::fatal("protocol error in a frame from rank %d through shared memory: %s", peer,
+               lastErrorCause().c_str());
+}
 
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 static_assert(std::atomic<uint32_t>::is_always_lock_free);
@@ -551,20 +572,13 @@ void ShmTransport::send(int peer, OutFrame* f) {
   if (!o.flushing) flush(o);
 }
 
-// Publishes the record whose `len` bytes are written at o.tail: its word, then the tail.
-void ShmTransport::closeRecord(Out& o, uint64_t len) {
-  __atomic_store_n(recordAt(o.data, o.ctl->ringBytes, o.tail),
-                   recordCheck(o.tail, o.key) << 16 | len, __ATOMIC_RELEASE);
-  o.tail += recordSpan(len);
-}
-
 // Writes one record of the pieces [a, a + na) and [b, b + nb) at o.tail (room checked by
 // the caller) and publishes it.
 void ShmTransport::putRecord(Out& o, const void* a, size_t na, const void* b, size_t nb) {
   const uint64_t cap = o.ctl->ringBytes;
   if (na) copyIn(o.data, cap, o.tail + kRecordWord, a, na);
   if (nb) copyIn(o.data, cap, o.tail + kRecordWord + na, b, nb);
-  closeRecord(o, na + nb);
+  closeRecord(o.data, cap, o.key, &o.tail, na + nb);
 }
 
 bool ShmTransport::trySendNow(int peer, const FrameHeader& h, const void* payload, size_t len) {
@@ -621,7 +635,7 @@ bool ShmTransport::trySendSmall(int peer, uint32_t context, int32_t tag, uint64_
   unsigned char* line = o.data + (o.tail & (cap - 1));
   encodeCompactEager(line + kRecordWord, context, tag, static_cast<uint32_t>(len), wireId);
   if (len) memcpy(line + kRecordWord + kCompactEagerBytes, payload, len);
-  closeRecord(o, kCompactEagerBytes + len);
+  closeRecord(o.data, cap, o.key, &o.tail, kCompactEagerBytes + len);
   ++framesSent_;
   wake(slot);
   return true;
@@ -680,7 +694,7 @@ void ShmTransport::flush(Out& o) {
       f->written();  // may queue more frames for this peer: the loop writes them
     }
     if (len == 0) break;
-    closeRecord(o, len);
+    closeRecord(o.data, cap, o.key, &o.tail, len);
     wake(slotOf_[static_cast<size_t>(o.peer)]);
   }
   o.flushing = false;
@@ -705,8 +719,7 @@ void ShmTransport::ringDoorbell(int slot) {
 }
 
 uint64_t ShmTransport::recordWord(const In& in, int order) const {
-  const uint64_t w = __atomic_load_n(recordAt(in.data, ringBytes_, in.head), order);
-  return w != 0 && (w >> 16) == recordCheck(in.head, recordKey_) ? w : 0;
+  return recordWordAt(in.data, ringBytes_, in.head, recordKey_, order);
 }
 
 void ShmTransport::badHeader(int peer, const char* why) {
@@ -715,19 +728,13 @@ void ShmTransport::badHeader(int peer, const char* why) {
   corrupt(peer, buf);
 }
 
-void ShmTransport::frameArrived(int peer, const FrameHeader& h, PayloadTarget* t) {
-  if (sink_->onFrame(peer, h, t) != 0)
-    log::fatal("protocol error in a frame from rank %d through shared memory: %s", peer,
-               lastErrorCause().c_str());
-}
-
 int ShmTransport::readRing(In& in) {
   const uint64_t cap = ringBytes_;
   int frames = 0;
   const uint64_t start = in.head;
   // At most one ring's worth per call: a sender that keeps writing does not hold us here.
   while (in.head - start < cap) {
-    const uint64_t w = recordWord(in, __ATOMIC_ACQUIRE);
+    const uint64_t w = recordWordAt(in.data, cap, in.head, recordKey_, __ATOMIC_ACQUIRE);
     if (w == 0) break;
     const uint64_t len = w & 0xffff;
     if (len == 0 || len > kRecordMax) corrupt(in.peer, "a record of impossible length");
@@ -760,7 +767,7 @@ bool ShmTransport::oneFrame(In& in, const unsigned char* p, uint64_t len) {
     badHeader(in.peer, why);
   if (kCompactEagerBytes + h.payloadLen != len) return false;  // not alone in the record
   PayloadTarget t;
-  frameArrived(in.peer, h, &t);
+  frameArrived(sink_, in.peer, h, &t);
   if (h.payloadLen > 0) {
     if (t.keep > h.payloadLen) t.keep = h.payloadLen;
     if (t.keep) memcpy(t.dest, p + kCompactEagerBytes, static_cast<size_t>(t.keep));
@@ -796,7 +803,7 @@ int ShmTransport::consume(In& in, uint64_t pos, uint64_t len) {
       ++frames;
       in.cur = h;
       in.tgt = PayloadTarget{};
-      frameArrived(in.peer, h, &in.tgt);
+      frameArrived(sink_, in.peer, h, &in.tgt);
       if (h.payloadLen > 0) {
         if (in.tgt.keep > h.payloadLen) in.tgt.keep = h.payloadLen;
         in.inPayload = true;
@@ -830,7 +837,9 @@ int ShmTransport::poll() {
   const size_t L = in_.size();
   for (size_t s = 0; s < L; ++s) {
     In& in = in_[s];
-    if (static_cast<int>(s) != mySlot_ && recordWord(in, __ATOMIC_ACQUIRE)) work += readRing(in);
+    if (static_cast<int>(s) != mySlot_ &&
+        recordWordAt(in.data, ringBytes_, in.head, recordKey_, __ATOMIC_ACQUIRE))
+      work += readRing(in);
   }
   if (outPending_ > 0) {
     for (Out& o : out_) {

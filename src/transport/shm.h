@@ -160,9 +160,7 @@ class ShmTransport {
   bool oneFrame(In& in, const unsigned char* p, uint64_t len);
   // The word of the record at in's head, 0 when none is there yet.
   uint64_t recordWord(const In& in, int order) const;
-  void closeRecord(Out& o, uint64_t len);
   [[noreturn]] void badHeader(int peer, const char* why);
-  void frameArrived(int peer, const FrameHeader& h, PayloadTarget* t);  // fatal on error
   void wake(int slot);          // rings slot's doorbell if it sleeps
   void ringDoorbell(int slot);  // one byte to slot's socket
   [[noreturn]] void corrupt(int peer, const char* what);
