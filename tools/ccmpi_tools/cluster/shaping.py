@@ -1,0 +1,134 @@
+"""Shaping of the cables (docs/cluster.md, Shaping).
+
+Both directions of every host-switch cable are shaped at their egress, the host side on
+r<r> (host -> switch) and the switch side on hKr<r> (switch -> host), so several senders
+into one host contend for that host's switch port as on a store-and-forward switch. Every
+frame counts as its length + 24 bytes (preamble, FCS, inter-frame gap) and at least 84
+bytes: the rate is the Ethernet line rate. Token buckets hold --bucket frames (default 2).
+Host side: a TBF, whose small bucket makes it cut the GSO packets of the host's TCP stack
+into frames, sent one by one at the rate (queue: 1000 frames, like a NIC's); with --no-gso
+the hosts send frames and the shaper is an HTB class as on the switch side. Switch side: an
+HTB class at the rate over a tail-drop queue of --port-buffer bytes. With --delay, --loss,
+--dup or --reorder the queue is a netem qdisc applying them to each direction of each
+cable (--loss/--dup/--reorder imply --no-gso: they act on packets). Kernels without netem
+get random loss from a classic-BPF filter on the HTB instead; delay, duplication and
+reordering need netem.
+
+The qdiscs are made by the `tc` command, not pyroute2: pyroute2 0.7.2 has no bfifo and no
+cls_bpf with classic bytecode, and its tbf takes neither overhead nor mpu (its rate
+tables would count frames without the 24 bytes of the wire).
+"""
+import subprocess
+
+from .. import units
+
+WIRE_OVERHEAD = 24  # preamble 8 + FCS 4 + inter-frame gap 12
+WIRE_MPU = 84  # minimum frame 60 + 24
+HOST_QUEUE_PACKETS = 1000  # a NIC's transmit queue
+FRAME_ON_WIRE = 1538  # a full frame (1500 + 14 header + 24)
+
+
+class SetupError(Exception):
+    """A setup command failed: the command and its output."""
+
+    def __init__(self, what, output=""):
+        super().__init__(what)
+        self.what, self.output = what, output
+
+
+def tc(ns, *args):
+    cmd = ["tc", "-n", ns] + [str(a) for a in args]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        raise SetupError(" ".join(cmd), p.stdout.strip())
+
+
+def have_netem(ns):
+    """Whether the kernel has netem: probed on the loopback of namespace `ns`."""
+    p = subprocess.run(["tc", "-n", ns, "qdisc", "add", "dev", "lo", "root", "handle", "1:",
+                        "netem", "delay", "1us"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    if p.returncode != 0:
+        return False
+    subprocess.run(["tc", "-n", ns, "qdisc", "del", "dev", "lo", "root"],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return True
+
+
+def impairments(cfg):
+    """netem's arguments for the configured delay, loss, duplication and reordering."""
+    out = []
+    if not units.is_zero_time(cfg.delay):
+        out += ["delay", cfg.delay]
+    if not units.is_zero_percent(cfg.loss):
+        out += ["loss", cfg.loss.rstrip("%") + "%"]
+    if not units.is_zero_percent(cfg.dup):
+        out += ["duplicate", cfg.dup.rstrip("%") + "%"]
+    if not units.is_zero_percent(cfg.reorder):
+        out += ["reorder", cfg.reorder.rstrip("%") + "%"]
+    return out
+
+
+def burst_bytes(bps, bucket):
+    """The token bucket: `bucket` frames (1550 bytes each with margin; default 2: one
+    loses capacity to every late timer), or 20 us of the rate at high rates."""
+    return max(bps // 400000, bucket * 1550)
+
+
+def loss_threshold(loss_percent):
+    """The BPF filter's threshold: a random 32-bit number at or above it is dropped."""
+    t = (1 - loss_percent / 100) * 4294967296
+    return int(round(min(t, 4294967295)))
+
+
+def shape(cfg, ns, dev, side):
+    """The egress of one direction of one cable: side "host" (r<r>) or "port" (hKr<r>)."""
+    impair = impairments(cfg)
+    rate = cfg.rate
+    if rate == "none" and not impair:
+        return
+    if rate == "none":
+        rate = "100gbit"
+    bps = units.rate_bps(rate)
+    burst = burst_bytes(bps, int(cfg.bucket))
+    netem = impair and cfg.netem == "yes"
+    if side == "host" and cfg.gso == "on":
+        # TBF splits a GSO packet larger than its bucket into frames and sends them one by
+        # one at the rate, each counted with the overhead: the host's TCP stack works on
+        # large packets, the cable carries frames. (HTB would send a GSO packet as one burst.)
+        tc(ns, "qdisc", "add", "dev", dev, "root", "handle", "1:", "tbf", "rate", "%dbit" % bps,
+           "burst", burst, "limit", HOST_QUEUE_PACKETS * 1514, "overhead", WIRE_OVERHEAD,
+           "mpu", WIRE_MPU)
+        if netem:
+            tc(ns, "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "netem",
+               "limit", HOST_QUEUE_PACKETS, *impair)
+        return
+    tc(ns, "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1")
+    tc(ns, "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb", "rate",
+       "%dbit" % bps, "ceil", "%dbit" % bps, "overhead", WIRE_OVERHEAD, "mpu", WIRE_MPU,
+       "burst", burst, "cburst", burst, "quantum", FRAME_ON_WIRE)
+    port_buffer = int(cfg.port_buffer)
+    if side == "host":
+        packets = HOST_QUEUE_PACKETS
+    else:
+        packets = max((port_buffer + FRAME_ON_WIRE - 1) // FRAME_ON_WIRE, 2)
+    if netem:
+        tc(ns, "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "netem", "limit",
+           packets, *impair)
+        return
+    if side == "host":
+        tc(ns, "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "pfifo", "limit",
+           packets)
+    else:
+        tc(ns, "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "bfifo", "limit",
+           port_buffer)
+    if not units.is_zero_percent(cfg.loss):
+        # Random loss without netem: a classic BPF classifier sends a packet to class 1:2,
+        # whose queue holds nothing, when a random 32-bit number is >= (1 - p) * 2^32.
+        threshold = loss_threshold(units.percent(cfg.loss))
+        tc(ns, "class", "add", "dev", dev, "parent", "1:", "classid", "1:2", "htb", "rate",
+           "8bit", "ceil", "8bit", "quantum", FRAME_ON_WIRE)
+        tc(ns, "qdisc", "add", "dev", dev, "parent", "1:2", "handle", "20:", "pfifo", "limit", 0)
+        # ld rand (SKF_AD_OFF + SKF_AD_RANDOM); jge threshold; ret 1:2; ret 0 (default class)
+        tc(ns, "filter", "add", "dev", dev, "parent", "1:", "protocol", "all", "prio", "1", "bpf",
+           "bytecode", "4,32 0 0 4294963256,53 0 1 %d,6 0 0 65538,6 0 0 0" % threshold)
