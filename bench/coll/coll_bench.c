@@ -1,6 +1,7 @@
 /* Collective benchmarks of the seed papers' section 5 (CC-MPI, and the CM-5 paper's
  * unstructured all-to-many patterns), in plain MPI so the same source is built with
- * ccmpi's mpicc, Open MPI's and MPICH's and run side by side by tools/ccmpi-bench.
+ * ccmpi's mpicc, Open MPI's and MPICH's and run side by side by ccmpi-bench
+ * (tools/ccmpi_tools/bench).
  *
  *   coll_bench TEST [options]
  *
