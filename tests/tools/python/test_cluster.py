@@ -6,6 +6,7 @@ import tempfile
 import unittest
 from unittest import mock
 
+from ccmpi_tools.bench import autorate
 from ccmpi_tools.bench import implementations as impls
 from ccmpi_tools.bench import runner
 from ccmpi_tools.cluster import check, execute, state
@@ -143,6 +144,28 @@ class Implementations(unittest.TestCase):
         self.assertEqual(runner.fmt_duration(42), "42 s")
         self.assertEqual(runner.fmt_duration(600), "10 min")
         self.assertEqual(runner.fmt_duration(3700), "1 h 02 min")
+
+
+class AutoRate(unittest.TestCase):
+    def test_search_up(self):
+        # 100mbit and 200mbit hold, 400mbit does not: 200mbit, without trying 1gbit.
+        rate, tried = autorate.search(autorate.CANDIDATES, autorate.START,
+                                      lambda r: r in ("10mbit", "100mbit", "200mbit"))
+        self.assertEqual(rate, "200mbit")
+        self.assertEqual(tried, [("100mbit", True), ("200mbit", True), ("400mbit", False)])
+        self.assertEqual(autorate.describe(rate, tried),
+                         "200mbit, chosen by --rate auto (ccmpi-cluster check --parallel HOSTS "
+                         "--tolerance 3%: 100mbit held, 200mbit held, 400mbit off)")
+
+    def test_search_down_and_none(self):
+        rate, tried = autorate.search(autorate.CANDIDATES, autorate.START,
+                                      lambda r: r == "25mbit")
+        self.assertEqual(rate, "25mbit")
+        self.assertEqual([r for r, _ in tried], ["100mbit", "50mbit", "25mbit"])
+        self.assertEqual(autorate.search(autorate.CANDIDATES, autorate.START, lambda r: False)[0],
+                         None)
+        everything = autorate.search(autorate.CANDIDATES, autorate.START, lambda r: True)
+        self.assertEqual(everything[0], "1gbit")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ import os
 import shutil
 import sys
 
+from .. import units
 from . import implementations, scenarios
 from .runner import BenchError, Runner
 
@@ -63,7 +64,10 @@ def parser():
     p.add_argument("--impls", default="ccmpi openmpi mpich", metavar='"ccmpi openmpi mpich"',
                    help="the implementations to run (those not installed are skipped)")
     p.add_argument("--reps", default="3", metavar="N", help="repetitions (default 3)")
-    p.add_argument("--rate", default="100mbit", help="the cables' line rate (default 100mbit)")
+    p.add_argument("--rate", default="100mbit",
+                   help="the cables' line rate (default 100mbit), or auto: the highest rate "
+                        "at which `ccmpi-cluster check` holds every cable of the scenario's "
+                        "cluster within 3%% (recorded with the results)")
     p.add_argument("--quick", action="store_true",
                    help="a smoke run: small cluster, few sizes and iterations")
     p.add_argument("--out", metavar="DIR", help="where the results go")
@@ -107,6 +111,8 @@ def options(argv, here, source):
     if not o.max_minutes.isdigit():
         die("--max-minutes needs minutes")
     o.max_minutes = int(o.max_minutes)
+    if o.rate != "auto" and units.rate_bps(o.rate) is None:
+        die("--rate '%s' is not a rate like 100mbit, 1gbit (or auto)" % o.rate)
     if o.ccmpi_algorithms not in ("all", "auto"):
         die("--ccmpi-algorithms is all or auto")
     if os.geteuid() != 0:

@@ -24,6 +24,7 @@ import tempfile
 import time
 
 from .. import procs, units
+from . import autorate
 from . import implementations as impls_mod
 from . import scenarios
 from .report import Results
@@ -131,6 +132,18 @@ class Runner:
 
     def setup(self):
         o = self.o
+        if o.rate == "auto":
+            try:
+                rate, tried = autorate.choose(o.cluster, self.cluster_name, self.hosts,
+                                              os.getpid(), _say)
+            except RuntimeError as e:
+                raise BenchError("--rate auto: %s" % e)
+            if rate is None:
+                raise BenchError("--rate auto: not even %s holds on this machine"
+                                 % autorate.CANDIDATES[0])
+            o.rate = rate
+            self.results.facts["rate_choice"] = autorate.describe(rate, tried)
+            warn("link rate %s" % self.results.facts["rate_choice"])
         up = subprocess.run([o.cluster, "up", "--hosts", str(self.hosts), "--rate", o.rate,
                              "--name", self.cluster_name, "--owner", str(os.getpid())],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -368,7 +381,8 @@ class Runner:
         --npb tree), None if building failed. NPB 3.4 builds bin/is.CLASS.x for any number
         of ranks; NPB 3.3 wants NPROCS at build time and builds bin/is.CLASS.NPROCS."""
         d = os.path.join(self.work, "npb", impl)
-        cands = [os.path.join(d, "bin", "is.%s.x" % cls), os.path.join(d, "bin", "is.%s.%d" % (cls, n))]
+        cands = [os.path.join(d, "bin", "is.%s.x" % cls),
+                 os.path.join(d, "bin", "is.%s.%d" % (cls, n))]
         try:
             if not os.path.isdir(d):
                 shutil.copytree(self.o.npb, d, symlinks=True)

@@ -20,8 +20,7 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 def _pyroute2():
     try:
-        import pyroute2  # noqa: F401  (imported late: `exec` and `list` do not need it)
-        from pyroute2 import IPRoute, netns
+        from pyroute2 import IPRoute, netns  # late: `exec` and `list` do not need it
     except ImportError:
         raise RuntimeError("needs pyroute2 (Debian: apt-get install python3-pyroute2)")
     return IPRoute, netns

@@ -208,9 +208,9 @@ class Report:
         for g in gs:
             for sz in self.sizes_of[g]:
                 b = self.bound_us(g[0], g[1], sz)
-                lines.append("| %d | %s | %s |" % (g[1], self.fmt_t(b) if b else "\u2013", " | ".join(
-                    self.cell((v, lb, g[1], sz), not lb.endswith(("-c1", "-c2")))
-                    for _, v, lb in cols)))
+                cells = " | ".join(self.cell((v, lb, g[1], sz), not lb.endswith(("-c1", "-c2")))
+                                   for _, v, lb in cols)
+                lines.append("| %d | %s | %s |" % (g[1], self.fmt_t(b) if b else "\u2013", cells))
         return ("### Tables 2-3: the random pattern by the four methods of compiled "
                 "communication\n\n" + "\n".join(lines) + "\n\nAll columns the same pattern and "
                 "timing (barrier, then the operation, maximum over ranks). Point-to-point: "
@@ -230,7 +230,8 @@ class Report:
 
     def method(self):
         if self.is_npb:
-            return "Each figure is the median over repetitions (min\u2013max) of IS's \"Time in seconds\". "
+            return ("Each figure is the median over repetitions (min\u2013max) of IS's \"Time in "
+                    "seconds\". ")
         return ("Each figure is the median over repetitions (min\u2013max in brackets) of one "
                 "program run's median iteration time; an iteration is a synchronization (the "
                 "same dissemination barrier of zero-byte MPI_Sendrecv calls in every MPI, not "
@@ -330,6 +331,8 @@ def write(results, out, source):
              "(`ccmpi-cluster`, docs/cluster.md). %d repetition(s); within a repetition the "
              "variants run one after the other in an order shuffled anew for every repetition.\n\n"
              % (f["started"], f["elapsed"], f["hosts"], f["rate"], int(f["reps"])))
+    if f.get("rate_choice"):
+        t.append("Link rate: %s.\n\n" % f["rate_choice"])
     if rep.quick:
         t.append("**Smoke run (--quick): few iterations, the numbers only prove the harness.**\n\n")
     t.append("## Latest figures\n\n" + table + "\n")

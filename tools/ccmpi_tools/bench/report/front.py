@@ -21,6 +21,7 @@ def section(scenario, desc, tables, method, bound_doc, facts, mpich_note, folder
                 scenario, scenario, desc, tables, method, bound_doc, facts["started"],
                 facts["cpu"], facts["hosts"], facts["rate"], facts["reps"], facts["load"],
                 facts["invocation"], folder, folder)
+            + ("Link rate: %s.\n" % facts["rate_choice"] if facts.get("rate_choice") else "")
             + mpich_note + end)
 
 
