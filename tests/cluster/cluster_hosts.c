@@ -1,4 +1,4 @@
-/* Runs on an emulated cluster (tools/ccmpi-cluster) under mpirun --launcher 'ccmpi-cluster
+/* Runs on an emulated cluster (ccmpi-cluster) under mpirun --launcher 'ccmpi-cluster
  * exec': checks that every rank runs inside a cluster host (its namespace has the NIC r0
  * and the host name the processor name reports), that the ranks are spread over exactly
  * EXPECTED_HOSTS different hosts named PREFIX..., and that a 1 MiB ring exchange between

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Tests of tools/ccmpi-cluster, one case per run:   cluster_test.sh CASE
+# Tests of ccmpi-cluster (tools/ccmpi_tools), one case per run:   cluster_test.sh CASE
 #   updown    up (3 hosts x 2 rails) builds the topology; down leaves nothing behind
 #   leftover  clusters left by a killed owner, a killed `up` and a stray namespace are
 #             removed by the next up/down
