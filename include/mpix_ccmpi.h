@@ -131,6 +131,17 @@ int MPIX_Scatterv_data_movement(const void *sendbuf, const int sendcounts[], con
 int MPIX_Scatterv_close_group(MPIX_Mcast_group *group);
 int MPIX_Comm_get_mcast_group(MPI_Comm comm, char *address, int *port);
 
+/* ---- The link rate (docs/cluster.md, "The link rate") ----
+ *
+ * MPIX_Link_get_rate: the line rate in Mbit/s of one host's link that ccmpi's cost models and
+ * pacing use (the same on every rank of the job), and where it comes from: `origin` is
+ * MPIX_LINK_DECLARED (CCMPI_LINK_MBITS), MPIX_LINK_FOUND (MPI_Init found it: a traffic
+ * shaper on the interface or the NIC's speed; the slowest host's) or MPIX_LINK_ASSUMED
+ * (nothing found: 100). `how` (may be NULL) receives a description of at most
+ * MPI_MAX_INFO_VAL characters and a NUL. */
+enum { MPIX_LINK_DECLARED = 1, MPIX_LINK_FOUND = 2, MPIX_LINK_ASSUMED = 3 };
+int MPIX_Link_get_rate(double *mbits, int *origin, char *how);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,7 +3,7 @@
 # Needs root (or sudo). Extra package names may be passed as arguments.
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libgtest-dev clang clang-format libclang-rt-14-dev
-      mpich iproute2 procps gawk python3 python3-pyroute2 python3-matplotlib gnuplot-nox "$@")
+      mpich iproute2 libnl-route-3-dev procps gawk python3 python3-pyroute2 python3-matplotlib gnuplot-nox "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -7,20 +7,25 @@
 #include <cstring>
 #include <string>
 
+#include "base/link.h"
 #include "base/tunables.h"
 #include "coll/coll.h"
 #include "coll/rules.h"
 #include "transport/cma.h"
+#include "transport/link_finder.h"
 #include "transport/shm.h"
+#include "transport/tcp.h"
 
 namespace {
 
 void usage() {
   printf(
-      "usage: ccmpi_info [--tunables] [--algorithms] [--version] [--help]\n"
+      "usage: ccmpi_info [--tunables] [--algorithms] [--link] [--version] [--help]\n"
       "  (no option)   version, build options, all tunables and algorithm tables\n"
       "  --tunables    only the tunables, one block each\n"
       "  --algorithms  only the collective algorithm tables\n"
+      "  --link        only this host's link rate: Mbit/s (0 if none is found), then where\n"
+      "                it comes from\n"
       "  --version     only the version line\n");
 }
 
@@ -67,15 +72,25 @@ void printAlgorithms() {
   }
 }
 
+// This host's link as MPI_Init finds it (transport/link_finder.h): on the interface of
+// CCMPI_IFACE, else the one a rank of a multi-host job would use.
+ccmpi::transport::LinkFinding hostLink() {
+  const char* name = getenv("CCMPI_IFACE");
+  if (name && *name) return ccmpi::transport::findInterfaceLink(name);
+  return ccmpi::transport::findLink(ccmpi::transport::defaultAddress());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool onlyTunables = false, onlyVersion = false, onlyAlgorithms = false;
+  bool onlyTunables = false, onlyVersion = false, onlyAlgorithms = false, onlyLink = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--tunables")) {
       onlyTunables = true;
     } else if (!strcmp(argv[i], "--algorithms")) {
       onlyAlgorithms = true;
+    } else if (!strcmp(argv[i], "--link")) {
+      onlyLink = true;
     } else if (!strcmp(argv[i], "--version")) {
       onlyVersion = true;
     } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -92,6 +107,11 @@ int main(int argc, char** argv) {
   MPI_Get_library_version(version, &len);
   if (onlyVersion) {
     printf("%s\n", version);
+    return 0;
+  }
+  if (onlyLink) {
+    const ccmpi::transport::LinkFinding f = hostLink();
+    printf("%g %s\n", f.mbits, f.how.c_str());
     return 0;
   }
   if (onlyAlgorithms) {
@@ -120,6 +140,21 @@ int main(int argc, char** argv) {
           "Single copy:  refused here (%s): large messages within a host are copied "
           "through shared memory instead\n",
           why.c_str());
+    const ccmpi::transport::LinkFinding f = hostLink();
+    if (ccmpi::linkMbitsDeclared())
+      printf("Link rate:    %g Mbit/s declared (CCMPI_LINK_MBITS); this host would find %g (%s)\n",
+             ccmpi::linkMbits(), f.mbits, f.how.c_str());
+    else if (f.mbits > 0)
+      printf("Link rate:    %g Mbit/s found here (%s); a job uses its slowest host's\n", f.mbits,
+             f.how.c_str());
+    else
+      printf(
+          "Link rate:    none found here (%s); 100 Mbit/s assumed unless another host of "
+          "a job finds one\n",
+          f.how.c_str());
+    printf("Shapers:      %s\n", ccmpi::transport::shapersReadable()
+                                     ? "tbf and htb qdiscs read (libnl-route-3)"
+                                     : "not read (built without libnl-route-3)");
     printf("Bootstrap:    PMI-1 (PMI_FD / PMI_PORT), singleton without a launcher\n\n");
   }
   printTunables();

@@ -10,6 +10,7 @@
 
 #include "api/api.h"
 #include "api/coll_checks.h"
+#include "base/link.h"
 #include "coll/algorithms.h"
 #include "coll/alltoallv/alltoallv_levels.h"
 #include "coll/mcast/mcast_coll.h"
@@ -322,5 +323,22 @@ extern "C" int MPIX_Scatterv_close_group(MPIX_Mcast_group* group) {
   delete *group;
   *group = MPIX_MCAST_GROUP_NULL;
   comm::sweepFreed();
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPIX_Link_get_rate(double* mbits, int* origin, char* how) {
+  CCMPI_API_BEGIN("MPIX_Link_get_rate");
+  CCMPI_CHECK(MPI_COMM_WORLD, mbits, MPI_ERR_ARG, "mbits is NULL");
+  CCMPI_CHECK(MPI_COMM_WORLD, origin, MPI_ERR_ARG, "origin is NULL");
+  *mbits = linkMbits();
+  *origin = linkMbitsDeclared() ? MPIX_LINK_DECLARED
+            : linkMbitsKnown()  ? MPIX_LINK_FOUND
+                                : MPIX_LINK_ASSUMED;
+  if (how) {
+    const std::string o = linkOrigin();
+    const size_t n = std::min<size_t>(o.size(), MPI_MAX_INFO_VAL);
+    memcpy(how, o.data(), n);
+    how[n] = '\0';
+  }
   return MPI_SUCCESS;
 }

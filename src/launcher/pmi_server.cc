@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "bootstrap/link_card.h"
 #include "bootstrap/pmi_wire.h"
 
 namespace ccmpi::launcher {
@@ -38,6 +39,21 @@ int PmiServer::ranksPerCore() const {
   long most = 0;
   for (const auto& [id, k] : kernels) most = std::max(most, k.ranks / k.cpus);
   return static_cast<int>(most);
+}
+
+void PmiServer::deriveJobLink() {
+  // Every rank's link card (bootstrap/link_card.h) combined once, so that each rank reads
+  // one key instead of all of them; ranks that published none (an older library) are
+  // left out.
+  // Values are stored as the clients sent them, escaped (bootstrap/pmi_wire.h).
+  std::vector<std::string> cards;
+  std::string card;
+  for (int r = 0; r < config_.size; ++r) {
+    auto it = kvs_.find(bootstrap::kLinkCardKey + std::to_string(r));
+    if (it != kvs_.end() && bootstrap::unescapePmiValue(it->second, &card)) cards.push_back(card);
+  }
+  if (!cards.empty())
+    kvs_[bootstrap::kJobLinkKey] = bootstrap::escapePmiValue(bootstrap::combineLinkCards(cards));
 }
 
 PmiServer::PmiServer(Config config, Actions actions)
@@ -135,6 +151,7 @@ void PmiServer::handleLine(int rank, std::string_view line) {
         const int load = ranksPerCore();
         if (load >= 0) kvs_[kRanksPerCoreKey] = std::to_string(load);
       }
+      if (kvs_.find(bootstrap::kJobLinkKey) == kvs_.end()) deriveJobLink();
       for (std::size_t r = 0; r < ranks_.size(); ++r) {
         ranks_[r].inBarrier = false;
         actions_.reply(static_cast<int>(r), formatPmiLine("barrier_out"));

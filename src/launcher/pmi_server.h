@@ -63,6 +63,8 @@ class PmiServer {
   int ranksPerCore() const;
 
  private:
+  // ccmpi.link_mbits from the ccmpi.link.<rank> cards (bootstrap/link_card.h).
+  void deriveJobLink();
   struct RankState {
     bool initialized = false;
     bool finalized = false;

@@ -25,9 +25,11 @@
 #include <memory>
 
 #include "base/error.h"
+#include "base/link.h"
 #include "base/log.h"
 #include "base/siphash.h"
 #include "base/tunables.h"
+#include "bootstrap/link_card.h"
 #include "bootstrap/pmi.h"
 #include "coll/rules.h"
 #include "comm/comm.h"
@@ -39,6 +41,7 @@
 #include "progress/engine.h"
 #include "runtime/affinity.h"
 #include "sched/sched.h"
+#include "transport/link_finder.h"
 #include "transport/mcast.h"
 #include "transport/shm.h"
 #include "transport/tcp.h"
@@ -210,6 +213,27 @@ int worldHostCount() {
 
 namespace {
 
+// The job's link rate from every rank's card (bootstrap/link_card.h): combined by mpirun at
+// the barrier, or here from the cards where the process manager does not (the same cards
+// give the same answer on every rank).
+void agreeOnLink(Runtime& r) {
+  std::string job;
+  if (r.pmi.get(bootstrap::kJobLinkKey, &job) != 0 || job.empty()) {
+    std::vector<std::string> cards;
+    std::string card;
+    for (int p = 0; p < r.size; ++p)
+      if (r.pmi.get(bootstrap::kLinkCardKey + std::to_string(p), &card) == 0) cards.push_back(card);
+    job = bootstrap::combineLinkCards(cards);
+  }
+  double mbits = 0;
+  std::string how;
+  if (!bootstrap::parseLinkCard(job, &mbits, &how)) {
+    mbits = 0;
+    how = "malformed job link card '" + job + "'";
+  }
+  setFoundLink(mbits, how);
+}
+
 int bringUp() {
   Runtime& r = rt();
   if (r.up) return MPI_SUCCESS;
@@ -274,6 +298,12 @@ int bringUp() {
       return setErrorCause(MPI_ERR_OTHER, "cannot open a TCP listener on %s",
                            cfg.bindAddress.c_str());
     r.pmi.put("ccmpi.addr." + std::to_string(r.rank), r.tcp.address());
+    if (!linkMbitsDeclared()) {
+      // This host's link rate, combined with every other host's after the barrier.
+      const transport::LinkFinding lf = transport::findLink(cfg.bindAddress);
+      r.pmi.put(bootstrap::kLinkCardKey + std::to_string(r.rank),
+                bootstrap::formatLinkCard(lf.mbits, lf.how));
+    }
   }
   // Shared memory with the ranks of this host: published before the barrier, connected
   // after it (transport/shm.h). Not when this rank is known to be alone on its host.
@@ -299,6 +329,8 @@ int bringUp() {
   }
   log::debug("ranks per core: %d (%s)", coll::jobRanksPerCore(),
              ranksPerCore >= 0 ? "CCMPI_RANKS_PER_CORE" : "measured; -1 = unknown");
+  if (r.size > 1 && !linkMbitsDeclared()) agreeOnLink(r);
+  log::debug("link: %g Mbit/s (%s)", linkMbits(), linkOrigin().c_str());
   if (secretHex.empty() && r.pmi.get("ccmpi.secret", &secretHex) != 0)
     return setErrorCause(MPI_ERR_OTHER, "cannot obtain the job secret");
   SipKey key;

@@ -2,10 +2,13 @@
  * exec': checks that every rank runs inside a cluster host (its namespace has the NIC r0
  * and the host name the processor name reports), that the ranks are spread over exactly
  * EXPECTED_HOSTS different hosts named PREFIX..., and that a 1 MiB ring exchange between
- * them arrives intact. Rank 0 prints the host of every rank, then PASS.
+ * them arrives intact. Every rank must see the same link rate (MPIX_Link_get_rate). Rank 0
+ * prints the host of every rank and the link rate ("link: MBITS ORIGIN HOW"; ORIGIN declared,
+ * found or assumed), then PASS.
  *
  *   cluster_hosts EXPECTED_HOSTS PREFIX */
 #include <mpi.h>
+#include <mpix_ccmpi.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +61,23 @@ int main(int argc, char** argv) {
   for (int i = 0; i < kRingBytes; ++i)
     CHECK(in[i] == (unsigned char)(i * 7 + from), "ring byte %d from rank %d is wrong", i, from);
 
+  double mbits = 0, lo = 0, hi = 0;
+  int origin = 0, olo = 0, ohi = 0;
+  char how[MPI_MAX_INFO_VAL + 1] = {0};
+  CHECK_MPI(MPIX_Link_get_rate(&mbits, &origin, how));
+  CHECK(mbits > 0, "link rate %g is not positive", mbits);
+  CHECK(origin == MPIX_LINK_DECLARED || origin == MPIX_LINK_FOUND || origin == MPIX_LINK_ASSUMED,
+        "link origin %d", origin);
+  CHECK_MPI(MPI_Allreduce(&mbits, &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Allreduce(&mbits, &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Allreduce(&origin, &olo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Allreduce(&origin, &ohi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  CHECK(lo == hi && olo == ohi, "ranks disagree on the link: %g-%g Mbit/s, origins %d-%d", lo, hi,
+        olo, ohi);
+
   if (rank == 0) {
+    static const char* const kOrigins[] = {"?", "declared", "found", "assumed"};
+    printf("link: %g %s %s\n", mbits, kOrigins[origin], how);
     printf("hosts:");
     for (int i = 0; i < size; ++i) printf(" %d=%s", i, all + (size_t)i * MPI_MAX_PROCESSOR_NAME);
     printf("\n");

@@ -5,7 +5,9 @@
 #             removed by the next up/down
 #   exec      exec runs in the right namespace with the right host name and exit status
 #   loss      --loss without netem drops about that share of the packets
-#   mpi       mpirun --launcher 'ccmpi-cluster exec' runs MPI programs across 4 hosts
+#   mpi       mpirun --launcher 'ccmpi-cluster exec' runs MPI programs across 4 hosts; the
+#             ranks agree on the link rate: declared by exec, or found (CCMPI_LINK_MBITS=0)
+#             in the hosts' tbf shaper and, on a --no-gso cluster, their htb class
 #   mcast     multicast Bcast and Scatterv on 4 hosts under loss, duplication and
 #             reordering deliver exactly (tests/mpi/mcast_*.c)
 #   check     `check` on 2 hosts at 20mbit reports every figure within 10%
@@ -241,6 +243,13 @@ case "$CASE" in
       "$CLUSTER_HOSTS" 4 "$n-h"
     [ "$RC" -eq 0 ] && grep -q "^PASS cluster_hosts" "$WORK/out" || fail "cluster_hosts: rc $RC"
     grep -q "^hosts: 0=$n-h1 1=$n-h2 2=$n-h3 3=$n-h4$" "$WORK/out" || fail "placement"
+    grep -q "^link: 100 declared CCMPI_LINK_MBITS$" "$WORK/out" || fail "link rate (declared)"
+    # Not declared: every rank finds the 100mbit tbf shaper on its cable.
+    CCMPI_LINK_MBITS=0 run timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" \
+      --iface r0 -n 4 "$CLUSTER_HOSTS" 4 "$n-h"
+    [ "$RC" -eq 0 ] && grep -q "^PASS cluster_hosts" "$WORK/out" || fail "cluster_hosts (found): rc $RC"
+    grep -q "^link: 100 found tbf qdisc on r0 (its NIC reports 10000 Mbit/s) (slowest of 4 ranks)$" \
+      "$WORK/out" || fail "link rate (found): $(grep '^link:' "$WORK/out")"
     # Every host sent its 1 MiB ring message through its switch port.
     for k in 1 2 3 4; do
       sent=$(($(sent_by "$k") - before[k]))
@@ -252,20 +261,32 @@ case "$CASE" in
     # TCP pacing (CCMPI_TCP_PACING=auto): every connection to another host is paced at the
     # TCP payload rate of the 100mbit link the cluster announces; with off, none is.
     want=$(awk 'BEGIN { printf "%d", 100e6 / 8 * 1448 / 1538 }')
-    for mode in auto off; do
-      run timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" --iface r0 -n 4 \
-        --env CCMPI_P2P_STATS=1 --env CCMPI_TCP_PACING=$mode "$P2P_ORDER"
+    for mode in auto off found; do
+      declared=100 pacing=$mode
+      [ "$mode" = found ] && declared=0 pacing=auto
+      CCMPI_LINK_MBITS=$declared run timeout 60 "$MPIRUN" --hostfile "$hostfile" \
+        --launcher "$CLUSTER exec" --iface r0 -n 4 --env CCMPI_P2P_STATS=1 \
+        --env CCMPI_TCP_PACING=$pacing "$P2P_ORDER"
       [ "$RC" -eq 0 ] && grep -q "^PASS p2p_order" "$WORK/out" || fail "p2p_order ($mode): rc $RC"
       [ "$(grep -c '^ccmpi-p2p: rank=' "$WORK/err")" -eq 4 ] || fail "no p2p stats ($mode)"
       bad=$(sed -n 's/^ccmpi-p2p: rank=\([0-9]*\) .*tcp_remote=\([0-9]*\) tcp_paced=\([0-9]*\) pacing_Bps=\([0-9]*\).*/\1 \2 \3 \4/p' \
         "$WORK/err" | awk -v m=$mode -v w="$want" \
-        '$2 < 1 || (m == "auto" && ($3 != $2 || $4 != w)) || (m == "off" && ($3 != 0 || $4 != 0))')
+        '$2 < 1 || (m != "off" && ($3 != $2 || $4 != w)) || (m == "off" && ($3 != 0 || $4 != 0))')
       [ -z "$bad" ] || fail "pacing ($mode, rank remote paced rate; want rate $want): $bad"
     done
     # Two ranks per host (8 ranks on 4 hosts).
     run timeout 60 "$MPIRUN" --launcher "$CLUSTER exec" --iface r0 -n 8 \
       -H "$n-h1:2,$n-h2:2,$n-h3:2,$n-h4:2" "$CLUSTER_HOSTS" 4 "$n-h"
     [ "$RC" -eq 0 ] && grep -q "^PASS cluster_hosts" "$WORK/out" || fail "8 ranks: rc $RC"
+    # Hosts that send frames (--no-gso) are shaped by an htb class: found there too.
+    new_name mq; m=$NAME
+    run "$CLUSTER" up --hosts 2 --rate 25mbit --no-gso --name "$m" --owner $$
+    [ "$RC" -eq 0 ] || fail "up (--no-gso) failed"
+    CCMPI_LINK_MBITS=0 run timeout 60 "$MPIRUN" --hostfile "$(cat "$WORK/out")" \
+      --launcher "$CLUSTER exec" --iface r0 -n 2 "$CLUSTER_HOSTS" 2 "$m-h"
+    [ "$RC" -eq 0 ] && grep -q "^PASS cluster_hosts" "$WORK/out" || fail "cluster_hosts (htb): rc $RC"
+    grep -q "^link: 25 found htb qdisc on r0 (its NIC reports 10000 Mbit/s) (slowest of 2 ranks)$" \
+      "$WORK/out" || fail "link rate (htb): $(grep '^link:' "$WORK/out")"
     ;;
 
   mcast)

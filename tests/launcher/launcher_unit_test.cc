@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "bootstrap/pmi_wire.h"
 #include "launcher/frame.h"
 #include "launcher/hostfile.h"
 #include "launcher/options.h"
@@ -365,6 +366,39 @@ TEST(PmiServer, DerivesRanksPerCore) {
     h.server.handleLine(2, std::string("cmd=put kvsname=kvs_test key=ccmpi.cpu.2 value=") + bad);
     EXPECT_EQ(h.server.ranksPerCore(), -1) << bad;
   }
+  EXPECT_TRUE(h.errors.empty());
+}
+
+// ccmpi.link_mbits: derived at a barrier from the ranks' link cards (escaped on the wire as
+// every value is): the slowest rate found, with where it was found.
+TEST(PmiServer, DerivesTheJobLink) {
+  ServerHarness h(3);
+  auto barrier = [&h] {
+    for (int r = 0; r < 3; ++r) h.server.handleLine(r, "cmd=barrier_in");
+  };
+  auto job = [&h] {
+    h.server.handleLine(1, "cmd=get kvsname=kvs_test key=ccmpi.link_mbits");
+    const std::string line = h.last(1);
+    const std::string tag = "value=";
+    const size_t at = line.find(tag);
+    std::string raw;
+    if (at == std::string::npos ||
+        !ccmpi::bootstrap::unescapePmiValue(
+            line.substr(at + tag.size(), line.size() - at - tag.size() - 1), &raw))
+      return line;
+    return raw;
+  };
+  barrier();  // no cards yet: no key
+  EXPECT_EQ(h.last(1), "cmd=barrier_out\n");
+  h.server.handleLine(1, "cmd=get kvsname=kvs_test key=ccmpi.link_mbits");
+  EXPECT_EQ(h.last(1), "cmd=get_result rc=-1 msg=key_ccmpi.link_mbits_not_found value=unknown\n");
+  const char* cards[] = {"1000 NIC speed of eth0", "25 tbf qdisc on r0",
+                         "0 eth1 reports no speed and has no rate-limiting qdisc"};
+  for (int r = 0; r < 3; ++r)
+    h.server.handleLine(r, "cmd=put kvsname=kvs_test key=ccmpi.link." + std::to_string(r) +
+                               " value=" + ccmpi::bootstrap::escapePmiValue(cards[r]));
+  barrier();
+  EXPECT_EQ(job(), "25 tbf qdisc on r0 (slowest of 3 ranks; 1 found nothing)");
   EXPECT_TRUE(h.errors.empty());
 }
 
