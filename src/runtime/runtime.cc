@@ -42,6 +42,7 @@
 #include "runtime/affinity.h"
 #include "sched/sched.h"
 #include "transport/link_finder.h"
+#include "transport/link_probe.h"
 #include "transport/mcast.h"
 #include "transport/shm.h"
 #include "transport/tcp.h"
@@ -213,10 +214,61 @@ int worldHostCount() {
 
 namespace {
 
+// The packet-train probe's socket (transport/link_probe.h), open from before the PMI
+// barrier (a train may arrive before its receiver looks) until the probe is done.
+transport::LinkProbe gLinkProbe;
+constexpr int kProbePackets = 64;
+constexpr int64_t kProbeTimeoutNs = 2'000'000'000;
+
+// Host leaders (the lowest rank of each host) measure the link with packet trains: each
+// sends one to the next host's leader and times the one from the previous host's. Their
+// findings go through PMI like the first cards, and every rank combines the same ones.
+std::string probeLink(Runtime& r, uint64_t jobId) {
+  const std::vector<int>& hosts = worldHosts();
+  const int H = worldHostCount();
+  std::vector<int> leader(static_cast<size_t>(H), -1);
+  for (int p = 0; p < r.size; ++p)
+    if (leader[static_cast<size_t>(hosts[static_cast<size_t>(p)])] < 0)
+      leader[static_cast<size_t>(hosts[static_cast<size_t>(p)])] = p;
+  const int h = hosts[static_cast<size_t>(r.rank)];
+  auto nonce = [jobId](int sender) {
+    return (jobId << 20) ^ (0x9e3779b97f4a7c15ull + static_cast<uint64_t>(sender));
+  };
+  if (leader[static_cast<size_t>(h)] == r.rank) {
+    const int next = leader[static_cast<size_t>((h + 1) % H)];
+    const int prev = leader[static_cast<size_t>((h + H - 1) % H)];
+    std::string why, addr;
+    double mbits = 0;
+    if (!gLinkProbe.isOpen()) {
+      why = "probe socket not open";
+    } else if (r.pmi.get("ccmpi.addr." + std::to_string(next), &addr) != 0) {
+      why = "no address of rank " + std::to_string(next);
+    } else if (gLinkProbe.sendTrain(addr, nonce(r.rank), kProbePackets, &why)) {
+      mbits = gLinkProbe.receiveTrain(nonce(prev), kProbePackets, kProbeTimeoutNs, &why);
+    }
+    char how[160];
+    if (mbits > 0)
+      snprintf(how, sizeof how, "packet train from rank %d to rank %d", prev, r.rank);
+    else
+      snprintf(how, sizeof how, "no packet-train figure at rank %d (%s)", r.rank, why.c_str());
+    r.pmi.put("ccmpi.linkprobe." + std::to_string(r.rank), bootstrap::formatLinkCard(mbits, how));
+  }
+  gLinkProbe.close();
+  if (int rc = r.pmi.barrier()) {
+    return bootstrap::formatLinkCard(
+        0, "PMI barrier failed after the link probe (" + std::to_string(rc) + ")");
+  }
+  std::vector<std::string> cards;
+  std::string card;
+  for (int l : leader)
+    if (r.pmi.get("ccmpi.linkprobe." + std::to_string(l), &card) == 0) cards.push_back(card);
+  return bootstrap::combineLinkCards(cards);
+}
+
 // The job's link rate from every rank's card (bootstrap/link_card.h): combined by mpirun at
 // the barrier, or here from the cards where the process manager does not (the same cards
-// give the same answer on every rank).
-void agreeOnLink(Runtime& r) {
+// give the same answer on every rank). When no host found one, the probe measures it.
+void agreeOnLink(Runtime& r, uint64_t jobId) {
   std::string job;
   if (r.pmi.get(bootstrap::kJobLinkKey, &job) != 0 || job.empty()) {
     std::vector<std::string> cards;
@@ -231,6 +283,21 @@ void agreeOnLink(Runtime& r) {
     mbits = 0;
     how = "malformed job link card '" + job + "'";
   }
+  // Every rank takes the same decision: the same job card, the same host count.
+  if (mbits <= 0 && transport::linkSourceEnabled("probe") && worldHostCount() > 1) {
+    const std::string probed = probeLink(r, jobId);
+    double pm = 0;
+    std::string ph;
+    if (bootstrap::parseLinkCard(probed, &pm, &ph)) {
+      if (pm > 0) {
+        mbits = pm;
+        how = ph;
+      } else {
+        how += "; " + ph;
+      }
+    }
+  }
+  gLinkProbe.close();
   setFoundLink(mbits, how);
 }
 
@@ -300,7 +367,17 @@ int bringUp() {
     r.pmi.put("ccmpi.addr." + std::to_string(r.rank), r.tcp.address());
     if (!linkMbitsDeclared()) {
       // This host's link rate, combined with every other host's after the barrier.
-      const transport::LinkFinding lf = transport::findLink(cfg.bindAddress);
+      transport::LinkFinding lf = transport::findLink(cfg.bindAddress);
+      std::string why;
+      if (!transport::linkSourcesValid(&why))
+        return setErrorCause(MPI_ERR_OTHER, "%s", why.c_str());
+      // Nothing found here: the probe may be needed (when no host finds anything either).
+      if (lf.mbits <= 0 && transport::linkSourceEnabled("probe") &&
+          cfg.bindAddress.rfind("127.", 0) != 0) {
+        const std::string& a = r.tcp.address();
+        const uint16_t port = static_cast<uint16_t>(atoi(a.c_str() + a.rfind(':') + 1));
+        if (!gLinkProbe.open(cfg.bindAddress, port, &why)) lf.how += "; no probe: " + why;
+      }
       r.pmi.put(bootstrap::kLinkCardKey + std::to_string(r.rank),
                 bootstrap::formatLinkCard(lf.mbits, lf.how));
     }
@@ -329,7 +406,7 @@ int bringUp() {
   }
   log::debug("ranks per core: %d (%s)", coll::jobRanksPerCore(),
              ranksPerCore >= 0 ? "CCMPI_RANKS_PER_CORE" : "measured; -1 = unknown");
-  if (r.size > 1 && !linkMbitsDeclared()) agreeOnLink(r);
+  if (r.size > 1 && !linkMbitsDeclared()) agreeOnLink(r, cfg.jobId);
   log::debug("link: %g Mbit/s (%s)", linkMbits(), linkOrigin().c_str());
   if (secretHex.empty() && r.pmi.get("ccmpi.secret", &secretHex) != 0)
     return setErrorCause(MPI_ERR_OTHER, "cannot obtain the job secret");

@@ -9,6 +9,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
+
+#include "base/tunables.h"
 
 #ifdef CCMPI_HAVE_LIBNL
 #include <linux/pkt_sched.h>
@@ -21,6 +24,41 @@
 #endif
 
 namespace ccmpi::transport {
+namespace {
+Tunable<std::string> kFind("CCMPI_LINK_FIND", "shaper,nic,probe",
+                           "where MPI_Init looks for the link rate when CCMPI_LINK_MBITS is "
+                           "unset or 0, comma-separated: shaper (a tbf/htb qdisc on the "
+                           "interface), nic (the speed its driver reports), probe (a packet "
+                           "train between hosts, only when no host found a rate otherwise); "
+                           "none = look nowhere (100 assumed)");
+constexpr const char* kSources[] = {"shaper", "nic", "probe", "none"};
+
+bool listed(const std::string& list, const std::string& item) {
+  std::stringstream in(list);
+  std::string x;
+  while (std::getline(in, x, ','))
+    if (x == item) return true;
+  return false;
+}
+}  // namespace
+
+bool linkSourceEnabled(const char* source) {
+  return listed(kFind.get(), source);
+}
+
+bool linkSourcesValid(std::string* why) {
+  std::stringstream in(kFind.get());
+  std::string x;
+  while (std::getline(in, x, ',')) {
+    bool known = false;
+    for (const char* k : kSources) known |= x == k;
+    if (!known) {
+      *why = "CCMPI_LINK_FIND=" + kFind.get() + ": '" + x + "' is not shaper, nic, probe or none";
+      return false;
+    }
+  }
+  return true;
+}
 
 std::string interfaceOf(const std::string& address) {
   in_addr want{};
@@ -160,10 +198,10 @@ LinkFinding findInterfaceLink(const std::string& iface) {
     f.how = "loopback (no link)";
     return f;
   }
-  const double nic = nicSpeedMbits(iface);
+  const double nic = linkSourceEnabled("nic") ? nicSpeedMbits(iface) : 0;
   double shaped = 0;
   std::string kind, why;
-  const bool read = shaperMbits(iface, &shaped, &kind, &why);
+  const bool read = linkSourceEnabled("shaper") ? shaperMbits(iface, &shaped, &kind, &why) : true;
   char buf[160];
   if (shaped > 0 && (nic <= 0 || shaped <= nic)) {
     f.mbits = shaped;
@@ -175,8 +213,11 @@ LinkFinding findInterfaceLink(const std::string& iface) {
   } else if (nic > 0) {
     f.mbits = nic;
     snprintf(buf, sizeof buf, "NIC speed of %s", iface.c_str());
-  } else {
+  } else if (linkSourceEnabled("nic") && linkSourceEnabled("shaper")) {
     snprintf(buf, sizeof buf, "%s reports no speed and has no rate-limiting qdisc", iface.c_str());
+  } else {
+    snprintf(buf, sizeof buf, "%s: nothing found where CCMPI_LINK_FIND=%s looks", iface.c_str(),
+             kFind.get().c_str());
   }
   f.how = buf;
   if (!read && f.mbits > 0) f.how += "; " + why;

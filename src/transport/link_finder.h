@@ -6,8 +6,10 @@
 //    this is how a site (and ccmpi-cluster) limits a host's cable below its NIC's speed;
 //  - the speed the NIC's driver reports (/sys/class/net/IF/speed; veth reports 10000,
 //    virtio often nothing).
-// Each rank finds its own host's rate at MPI_Init and publishes it through PMI; the job
-// takes the slowest host's (base/link.h), so every rank builds the same cost model.
+// When neither gives a figure on any host, host leaders measure with a packet train
+// (link_probe.h). CCMPI_LINK_FIND chooses among the three. Each rank finds its own host's
+// rate at MPI_Init and publishes it through PMI; the job takes the slowest host's
+// (base/link.h), so every rank builds the same cost model.
 #include <string>
 
 namespace ccmpi::transport {
@@ -31,5 +33,10 @@ double nicSpeedMbits(const std::string& iface);
 bool shaperMbits(const std::string& iface, double* mbits, std::string* kind, std::string* why);
 // Whether this build reads traffic shapers (it needs libnl-route-3).
 bool shapersReadable();
+// Whether CCMPI_LINK_FIND lets MPI_Init use a source: "shaper", "nic" or "probe"
+// (transport/link_probe.h).
+bool linkSourceEnabled(const char* source);
+// CCMPI_LINK_FIND names only known sources (else `why` says which is not).
+bool linkSourcesValid(std::string* why);
 
 }  // namespace ccmpi::transport

@@ -7,7 +7,8 @@
 #   loss      --loss without netem drops about that share of the packets
 #   mpi       mpirun --launcher 'ccmpi-cluster exec' runs MPI programs across 4 hosts; the
 #             ranks agree on the link rate: declared by exec, or found (CCMPI_LINK_MBITS=0)
-#             in the hosts' tbf shaper and, on a --no-gso cluster, their htb class
+#             in the hosts' tbf shaper and, on a --no-gso cluster, their htb class, or
+#             measured by packet trains (CCMPI_LINK_FIND=probe)
 #   mcast     multicast Bcast and Scatterv on 4 hosts under loss, duplication and
 #             reordering deliver exactly (tests/mpi/mcast_*.c)
 #   check     `check` on 2 hosts at 20mbit reports every figure within 10%
@@ -250,6 +251,12 @@ case "$CASE" in
     [ "$RC" -eq 0 ] && grep -q "^PASS cluster_hosts" "$WORK/out" || fail "cluster_hosts (found): rc $RC"
     grep -q "^link: 100 found tbf qdisc on r0 (its NIC reports 10000 Mbit/s) (slowest of 4 ranks)$" \
       "$WORK/out" || fail "link rate (found): $(grep '^link:' "$WORK/out")"
+    # Neither shaper nor NIC speed looked at: the hosts' packet trains measure it (within 5%).
+    CCMPI_LINK_MBITS=0 CCMPI_LINK_FIND=probe run timeout 60 "$MPIRUN" --hostfile "$hostfile" \
+      --launcher "$CLUSTER exec" --iface r0 -n 4 "$CLUSTER_HOSTS" 4 "$n-h"
+    [ "$RC" -eq 0 ] && grep -q "^PASS cluster_hosts" "$WORK/out" || fail "cluster_hosts (probe): rc $RC"
+    awk '$1 == "link:" && $3 == "found" && / packet train from rank / && $2 >= 95 && $2 <= 105 {ok = 1}
+      END {exit !ok}' "$WORK/out" || fail "link rate (probe): $(grep '^link:' "$WORK/out")"
     # Every host sent its 1 MiB ring message through its switch port.
     for k in 1 2 3 4; do
       sent=$(($(sent_by "$k") - before[k]))

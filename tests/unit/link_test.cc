@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <vector>
+
 #include "base/link.h"
 #include "base/tunables.h"
 #include "bootstrap/link_card.h"
 #include "transport/link_finder.h"
+#include "transport/link_probe.h"
 
 namespace ccmpi {
 namespace {
@@ -104,6 +107,50 @@ TEST(LinkFinder, NothingToFind) {
   EXPECT_EQ(mbits, 0);
   EXPECT_TRUE(kind.empty());
   EXPECT_FALSE(why.empty());
+}
+
+TEST(LinkProbe, TrainDispersion) {
+  using transport::LinkProbe;
+  // 1472-byte datagrams: 1538 bytes on the wire, 12304 bits; at 25 Mbit/s one every
+  // 492.16 us. A shaper's bucket lets the first four through at once.
+  const double bits = LinkProbe::wireBits(1472);
+  EXPECT_EQ(bits, 1538 * 8);
+  std::vector<int64_t> t;
+  for (int i = 0; i < 64; ++i)
+    t.push_back(i < 4 ? 1000 : 1000 + static_cast<int64_t>((i - 3) * bits / 25e6 * 1e9));
+  std::string why;
+  EXPECT_NEAR(LinkProbe::trainMbits(t.data(), 64, 1472, &why), 25, 0.01);
+  // Too few packets.
+  EXPECT_EQ(LinkProbe::trainMbits(t.data(), 15, 1472, &why), 0);
+  EXPECT_NE(why.find("too few"), std::string::npos) << why;
+  // The last quarter arrived in a burst (a receiver that fell behind): not trusted.
+  for (int i = 48; i < 64; ++i) t[static_cast<size_t>(i)] = t[47] + (i - 47) * 1000;
+  why.clear();
+  EXPECT_EQ(LinkProbe::trainMbits(t.data(), 64, 1472, &why), 0);
+  EXPECT_NE(why.find("unevenly"), std::string::npos) << why;
+  // All at one instant.
+  std::vector<int64_t> same(32, 5);
+  EXPECT_EQ(LinkProbe::trainMbits(same.data(), 32, 1472, &why), 0);
+}
+
+TEST(LinkFinder, Sources) {
+  std::string why;
+  unsetenv("CCMPI_LINK_FIND");
+  reloadTunables();
+  EXPECT_TRUE(transport::linkSourcesValid(&why));
+  for (const char* s : {"shaper", "nic", "probe"})
+    EXPECT_TRUE(transport::linkSourceEnabled(s)) << s;
+  setenv("CCMPI_LINK_FIND", "probe", 1);
+  reloadTunables();
+  EXPECT_TRUE(transport::linkSourceEnabled("probe"));
+  EXPECT_FALSE(transport::linkSourceEnabled("nic"));
+  EXPECT_FALSE(transport::linkSourceEnabled("shaper"));
+  setenv("CCMPI_LINK_FIND", "nic,ethtool", 1);
+  reloadTunables();
+  EXPECT_FALSE(transport::linkSourcesValid(&why));
+  EXPECT_EQ(why, "CCMPI_LINK_FIND=nic,ethtool: 'ethtool' is not shaper, nic, probe or none");
+  unsetenv("CCMPI_LINK_FIND");
+  reloadTunables();
 }
 
 }  // namespace
