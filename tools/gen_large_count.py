@@ -83,7 +83,9 @@ COLL = [
     ("Scatterv", True), ("Allgather", False), ("Allgatherv", True), ("Alltoall", False),
     ("Alltoallv", True), ("Alltoallw", True), ("Reduce", False), ("Allreduce", False),
     ("Reduce_scatter", True), ("Reduce_scatter_block", False), ("Scan", False),
-    ("Exscan", False), ("Reduce_local", False),
+    ("Exscan", False), ("Reduce_local", False), ("Neighbor_allgather", True),
+    ("Neighbor_allgatherv", True), ("Neighbor_alltoall", True), ("Neighbor_alltoallv", True),
+    ("Neighbor_alltoallw", True),
 ]
 
 

@@ -754,3 +754,169 @@ extern "C" int PMPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count 
                             {large::Form::kBlocking, MPI_INFO_NULL, nullptr});
 }
 CCMPI_MPI_ALIAS(MPI_Reduce_local_c)
+
+extern "C" int PMPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount,
+                                         MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                         MPI_Datatype recvtype, MPI_Comm comm) {
+  CCMPI_API_BEGIN("MPI_Neighbor_allgather_c");
+  return large::neighborAllgather(kFunc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                  comm, {large::Form::kBlocking, MPI_INFO_NULL, nullptr});
+}
+CCMPI_MPI_ALIAS(MPI_Neighbor_allgather_c)
+
+extern "C" int PMPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount,
+                                          MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                          MPI_Datatype recvtype, MPI_Comm comm,
+                                          MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_Ineighbor_allgather_c");
+  return large::neighborAllgather(kFunc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                  comm, {large::Form::kNonblocking, MPI_INFO_NULL, request});
+}
+CCMPI_MPI_ALIAS(MPI_Ineighbor_allgather_c)
+
+extern "C" int PMPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount,
+                                              MPI_Datatype sendtype, void* recvbuf,
+                                              MPI_Count recvcount, MPI_Datatype recvtype,
+                                              MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_Neighbor_allgather_init_c");
+  return large::neighborAllgather(kFunc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                  comm, {large::Form::kPersistent, info, request});
+}
+CCMPI_MPI_ALIAS(MPI_Neighbor_allgather_init_c)
+
+extern "C" int PMPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount,
+                                          MPI_Datatype sendtype, void* recvbuf,
+                                          const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                          MPI_Datatype recvtype, MPI_Comm comm) {
+  CCMPI_API_BEGIN("MPI_Neighbor_allgatherv_c");
+  return large::neighborAllgatherv(kFunc, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                   recvtype, comm,
+                                   {large::Form::kBlocking, MPI_INFO_NULL, nullptr});
+}
+CCMPI_MPI_ALIAS(MPI_Neighbor_allgatherv_c)
+
+extern "C" int PMPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount,
+                                           MPI_Datatype sendtype, void* recvbuf,
+                                           const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                           MPI_Datatype recvtype, MPI_Comm comm,
+                                           MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_Ineighbor_allgatherv_c");
+  return large::neighborAllgatherv(kFunc, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                   recvtype, comm,
+                                   {large::Form::kNonblocking, MPI_INFO_NULL, request});
+}
+CCMPI_MPI_ALIAS(MPI_Ineighbor_allgatherv_c)
+
+extern "C" int PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount,
+                                               MPI_Datatype sendtype, void* recvbuf,
+                                               const MPI_Count recvcounts[],
+                                               const MPI_Aint displs[], MPI_Datatype recvtype,
+                                               MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_Neighbor_allgatherv_init_c");
+  return large::neighborAllgatherv(kFunc, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                   recvtype, comm, {large::Form::kPersistent, info, request});
+}
+CCMPI_MPI_ALIAS(MPI_Neighbor_allgatherv_init_c)
+
+extern "C" int PMPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount,
+                                        MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                        MPI_Datatype recvtype, MPI_Comm comm) {
+  CCMPI_API_BEGIN("MPI_Neighbor_alltoall_c");
+  return large::neighborAlltoall(kFunc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                 comm, {large::Form::kBlocking, MPI_INFO_NULL, nullptr});
+}
+CCMPI_MPI_ALIAS(MPI_Neighbor_alltoall_c)
+
+extern "C" int PMPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount,
+                                         MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                         MPI_Datatype recvtype, MPI_Comm comm,
+                                         MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_Ineighbor_alltoall_c");
+  return large::neighborAlltoall(kFunc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                 comm, {large::Form::kNonblocking, MPI_INFO_NULL, request});
+}
+CCMPI_MPI_ALIAS(MPI_Ineighbor_alltoall_c)
+
+extern "C" int PMPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount,
+                                             MPI_Datatype sendtype, void* recvbuf,
+                                             MPI_Count recvcount, MPI_Datatype recvtype,
+                                             MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_Neighbor_alltoall_init_c");
+  return large::neighborAlltoall(kFunc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                 comm, {large::Form::kPersistent, info, request});
+}
+CCMPI_MPI_ALIAS(MPI_Neighbor_alltoall_init_c)
+
+extern "C" int PMPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                         const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                                         void* recvbuf, const MPI_Count recvcounts[],
+                                         const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                                         MPI_Comm comm) {
+  CCMPI_API_BEGIN("MPI_Neighbor_alltoallv_c");
+  return large::neighborAlltoallv(kFunc, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                  recvcounts, rdispls, recvtype, comm,
+                                  {large::Form::kBlocking, MPI_INFO_NULL, nullptr});
+}
+CCMPI_MPI_ALIAS(MPI_Neighbor_alltoallv_c)
+
+extern "C" int PMPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                          const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                                          void* recvbuf, const MPI_Count recvcounts[],
+                                          const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                                          MPI_Comm comm, MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_Ineighbor_alltoallv_c");
+  return large::neighborAlltoallv(kFunc, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                  recvcounts, rdispls, recvtype, comm,
+                                  {large::Form::kNonblocking, MPI_INFO_NULL, request});
+}
+CCMPI_MPI_ALIAS(MPI_Ineighbor_alltoallv_c)
+
+extern "C" int PMPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                              const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                                              void* recvbuf, const MPI_Count recvcounts[],
+                                              const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                                              MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_Neighbor_alltoallv_init_c");
+  return large::neighborAlltoallv(kFunc, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                  recvcounts, rdispls, recvtype, comm,
+                                  {large::Form::kPersistent, info, request});
+}
+CCMPI_MPI_ALIAS(MPI_Neighbor_alltoallv_init_c)
+
+extern "C" int PMPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                         const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                         void* recvbuf, const MPI_Count recvcounts[],
+                                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                         MPI_Comm comm) {
+  CCMPI_API_BEGIN("MPI_Neighbor_alltoallw_c");
+  return large::neighborAlltoallw(kFunc, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                  recvcounts, rdispls, recvtypes, comm,
+                                  {large::Form::kBlocking, MPI_INFO_NULL, nullptr});
+}
+CCMPI_MPI_ALIAS(MPI_Neighbor_alltoallw_c)
+
+extern "C" int PMPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                          void* recvbuf, const MPI_Count recvcounts[],
+                                          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                          MPI_Comm comm, MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_Ineighbor_alltoallw_c");
+  return large::neighborAlltoallw(kFunc, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                  recvcounts, rdispls, recvtypes, comm,
+                                  {large::Form::kNonblocking, MPI_INFO_NULL, request});
+}
+CCMPI_MPI_ALIAS(MPI_Ineighbor_alltoallw_c)
+
+extern "C" int PMPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                              const MPI_Aint sdispls[],
+                                              const MPI_Datatype sendtypes[], void* recvbuf,
+                                              const MPI_Count recvcounts[],
+                                              const MPI_Aint rdispls[],
+                                              const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                              MPI_Info info, MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_Neighbor_alltoallw_init_c");
+  return large::neighborAlltoallw(kFunc, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                  recvcounts, rdispls, recvtypes, comm,
+                                  {large::Form::kPersistent, info, request});
+}
+CCMPI_MPI_ALIAS(MPI_Neighbor_alltoallw_init_c)

@@ -103,6 +103,24 @@ int alltoallw(const char* func, const void* sendbuf, const MPI_Count sendcounts[
               const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
               const MPI_Count recvcounts[], const MPI_Aint rdispls[],
               const MPI_Datatype recvtypes[], MPI_Comm comm, Form form);
+// The neighbourhood collectives (api/neighbor_api.cc): one path for every count.
+int neighborAllgather(const char* func, const void* sendbuf, MPI_Count sendcount,
+                      MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm, Form form);
+int neighborAllgatherv(const char* func, const void* sendbuf, MPI_Count sendcount,
+                       MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                       const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, Form form);
+int neighborAlltoall(const char* func, const void* sendbuf, MPI_Count sendcount,
+                     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                     MPI_Datatype recvtype, MPI_Comm comm, Form form);
+int neighborAlltoallv(const char* func, const void* sendbuf, const MPI_Count sendcounts[],
+                      const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                      const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                      MPI_Comm comm, Form form);
+int neighborAlltoallw(const char* func, const void* sendbuf, const MPI_Count sendcounts[],
+                      const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+                      const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                      const MPI_Datatype recvtypes[], MPI_Comm comm, Form form);
 int reduce(const char* func, const void* sendbuf, void* recvbuf, MPI_Count count,
            MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, Form form);
 int allreduce(const char* func, const void* sendbuf, void* recvbuf, MPI_Count count,

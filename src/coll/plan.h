@@ -38,6 +38,10 @@ struct CollArgs {
   std::vector<MPI_Datatype> sendtypes, recvtypes;
   MPI_Op op = MPI_OP_NULL;
   int root = 0;
+  // A collective's own description of its arguments, read by its algorithms while they
+  // build the schedule and not after (the neighbourhood collectives:
+  // coll/neighbor/neighbor.h).
+  const void* call = nullptr;
 };
 
 struct Plan {

@@ -4,7 +4,8 @@
  * basic type (MPI_INT), a gapped derived type, MPI_IN_PLACE where the standard allows it
  * and, for reductions, a non-commutative user op; blocking tables run blocking, the
  * nonblocking tables (i<coll>) run as MPI_I<coll> and as persistent MPI_<Coll>_init
- * started twice. Every result is checked element by element, and the holes of the derived
+ * started twice (and the neighbourhood tables, one per collective, in all three forms, on a
+ * periodic ring). Every result is checked element by element, and the holes of the derived
  * type must stay untouched.
  *
  * usage: coll_matrix PATH_TO_CCMPI_INFO [TABLE]   (the algorithm list comes from
@@ -550,7 +551,9 @@ static void t_alltoallvw(MPI_Comm c, int count, int w) {
 
 /* ---- the matrix ---- */
 
-enum { kBasic = 1, kDerived = 2, kInPlace = 4, kNonCommutative = 8 };
+/* kEveryMode: a blocking table whose collective is also run nonblocking and persistent (the
+ * neighbourhood collectives share one table for the three forms). */
+enum { kBasic = 1, kDerived = 2, kInPlace = 4, kNonCommutative = 8, kEveryMode = 16 };
 struct Coll {
   const char* name;
   void (*fn)(MPI_Comm, int);
@@ -568,6 +571,139 @@ static void t_alltoallv(MPI_Comm c, int n) {
 static void t_alltoallw(MPI_Comm c, int n) {
   t_alltoallvw(c, n, 1);
 }
+/* Neighbourhood collectives (tables neighbor_*, run blocking, nonblocking and persistent):
+ * on a periodic ring (a 1-D Cartesian communicator over c, with c's algorithm hint), whose
+ * neighbour lists are [left, right] both ways; with 1 or 2 ranks both neighbours are one
+ * rank, told apart only by the order of the messages. Block d of a sender goes to its
+ * neighbour d; block 0 of a receiver comes from its left neighbour (that one's block 1). */
+static MPI_Comm ring_of(MPI_Comm c) {
+  MPI_Comm ring;
+  const int periodic = 1;
+  CHECK_MPI(MPI_Cart_create(c, 1, &N, &periodic, 0, &ring));
+  MPI_Info info;
+  CHECK_MPI(MPI_Comm_get_info(c, &info));
+  CHECK_MPI(MPI_Comm_set_info(ring, info));
+  CHECK_MPI(MPI_Info_free(&info));
+  return ring;
+}
+static int left_of(int r) {
+  return (r - 1 + N) % N;
+}
+static int right_of(int r) {
+  return (r + 1) % N;
+}
+/* The rank block b of a receiver comes from, and that sender's block index. */
+static int from_of(int b) {
+  return b == 0 ? left_of(R) : right_of(R);
+}
+/* Elements rank s sends as its block d (v/w forms; allgatherv sends one count to all). */
+static int ncnt(int count, int s, int d) {
+  return count + (s + d) % 2;
+}
+
+static void t_neighbor_allgather_v(MPI_Comm c0, int count, int v) {
+  MPI_Comm c = ring_of(c0);
+  const int mine = v ? ncnt(count, R, 0) : count;
+  int rc[2], rd[2];
+  long total = 0;
+  for (int b = 0; b < 2; ++b) {
+    rc[b] = v ? ncnt(count, from_of(b), 0) : count;
+    rd[b] = (int)total;
+    total += rc[b] + (v ? 1 : 0);
+  }
+  int* in = balloc(mine);
+  int* out = balloc(total);
+  for (REP = 0; REP < reps(); ++REP) {
+    for (long k = 0; k < total * bpe(); ++k) out[k] = SENTINEL;
+    for (long j = 0; j < (long)mine * ipe(); ++j) in[ix(0, j)] = val(R, j) + REP;
+    if (v) {
+      CALL(
+          MPI_Neighbor_allgatherv(in, mine, T(), out, rc, rd, T(), c),
+          MPI_Ineighbor_allgatherv(in, mine, T(), out, rc, rd, T(), c, &rq_),
+          MPI_Neighbor_allgatherv_init(in, mine, T(), out, rc, rd, T(), c, MPI_INFO_NULL, &g_preq));
+    } else {
+      CALL(MPI_Neighbor_allgather(in, mine, T(), out, count, T(), c),
+           MPI_Ineighbor_allgather(in, mine, T(), out, count, T(), c, &rq_),
+           MPI_Neighbor_allgather_init(in, mine, T(), out, count, T(), c, MPI_INFO_NULL, &g_preq));
+    }
+    for (int b = 0; b < 2; ++b)
+      for (long j = 0; j < (long)rc[b] * ipe(); ++j)
+        CK(out[ix(rd[b], j)] == val(from_of(b), j) + REP, "block %d int %ld: %d", b, j,
+           out[ix(rd[b], j)]);
+    check_holes(out, total);
+  }
+  end_persistent();
+  free(in);
+  free(out);
+  CHECK_MPI(MPI_Comm_free(&c));
+}
+static void t_neighbor_allgather(MPI_Comm c, int n) {
+  t_neighbor_allgather_v(c, n, 0);
+}
+static void t_neighbor_allgatherv(MPI_Comm c, int n) {
+  t_neighbor_allgather_v(c, n, 1);
+}
+
+/* kind 0 alltoall, 1 alltoallv, 2 alltoallw */
+static void t_neighbor_alltoall_k(MPI_Comm c0, int count, int kind) {
+  MPI_Comm c = ring_of(c0);
+  int sc[2], sd[2], rc[2], rd[2];
+  MPI_Aint swd[2], rwd[2];
+  MPI_Datatype ty[2] = {T(), T()};
+  long st = 0, rt = 0;
+  const int ext = bpe() * (int)sizeof(int);
+  for (int b = 0; b < 2; ++b) {
+    sc[b] = kind ? ncnt(count, R, b) : count;
+    rc[b] = kind ? ncnt(count, from_of(b), 1 - b) : count;
+    sd[b] = (int)st;
+    rd[b] = (int)rt;
+    swd[b] = (MPI_Aint)st * ext;
+    rwd[b] = (MPI_Aint)rt * ext;
+    st += sc[b] + (kind ? 1 : 0);
+    rt += rc[b] + (kind ? 1 : 0);
+  }
+  int* in = balloc(st);
+  int* out = balloc(rt);
+  for (REP = 0; REP < reps(); ++REP) {
+    for (long k = 0; k < rt * bpe(); ++k) out[k] = SENTINEL;
+    for (int b = 0; b < 2; ++b)
+      for (long j = 0; j < (long)sc[b] * ipe(); ++j) in[ix(sd[b], j)] = val3(R, b, j) + REP;
+    if (kind == 0) {
+      CALL(MPI_Neighbor_alltoall(in, count, T(), out, count, T(), c),
+           MPI_Ineighbor_alltoall(in, count, T(), out, count, T(), c, &rq_),
+           MPI_Neighbor_alltoall_init(in, count, T(), out, count, T(), c, MPI_INFO_NULL, &g_preq));
+    } else if (kind == 1) {
+      CALL(MPI_Neighbor_alltoallv(in, sc, sd, T(), out, rc, rd, T(), c),
+           MPI_Ineighbor_alltoallv(in, sc, sd, T(), out, rc, rd, T(), c, &rq_),
+           MPI_Neighbor_alltoallv_init(in, sc, sd, T(), out, rc, rd, T(), c, MPI_INFO_NULL,
+                                       &g_preq));
+    } else {
+      CALL(MPI_Neighbor_alltoallw(in, sc, swd, ty, out, rc, rwd, ty, c),
+           MPI_Ineighbor_alltoallw(in, sc, swd, ty, out, rc, rwd, ty, c, &rq_),
+           MPI_Neighbor_alltoallw_init(in, sc, swd, ty, out, rc, rwd, ty, c, MPI_INFO_NULL,
+                                       &g_preq));
+    }
+    for (int b = 0; b < 2; ++b)
+      for (long j = 0; j < (long)rc[b] * ipe(); ++j)
+        CK(out[ix(rd[b], j)] == val3(from_of(b), 1 - b, j) + REP, "block %d int %ld: %d", b, j,
+           out[ix(rd[b], j)]);
+    check_holes(out, rt);
+  }
+  end_persistent();
+  free(in);
+  free(out);
+  CHECK_MPI(MPI_Comm_free(&c));
+}
+static void t_neighbor_alltoall(MPI_Comm c, int n) {
+  t_neighbor_alltoall_k(c, n, 0);
+}
+static void t_neighbor_alltoallv(MPI_Comm c, int n) {
+  t_neighbor_alltoall_k(c, n, 1);
+}
+static void t_neighbor_alltoallw(MPI_Comm c, int n) {
+  t_neighbor_alltoall_k(c, n, 2);
+}
+
 #define ALLV (kBasic | kDerived | kInPlace)
 #define RED (kBasic | kDerived | kInPlace | kNonCommutative)
 static const struct Coll kColls[] = {
@@ -588,6 +724,11 @@ static const struct Coll kColls[] = {
     {"reduce_scatter_block", t_reduce_scatter_block, RED},
     {"scan", t_scan_incl, RED},
     {"exscan", t_exscan, RED},
+    {"neighbor_allgather", t_neighbor_allgather, kBasic | kDerived | kEveryMode},
+    {"neighbor_allgatherv", t_neighbor_allgatherv, kBasic | kDerived | kEveryMode},
+    {"neighbor_alltoall", t_neighbor_alltoall, kBasic | kDerived | kEveryMode},
+    {"neighbor_alltoallv", t_neighbor_alltoallv, kBasic | kDerived | kEveryMode},
+    {"neighbor_alltoallw", t_neighbor_alltoallw, kBasic | kDerived | kEveryMode},
 };
 #define NCOLLS ((int)(sizeof kColls / sizeof kColls[0]))
 
@@ -658,7 +799,7 @@ int main(int argc, char** argv) {
     CHECK_MPI(MPI_Info_free(&info));
     MPI_Comm_size(c, &N);
     MPI_Comm_rank(c, &R);
-    const int first_mode = M, last_mode = M == 0 ? 0 : 2;
+    const int first_mode = M, last_mode = M == 0 && !(coll->variants & kEveryMode) ? 0 : 2;
     for (M = first_mode; M <= last_mode; ++M)
       for (V = 0; V < 4; ++V) {
         if (!(coll->variants & (1 << V))) continue;
