@@ -353,7 +353,7 @@ case "$CASE" in
   bench)
     : "${BENCH:?}"
     bname=t$$p  # our own cluster: other tests' clusters may coexist
-    run timeout 120 "$BENCH" --quick --reps 1 --cluster-name "$bname" --out "$WORK/results" p2p
+    run timeout 120 "$BENCH" --quick --reps 1 --rate 100mbit --cluster-name "$bname" --out "$WORK/results" p2p
     [ "$RC" -eq 0 ] || fail "ccmpi-bench: rc $RC"
     csv="$WORK/results/results.csv"
     [ "$(head -1 "$csv")" = "impl,test,size,median,min,max,reps,bound,of_bound" ] || fail "csv header"
@@ -374,7 +374,7 @@ case "$CASE" in
   bench_coll)
     : "${BENCH:?}"
     bname=t$$s  # our own cluster: other tests' clusters may coexist
-    run timeout 280 "$BENCH" --quick --reps 1 --cluster-name "$bname" --out "$WORK/results" scatter
+    run timeout 280 "$BENCH" --quick --reps 1 --rate 100mbit --cluster-name "$bname" --out "$WORK/results" scatter
     [ "$RC" -eq 0 ] || fail "ccmpi-bench: rc $RC"
     csv="$WORK/results/results.csv"
     [ "$(head -1 "$csv")" = "impl,test,hosts,size,median_us,min_us,max_us,reps,bound_us,of_bound" ] ||

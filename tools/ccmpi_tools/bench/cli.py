@@ -64,10 +64,10 @@ def parser():
     p.add_argument("--impls", default="ccmpi openmpi mpich", metavar='"ccmpi openmpi mpich"',
                    help="the implementations to run (those not installed are skipped)")
     p.add_argument("--reps", default="3", metavar="N", help="repetitions (default 3)")
-    p.add_argument("--rate", default="100mbit",
-                   help="the cables' line rate (default 100mbit), or auto: the highest rate "
-                        "at which `ccmpi-cluster check` holds every cable of the scenario's "
-                        "cluster within 3%% (recorded with the results)")
+    p.add_argument("--rate", default="auto",
+                   help="the cables' line rate (e.g. 25mbit), or auto (the default): the "
+                        "highest rate at which `ccmpi-cluster check` holds every cable of the "
+                        "scenario's cluster within 3%% (printed and recorded with the results)")
     p.add_argument("--quick", action="store_true",
                    help="a smoke run: small cluster, few sizes and iterations")
     p.add_argument("--out", metavar="DIR", help="where the results go")
