@@ -4,7 +4,10 @@
 Rows, all on one host:
   2 ranks    osu_latency 1 B (OSU's iterations, and 200,000) and 64 KiB (half round trip,
              us), osu_bw 4 MiB (MB/s)
-  16 ranks   osu_multi_lat 1 B and 64 KiB (us)
+  16 ranks   osu_multi_lat 1 B and 64 KiB (us); and osu_multi_lat's loop timed whole,
+             barrier included (bench/node/pair_iteration.c, us per iteration): OSU times
+             only the exchange after each barrier, which rewards a barrier that lets the
+             ranks out far apart
   16 ranks   osu_allreduce, osu_bcast, osu_alltoall, osu_allgather at 8 B, 64 KiB, 1 MiB
              (OSU's average latency, us)
   8 ranks    sparse MPI_Alltoallv, 4 peers x 1 KiB, a new pattern every call
@@ -42,7 +45,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 CORES = os.cpu_count() or 1
 
-# (name, ranks, program (OSU path below the tree, or "sparse"), args, unit, higher is better)
+# (name, ranks, program (OSU path below the tree, or "own:NAME" for bench/node/NAME.c), args,
+#  unit, higher is better)
 POINTS = [
     ("latency 1 B", 2, "pt2pt/standard/osu_latency", ["-m", "1:1"], "us", False),
     # OSU's 10,000 iterations take 3-5 ms, and on this virtual machine a run that short
@@ -62,7 +66,12 @@ for coll in ("allreduce", "bcast", "alltoall", "allgather"):
         POINTS.append((f"{coll} {label}", 16, f"collective/blocking/osu_{coll}",
                        ["-m", f"{size}:{size}", "-i", iters, "-x", str(max(5, int(iters) // 10))],
                        "us", False))
-POINTS.append(("sparse alltoallv 4 x 1 KiB", 8, "sparse", ["4", "1024", "2000"], "us", False))
+POINTS.insert(6, ("multi_lat 1 B, barrier included", 16, "own:pair_iteration", ["1", "2000"], "us",
+                  False))
+POINTS.append(("sparse alltoallv 4 x 1 KiB", 8, "own:sparse_alltoallv", ["4", "1024", "2000"],
+               "us", False))
+# Our own programs: the field of their output line ("NAME ...") that is the figure.
+OWN_FIELD = {"sparse_alltoallv": 4, "pair_iteration": 4}
 
 
 def loadavg():
@@ -81,19 +90,21 @@ def launcher(impl, build, np):
     return ["mpiexec.mpich", "-n", str(np)]
 
 
-def program(impl, prog, osu, sparse):
-    if prog == "sparse":
-        return sparse[impl]
+def program(impl, prog, osu, own):
+    if prog.startswith("own:"):
+        return own[(impl, prog[4:])]
     return os.path.join(osu, impl, "c", "mpi", prog)
 
 
 def parse(prog, args, out):
     """The figure of the point from the program's output, or None."""
-    if prog == "sparse":
+    if prog.startswith("own:"):
+        name = prog[4:]
+        field = OWN_FIELD[name]
         for line in out.splitlines():
             w = line.split()
-            if len(w) == 5 and w[0] == "sparse_alltoallv":
-                return float(w[4])
+            if len(w) > field and w[0] == name:
+                return float(w[field])
         return None
     size = args[args.index("-m") + 1].split(":")[0]
     for line in out.splitlines():
@@ -116,14 +127,15 @@ def scaled(args, div):
     return out
 
 
-def run_once(impl, point, build, osu, sparse, timeout, env, mpich_div):
+def run_once(impl, point, build, osu, own, timeout, env, mpich_div):
     name, np, prog, args, _, _ = point
     if impl == "mpich" and np > CORES and mpich_div > 1:
-        if prog == "sparse":
-            args = args[:2] + [str(max(10, int(args[2]) // mpich_div))]
+        if prog.startswith("own:"):
+            # The iteration count is the last argument.
+            args = args[:-1] + [str(max(10, int(args[-1]) // mpich_div))]
         else:
             args = scaled(args, mpich_div)
-    cmd = launcher(impl, build, np) + [program(impl, prog, osu, sparse)] + args
+    cmd = launcher(impl, build, np) + [program(impl, prog, osu, own)] + args
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            timeout=timeout, env=env)
@@ -136,15 +148,18 @@ def run_once(impl, point, build, osu, sparse, timeout, env, mpich_div):
     return value, ""
 
 
-def build_sparse(build, work):
+def build_own(build, work):
+    """Our programs (bench/node/NAME.c for each OWN_FIELD name), built with each MPI's
+    wrapper: {(impl, NAME): path}."""
     compilers = {"ccmpi": os.path.join(build, "bin", "mpicc"), "openmpi": "mpicc.openmpi",
                  "mpich": "mpicc.mpich"}
     out = {}
-    src = os.path.join(HERE, "sparse_alltoallv.c")
-    for impl, cc in compilers.items():
-        exe = os.path.join(work, f"sparse_{impl}")
-        subprocess.run([cc, "-O2", "-o", exe, src], check=True)
-        out[impl] = exe
+    for name in OWN_FIELD:
+        src = os.path.join(HERE, f"{name}.c")
+        for impl, cc in compilers.items():
+            exe = os.path.join(work, f"{name}_{impl}")
+            subprocess.run([cc, "-O2", "-o", exe, src], check=True)
+            out[(impl, name)] = exe
     return out
 
 
@@ -194,7 +209,7 @@ def write_outputs(out_dir, rows, meta):
               "## Machine", "", "- %s, %d cores; kernel %s" % (meta["cpu"], CORES,
                                                                platform.release()),
               "- OSU Micro-Benchmarks 7.4 built with each implementation's wrapper; "
-              "`bench/node/sparse_alltoallv.c` likewise.", ""]
+              "`bench/node/sparse_alltoallv.c` and `bench/node/pair_iteration.c` likewise.", ""]
     with open(os.path.join(out_dir, "README.md"), "w") as f:
         f.write("\n".join(lines))
     if shutil.which("gnuplot"):
@@ -232,7 +247,7 @@ def main():
     work = tempfile.mkdtemp(prefix="ccmpi-node-")
     shm_before = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
     try:
-        sparse = build_sparse(a.build, work)
+        own = build_own(a.build, work)
         start, load_before = time.time(), loadavg()
         rows = [{"name": p[0], "ranks": p[1], "unit": p[4], "higher": p[5],
                  "values": {i: [] for i in impls}, "errors": {i: [] for i in impls}}
@@ -241,7 +256,7 @@ def main():
             for p, row in zip(points, rows):
                 order = impls[rep % len(impls):] + impls[:rep % len(impls)]
                 for impl in order:
-                    v, err = run_once(impl, p, a.build, a.osu, sparse, a.timeout, env,
+                    v, err = run_once(impl, p, a.build, a.osu, own, a.timeout, env,
                                       a.mpich_iter_div)
                     if v is None:
                         row["errors"][impl].append(err)
