@@ -151,8 +151,7 @@ static void check_unsupported(void) {
   CHECK_MPI(MPI_Comm_create_errhandler(count_handler, &eh));
   CHECK_MPI(MPI_Comm_set_errhandler(dup, eh));
   MPI_Comm other = MPI_COMM_NULL;
-  expect_unsupported(MPI_Comm_accept("no-port", MPI_INFO_NULL, 0, dup, &other),
-                     "MPI_Comm_accept");
+  expect_unsupported(MPI_Comm_accept("no-port", MPI_INFO_NULL, 0, dup, &other), "MPI_Comm_accept");
   CHECK(handler_calls == 1, "user handler called %d times", handler_calls);
   CHECK(handler_comm == dup, "user handler got comm 0x%x, expected 0x%x", handler_comm, dup);
   expect_unsupported(MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, dup, &win),
