@@ -18,6 +18,7 @@
 #include "coll/util.h"
 #include "comm/comm.h"
 #include "datatype/datatype.h"
+#include "p2p/am.h"
 #include "p2p/compress_channel.h"
 #include "p2p/p2p.h"
 #include "transport/mcast.h"
@@ -340,5 +341,58 @@ extern "C" int MPIX_Link_get_rate(double* mbits, int* origin, char* how) {
     memcpy(how, o.data(), n);
     how[n] = '\0';
   }
+  return MPI_SUCCESS;
+}
+
+namespace {
+// The user's handler behind an internal one (p2p/am.h): kept until MPI_Finalize, as the
+// registration is.
+struct UserAm {
+  MPIX_Am_handler* fn;
+  void* state;
+};
+std::vector<std::unique_ptr<UserAm>> gUserAms;
+
+void userAmTrampoline(int source, uint64_t, const void* payload, size_t len, void* state) {
+  auto* u = static_cast<UserAm*>(state);
+  u->fn(source, payload, static_cast<int>(len), u->state);
+}
+}  // namespace
+
+extern "C" int MPIX_Am_register(MPI_Comm comm, MPIX_Am_handler* handler, void* extra_state,
+                                int* id) {
+  CCMPI_API_BEGIN("MPIX_Am_register");
+  comm::Comm* c = comm::lookup(comm);
+  if (!c) return api::raiseCommf(comm, kFunc, MPI_ERR_COMM, "invalid communicator");
+  CCMPI_CHECK(comm, handler, MPI_ERR_ARG, "handler is NULL");
+  CCMPI_CHECK(comm, id, MPI_ERR_ARG, "id is NULL");
+  gUserAms.push_back(std::make_unique<UserAm>(UserAm{handler, extra_state}));
+  if (int rc = p2p::amRegister(*c, userAmTrampoline, gUserAms.back().get(), id)) {
+    gUserAms.pop_back();
+    return api::raiseComm(comm, kFunc, rc);
+  }
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPIX_Am_send(MPI_Comm comm, int dest, int id, const void* payload, int len) {
+  CCMPI_API_BEGIN("MPIX_Am_send");
+  comm::Comm* c = comm::lookup(comm);
+  if (!c) return api::raiseCommf(comm, kFunc, MPI_ERR_COMM, "invalid communicator");
+  if (dest < 0 || dest >= c->peerSize())
+    return api::raiseCommf(comm, kFunc, MPI_ERR_RANK,
+                           "dest %d is not a rank of a communicator of size %d", dest,
+                           c->peerSize());
+  if (len < 0) return api::raiseCommf(comm, kFunc, MPI_ERR_COUNT, "len %d is negative", len);
+  CCMPI_CHECK(comm, payload || len == 0, MPI_ERR_BUFFER, "payload is NULL but len is %d", len);
+  if (int rc = p2p::amSend(*c, dest, id, 0, payload, static_cast<size_t>(len)))
+    return api::raiseComm(comm, kFunc, rc);
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPIX_Am_max_payload(int* len) {
+  CCMPI_API_BEGIN("MPIX_Am_max_payload");
+  CCMPI_CHECK(MPI_COMM_WORLD, len, MPI_ERR_ARG, "len is NULL");
+  const size_t m = p2p::amMaxPayload();
+  *len = m > 0x7fffffff ? 0x7fffffff : static_cast<int>(m);
   return MPI_SUCCESS;
 }

@@ -41,6 +41,7 @@
 #include "base/tunables.h"
 #include "compress/frame.h"
 #include "datatype/datatype.h"
+#include "p2p/am.h"
 #include "p2p/compress_channel.h"
 #include "p2p/engine.h"
 #include "p2p/request.h"
@@ -927,6 +928,10 @@ class Sink final : public transport::Sink {
         }
         return 0;
       }
+      case FrameType::kAm: {
+        t->mode = kTargetAm;
+        return amFrame(peer, h, t);
+      }
       case FrameType::kMcastNak:
       case FrameType::kMcastAck:
       case FrameType::kMcastRepair: {
@@ -944,6 +949,10 @@ class Sink final : public transport::Sink {
     using transport::FrameType;
     if (t.mode == kTargetMcast) {
       transport::mcast().onTcpPayload(peer, h, t);
+      return;
+    }
+    if (t.mode == kTargetAm) {
+      amPayload(peer, h, t);
       return;
     }
     if (t.mode == kTargetSplit) {
@@ -1056,6 +1065,7 @@ class Sink final : public transport::Sink {
   static constexpr int kTargetCoded = 2;   // coded payload in g.rxCoded[peer]
   static constexpr int kTargetMcast = 3;   // multicast repair protocol (transport/mcast.h)
   static constexpr int kTargetSplit = 4;   // split CTS: our part's address (cookie: the send)
+  static constexpr int kTargetAm = 5;      // an active message's payload (p2p/am.h)
 };
 
 Sink gSink;
@@ -1670,6 +1680,7 @@ void finalize() {
         static_cast<unsigned long long>(c.cmaSplit));
   }
   compress_channel::finalize(g.me);
+  amShutdown();
   g.rxCoded.clear();
   for (auto& [ctx, q] : g.queues) {
     while (Unexpected* u = q.unexpected.head) {
@@ -1682,6 +1693,22 @@ void finalize() {
   for (Unexpected* u : gSpareUnexpected) delete u;
   gSpareUnexpected.clear();
   g.byId.clear();
+}
+
+void sendActiveMessage(int peerWorld, uint32_t context, int handler, uint64_t word,
+                       const void* payload, size_t len) {
+  transport::FrameHeader h;
+  h.type = transport::FrameType::kAm;
+  h.src = g.me;
+  h.context = context;
+  h.tag = handler;
+  h.a = word;
+  h.msgSize = h.payloadLen = len;
+  auto* f = new MsgFrame;
+  f->owned.assign(static_cast<const unsigned char*>(payload),
+                  static_cast<const unsigned char*>(payload) + len);
+  f->setFrame(h, f->owned.data(), len);
+  route(peerWorld, f);
 }
 
 uint64_t eagerLimit() {

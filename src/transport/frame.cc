@@ -137,6 +137,12 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
           f.payloadLen > f.msgSize - f.offset)
         return bad("repair range");
       break;
+    case FrameType::kAm:
+      if (f.tag < 0 || f.tag >= kAmMaxHandlers) return bad("active message handler");
+      if (f.context >= lim.maxContext) return bad("context id");
+      if (f.payloadLen > lim.maxEager || f.payloadLen != f.msgSize || f.offset != 0 || f.flags != 0)
+        return bad("active message fields");
+      break;
     default:
       return bad("frame type");
   }

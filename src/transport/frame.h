@@ -35,7 +35,13 @@ enum class FrameType : uint8_t {
   // offset + msgSize) of the message: to the receiver (b = its request id) the sender has
   // written them, to the sender (a = its request id) the receiver has read them
   kCmaDone = 25,
+  // an active message (p2p/am.h): context of the communicator it was registered on, tag =
+  // handler id, a = a word for the handler, payload = its bytes (at most the eager limit)
+  kAm = 26,
 };
+
+// Handler ids of active messages are below this (p2p/am.h).
+constexpr int32_t kAmMaxHandlers = 1024;
 
 enum FrameFlags : uint8_t {
   kFlagSync = 1,        // synchronous send (completion needs the match)
