@@ -146,14 +146,15 @@ int MPIX_Link_get_rate(double *mbits, int *origin, char *how);
  *
  * MPIX_Am_register: registers `handler` for active messages on comm and gives its id.
  * Local, but ids are given in registration order: every rank that takes part registers the
- * same handlers in the same order. The registration lasts until MPI_Finalize.
+ * same handlers in the same order; a message that arrives before its handler is registered
+ * waits for the registration. The registration lasts until MPI_Finalize.
  * MPIX_Am_send: sends `len` bytes (at most MPIX_Am_max_payload's) to rank `dest` of comm;
  * the buffer is copied, so it is free on return. On `dest`, handler `id` runs with the
  * source rank, the bytes and its `extra_state` as soon as dest's progress engine sees the
  * message: inside any MPI call that drives progress (a wait, test, probe, blocking
  * send/receive, collective). Handlers run to completion and must not block (no blocking MPI
  * call, no wait); they may call MPIX_Am_send (a reply). Messages from one rank to another
- * run their handlers in the order they were sent. */
+ * for one handler run their handlers in the order they were sent. */
 typedef void(MPIX_Am_handler)(int source, const void *payload, int len, void *extra_state);
 int MPIX_Am_register(MPI_Comm comm, MPIX_Am_handler *handler, void *extra_state, int *id);
 int MPIX_Am_send(MPI_Comm comm, int dest, int id, const void *payload, int len);

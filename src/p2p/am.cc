@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/log.h"
 #include "p2p/engine.h"
 #include "progress/engine.h"
 
@@ -26,33 +27,72 @@ std::vector<Entry> gHandlers;
 std::vector<std::vector<unsigned char>> gStaging;
 uint64_t gHandled = 0;
 
-// Messages a rank sends itself run from the progress engine too (a hook), never inside
-// MPIX_Am_send: a handler that sends to its own rank does not recurse.
-struct SelfMessage {
+// Messages that wait for the progress engine (a hook): those a rank sends itself (never
+// run inside MPIX_Am_send, so a handler that sends to its own rank does not recurse), and
+// those that arrived before this rank registered their handler (ranks register in their
+// own time), until it does. Messages for one handler stay in order.
+struct Deferred {
   int handler;
+  uint32_t context;
+  int peer;  // world rank of the sender
   uint64_t word;
   std::vector<unsigned char> payload;
 };
-std::deque<SelfMessage> gSelf;
+std::deque<Deferred> gDeferred;
+std::vector<size_t> gDeferredOf;  // deferred messages per handler id
 
-void run(int peer, const transport::FrameHeader& h, const void* payload, size_t len) {
-  const Entry& e = gHandlers[static_cast<size_t>(h.tag)];
-  ++gHandled;
-  e.fn(e.comm->peerRankOfWorld(peer), h.a, payload, len, e.state);
+bool registered(int id) {
+  return id >= 0 && id < static_cast<int>(gHandlers.size());
 }
 
-bool runSelf() {
-  if (gSelf.empty()) return false;
-  // Only those queued before this turn: a handler that sends to itself again waits for the
-  // next one.
-  for (size_t n = gSelf.size(); n > 0 && !gSelf.empty(); --n) {
-    SelfMessage m = std::move(gSelf.front());
-    gSelf.pop_front();
-    const Entry& e = gHandlers[static_cast<size_t>(m.handler)];
-    ++gHandled;
-    e.fn(e.comm->rank, m.word, m.payload.data(), m.payload.size(), e.state);
+void defer(int id, uint32_t context, int peer, uint64_t word, const void* payload, size_t len) {
+  const auto* p = static_cast<const unsigned char*>(payload);
+  gDeferred.push_back(Deferred{id, context, peer, word, std::vector<unsigned char>(p, p + len)});
+  if (gDeferredOf.size() <= static_cast<size_t>(id))
+    gDeferredOf.resize(static_cast<size_t>(id) + 1);
+  ++gDeferredOf[static_cast<size_t>(id)];
+}
+
+int contextError(int peer, int id) {
+  return setErrorCause(MPI_ERR_INTERN,
+                       "active message from rank %d for handler %d on another communicator "
+                       "than it is registered on here",
+                       peer, id);
+}
+
+void run(int id, int peer, uint64_t word, const void* payload, size_t len) {
+  const Entry& e = gHandlers[static_cast<size_t>(id)];
+  ++gHandled;
+  e.fn(e.comm->peerRankOfWorld(peer), word, payload, len, e.state);
+}
+
+bool runDeferred() {
+  if (gDeferred.empty()) return false;
+  bool ran = false;
+  // Only those deferred before this turn: what a handler sends itself waits for the next.
+  const size_t n = gDeferred.size();
+  std::deque<Deferred> keep;
+  for (size_t i = 0; i < n; ++i) {
+    Deferred m = std::move(gDeferred.front());
+    gDeferred.pop_front();
+    if (!registered(m.handler)) {
+      keep.push_back(std::move(m));
+      continue;
+    }
+    --gDeferredOf[static_cast<size_t>(m.handler)];
+    if (gHandlers[static_cast<size_t>(m.handler)].comm->contextId != m.context) {
+      contextError(m.peer, m.handler);
+      log::fatal("%s", lastErrorCause().c_str());
+    }
+    run(m.handler, m.peer, m.word, m.payload.data(), m.payload.size());
+    ran = true;
   }
-  return true;
+  // Those still waiting go before what handlers deferred meanwhile.
+  while (!keep.empty()) {
+    gDeferred.push_front(std::move(keep.back()));
+    keep.pop_back();
+  }
+  return ran;
 }
 
 }  // namespace
@@ -64,6 +104,8 @@ int amRegister(comm::Comm& c, AmHandler fn, void* state, int* id) {
   ++c.refs;
   gHandlers.push_back(Entry{fn, state, &c});
   *id = static_cast<int>(gHandlers.size()) - 1;
+  // Messages that came before the registration run at the next progress turn.
+  if (!gDeferred.empty()) progress::engine().addHook(runDeferred);
   return MPI_SUCCESS;
 }
 
@@ -78,9 +120,8 @@ int amSend(const comm::Comm& c, int dest, int id, uint64_t word, const void* pay
                          amMaxPayload(), len);
   const int world = c.peerWorldRank(dest);
   if (!c.isInter() && dest == c.rank) {
-    const auto* p = static_cast<const unsigned char*>(payload);
-    gSelf.push_back(SelfMessage{id, word, std::vector<unsigned char>(p, p + len)});
-    progress::engine().addHook(runSelf);
+    defer(id, c.contextId, world, word, payload, len);
+    progress::engine().addHook(runDeferred);
     return MPI_SUCCESS;
   }
   sendActiveMessage(world, c.contextId, id, word, payload, len);
@@ -96,27 +137,32 @@ uint64_t amHandled() {
 }
 
 void amShutdown() {
+  for (const Deferred& m : gDeferred)
+    log::warn(
+        "an active message from rank %d for handler %d was never run: no handler %d was "
+        "registered here",
+        m.peer, m.handler, m.handler);
   for (Entry& e : gHandlers) --e.comm->refs;
   gHandlers.clear();
   gStaging.clear();
-  gSelf.clear();
+  gDeferred.clear();
+  gDeferredOf.clear();
   comm::sweepFreed();
 }
 
 int amFrame(int peer, const transport::FrameHeader& h, transport::PayloadTarget* t) {
-  if (h.tag < 0 || h.tag >= static_cast<int>(gHandlers.size()))
-    return setErrorCause(MPI_ERR_INTERN,
-                         "active message from rank %d for handler %d, which is not registered "
-                         "here (%zu are): every rank must register the same handlers in the "
-                         "same order",
-                         peer, h.tag, gHandlers.size());
-  if (gHandlers[static_cast<size_t>(h.tag)].comm->contextId != h.context)
-    return setErrorCause(MPI_ERR_INTERN,
-                         "active message from rank %d for handler %d on another communicator "
-                         "than it is registered on here",
-                         peer, h.tag);
+  const int id = h.tag;
+  const bool later = !registered(id) || (static_cast<size_t>(id) < gDeferredOf.size() &&
+                                         gDeferredOf[static_cast<size_t>(id)] > 0);
+  if (!later && gHandlers[static_cast<size_t>(id)].comm->contextId != h.context)
+    return contextError(peer, id);
   if (h.payloadLen == 0) {
-    run(peer, h, nullptr, 0);
+    if (later) {
+      defer(id, h.context, peer, h.a, nullptr, 0);
+      progress::engine().addHook(runDeferred);
+    } else {
+      run(id, peer, h.a, nullptr, 0);
+    }
     return MPI_SUCCESS;
   }
   if (gStaging.size() <= static_cast<size_t>(peer)) gStaging.resize(static_cast<size_t>(peer) + 1);
@@ -130,7 +176,14 @@ int amFrame(int peer, const transport::FrameHeader& h, transport::PayloadTarget*
 void amPayload(int peer, const transport::FrameHeader& h, const transport::PayloadTarget& t) {
   // The handler may send (and so poll nothing) but not receive: the staging buffer stays
   // valid while it runs.
-  run(peer, h, t.dest, t.keep);
+  const int id = h.tag;
+  if (!registered(id) ||
+      (static_cast<size_t>(id) < gDeferredOf.size() && gDeferredOf[static_cast<size_t>(id)] > 0)) {
+    defer(id, h.context, peer, h.a, t.dest, t.keep);
+    progress::engine().addHook(runDeferred);
+    return;
+  }
+  run(id, peer, h.a, t.dest, t.keep);
 }
 
 }  // namespace ccmpi::p2p

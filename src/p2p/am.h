@@ -12,8 +12,9 @@
 //
 // Handlers are registered on a communicator; the source a handler sees is a rank of it. Ids
 // are given in registration order, so every rank that takes part registers the same
-// handlers in the same order (as one creates user ops). Messages from one rank to another
-// run their handlers in the order they were sent. The payload is copied when sent (the
+// handlers in the same order (as one creates user ops); a message that arrives before its
+// handler is registered here waits for the registration. Messages from one rank to another
+// for one handler run in the order they were sent. The payload is copied when sent (the
 // buffer is free on return) and is at most amMaxPayload() bytes.
 #include <cstddef>
 #include <cstdint>

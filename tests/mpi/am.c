@@ -7,6 +7,7 @@
  *    sends only after rank 0's handler answered its ping;
  *  - a zero-byte message and one of MPIX_Am_max_payload bytes;
  *  - on a split communicator the source is a rank of that communicator;
+ *  - messages that arrive before their handler is registered wait for it (in order);
  *  - errors: a payload above the maximum (MPI_ERR_COUNT), an unknown id and an id of
  *    another communicator (MPI_ERR_ARG), a bad rank (MPI_ERR_RANK).
  * Progress is driven by MPI_Iprobe, bounded in time. */
@@ -27,7 +28,8 @@ static int got_;
 static int pongs_;
 static int big_ok_, empty_ok_;
 static int split_sources_;
-static int id_seq, id_ping, id_pong, id_big, id_split;
+static int id_seq, id_ping, id_pong, id_big, id_split, id_late;
+static int late_;
 
 static void on_seq(int source, const void* payload, int len, void* state) {
   CHECK(state == &sum_, "extra_state %p", state);
@@ -84,6 +86,15 @@ static void on_split(int source, const void* payload, int len, void* state) {
   ++split_sources_;
 }
 
+static void on_late(int source, const void* payload, int len, void* state) {
+  (void)state;
+  int v;
+  CHECK(source == 0 && len == (int)sizeof v, "late message from %d, %d bytes", source, len);
+  memcpy(&v, payload, sizeof v);
+  CHECK(v == late_, "late message %d, expected %d (order)", v, late_);
+  ++late_;
+}
+
 static void progress_until(int* counter, int target, const char* what) {
   const double until = MPI_Wtime() + 30;
   while (*counter < target) {
@@ -138,6 +149,21 @@ int main(int argc, char** argv) {
   MPI_Comm_size(half, &hsize);
   for (int d = 0; d < hsize; ++d) CHECK_MPI(MPIX_Am_send(half, d, id_split, &rank_, sizeof rank_));
   progress_until(&split_sources_, hsize, "split messages");
+
+  /* Rank 0 registers a handler and sends to rank 1 at once; rank 1 drives progress for
+   * 200 ms (the messages arrive) before it registers the same handler. */
+  if (rank_ == 1) {
+    const double until = MPI_Wtime() + 0.2;
+    while (MPI_Wtime() < until) {
+      int flag;
+      MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    }
+    CHECK(late_ == 0, "a handler ran before it was registered");
+  }
+  CHECK_MPI(MPIX_Am_register(MPI_COMM_WORLD, on_late, NULL, &id_late));
+  if (rank_ == 0 && size_ >= 2)
+    for (int k = 0; k < 10; ++k) CHECK_MPI(MPIX_Am_send(MPI_COMM_WORLD, 1, id_late, &k, sizeof k));
+  if (rank_ == 1) progress_until(&late_, 10, "messages sent before the registration");
 
   /* A handler runs while its rank is blocked in MPI_Recv. */
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
