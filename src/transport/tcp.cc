@@ -32,6 +32,11 @@ Tunable<std::string> kCongestion(
     "CCMPI_TCP_CONGESTION", "",
     "TCP congestion control of the connections (e.g. cubic, bbr; empty = the kernel's default)");
 
+Tunable<double> kHandshakeSeconds(
+    "CCMPI_TCP_HANDSHAKE_TIMEOUT", 10,
+    "seconds an accepted TCP connection has to prove the job secret before it is closed; "
+    "at most max(64, 2 x ranks) connections may be waiting at once (the oldest is closed "
+    "for a new one)");
 Tunable<double> kConnectRetrySeconds(
     "CCMPI_TCP_CONNECT_RETRY", 30,
     "seconds a connection attempt that fails for the network's sake (no route to host: a "
@@ -151,6 +156,7 @@ class TcpConn final : public progress::EventHandler {
 
   int fd() const { return fd_; }
   int peer() const { return peer_; }
+  int64_t acceptedNs() const { return acceptedNs_; }
   State state() const { return st_; }
   bool idle() const { return outq_.empty(); }
 
@@ -167,6 +173,7 @@ class TcpConn final : public progress::EventHandler {
   }
 
   void startAccepted() {
+    acceptedNs_ = progress::Engine::nowNs();
     challenge_[0] = randomU64();
     challenge_[1] = randomU64();
     FrameHeader h;
@@ -500,9 +507,8 @@ class TcpConn final : public progress::EventHandler {
       case State::kAwaitHello: {
         if (h.type != FrameType::kHello || h.src == me ||
             h.a != t.mac('H', challenge_[0], challenge_[1], h.src, me)) {
-          ++t.rejectedAuth_;
-          log::error("rejected a TCP connection: it did not prove the job secret");
           closeQuietly();
+          t.noteDropped("it did not prove the job secret");
           return false;
         }
         peer_ = h.src;
@@ -545,6 +551,7 @@ class TcpConn final : public progress::EventHandler {
     }
   }
 
+  int64_t acceptedNs_ = 0;  // when the listener accepted it (0: our own attempt)
   std::vector<unsigned char> in_;
   size_t inStart_ = 0, inEnd_ = 0;
   uint64_t lowat_ = 1;  // SO_RCVLOWAT of the socket
@@ -610,13 +617,20 @@ int TcpTransport::init(const TcpConfig& cfg, Sink* sink) {
 void TcpTransport::Listener::onEvent(uint32_t) {
   for (;;) {
     int fd = ::accept4(t_->listenFd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0 && (errno == EMFILE || errno == ENFILE) && t_->dropOldestHandshake()) continue;
     if (fd < 0) return;
+    // Connections that have not proved the job secret are capped: the oldest goes for a
+    // new one (a peer of the job proves it within milliseconds; an intruder holding
+    // connections open does not starve it, nor exhaust this process's descriptors).
+    while (t_->handshakes() >= t_->maxHandshakes() && t_->dropOldestHandshake()) {
+    }
     setSocketOptions(fd);
     auto c = std::make_unique<TcpConn>(t_, fd, -1, TcpConn::State::kAwaitHello);
     TcpConn* raw = c.get();
     t_->conns_.push_back(std::move(c));
     progress::engine().add(fd, EPOLLIN, raw, /*traffic=*/true);
     raw->startAccepted();
+    t_->watchHandshakes();
   }
 }
 
@@ -782,7 +796,7 @@ void TcpTransport::hostInfo(int peer, const FrameHeader& h) {
 void TcpTransport::connFailed(TcpConn* c, const std::string& why) {
   const int peer = c->peer_;
   if (peer < 0) {
-    log::error("dropped an unauthenticated TCP connection: %s", why.c_str());
+    noteDropped(why.c_str());
     return;
   }
   Peer& p = peers_[peer];
@@ -791,6 +805,75 @@ void TcpTransport::connFailed(TcpConn* c, const std::string& why) {
   if (p.outgoing == c) p.outgoing = nullptr;
   c->dropQueue();
   if (mattered && !shuttingDown_) sink_->onPeerLost(peer, why);
+}
+
+namespace {
+TcpTransport* gGuarded = nullptr;  // the transport whose handshakes are watched
+bool handshakeHook() {
+  return gGuarded && gGuarded->sweepHandshakes();
+}
+// Lines about dropped connections per process: one intruder must not flood the job's
+// output; the rest are counted and summed up at the end.
+constexpr uint64_t kDropReports = 5;
+}  // namespace
+
+size_t TcpTransport::handshakes() const {
+  size_t n = 0;
+  for (const auto& c : conns_)
+    if (c->state() == TcpConn::State::kAwaitHello) ++n;
+  return n;
+}
+
+size_t TcpTransport::maxHandshakes() const {
+  return std::max<size_t>(64, 2 * static_cast<size_t>(cfg_.worldSize));
+}
+
+bool TcpTransport::dropOldestHandshake() {
+  TcpConn* oldest = nullptr;
+  for (const auto& c : conns_)
+    if (c->state() == TcpConn::State::kAwaitHello &&
+        (!oldest || c->acceptedNs() < oldest->acceptedNs()))
+      oldest = c.get();
+  if (!oldest) return false;
+  oldest->closeQuietly();
+  noteDropped("too many connections waiting to authenticate; closed the oldest");
+  return true;
+}
+
+void TcpTransport::noteDropped(const char* why) {
+  ++rejectedAuth_;
+  ++dropped_;
+  if (dropped_ <= kDropReports)
+    log::error("dropped an unauthenticated TCP connection: %s%s", why,
+               dropped_ == kDropReports ? " (further ones are counted, not reported)" : "");
+}
+
+void TcpTransport::watchHandshakes() {
+  gGuarded = this;
+  progress::engine().addHook(&handshakeHook);
+}
+
+bool TcpTransport::sweepHandshakes() {
+  // Cheap on most turns: the clock is read every 256th, and only while connections wait.
+  if ((++sweepTurn_ & 255) != 0) return false;
+  const int64_t now = progress::Engine::nowNs();
+  const int64_t limit = static_cast<int64_t>(std::max(0.0, kHandshakeSeconds.get()) * 1e9);
+  bool any = false;
+  for (auto it = conns_.begin(); it != conns_.end();) {
+    TcpConn* c = it->get();
+    if (c->state() == TcpConn::State::kAwaitHello && now - c->acceptedNs() > limit) {
+      c->closeQuietly();
+      noteDropped("it did not authenticate in time (CCMPI_TCP_HANDSHAKE_TIMEOUT)");
+      any = true;
+    }
+    // Closed connections that never belonged to a peer are deleted here, after the
+    // engine's event batch (none of their events is pending any more).
+    if (c->state() == TcpConn::State::kClosed && c->peer() < 0 && c->acceptedNs() != 0)
+      it = conns_.erase(it);
+    else
+      ++it;
+  }
+  return any;
 }
 
 namespace {
@@ -867,6 +950,10 @@ double TcpTransport::drainRate(int peer) const {
 void TcpTransport::shutdown() {
   shuttingDown_ = true;
   if (gRetrying == this) gRetrying = nullptr;
+  if (gGuarded == this) gGuarded = nullptr;
+  if (dropped_ > kDropReports)
+    log::error("dropped %llu unauthenticated TCP connections in all",
+               static_cast<unsigned long long>(dropped_));
   const int64_t deadline = progress::Engine::nowNs() + 10'000'000'000LL;
   while (hasPendingOutput() && progress::Engine::nowNs() < deadline) progress::engine().poll(10);
   for (auto& c : conns_) {

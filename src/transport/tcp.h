@@ -68,6 +68,11 @@ class TcpTransport {
   double drainRate(int peer) const;
   // Starts the connection attempts that are due (progress hook); true if one started.
   bool retryDue();
+  // Closes accepted connections that did not authenticate within
+  // CCMPI_TCP_HANDSHAKE_TIMEOUT and deletes closed unauthenticated ones (progress hook).
+  bool sweepHandshakes();
+  // Unauthenticated connections dropped since MPI_Init (reported up to 5 times).
+  uint64_t connectionsDropped() const { return dropped_; }
   // Whether peer's connection is open and joins two addresses of this host (both ends
   // on one IP address, or loopback): the ranks share the machine.
   bool sameHost(int peer) const;
@@ -107,6 +112,13 @@ class TcpTransport {
   // CCMPI_TCP_CONNECT_RETRY lasts; the caller closes c.
   bool retryConnect(TcpConn* c);
   bool scheduleRetry(int peer);
+  // Accepted connections still to prove the job secret, and how many may wait at once.
+  size_t handshakes() const;
+  size_t maxHandshakes() const;
+  // Closes the oldest of those (false if there is none).
+  bool dropOldestHandshake();
+  void noteDropped(const char* why);
+  void watchHandshakes();
   uint64_t mac(char tag, uint64_t nonce0, uint64_t nonce1, int from, int to) const;
 
   TcpConfig cfg_;
@@ -115,12 +127,16 @@ class TcpTransport {
   std::string address_;
   std::unique_ptr<Listener> listener_;
   std::vector<Peer> peers_;
-  std::vector<std::unique_ptr<TcpConn>> conns_;  // all connections ever made (kept until shutdown)
+  // Connections made (kept until shutdown, but closed unauthenticated ones, which
+  // sweepHandshakes deletes).
+  std::vector<std::unique_ptr<TcpConn>> conns_;
   bool shuttingDown_ = false;
   bool retryPending_ = false;
   uint64_t opened_ = 0;
   uint64_t remoteOpened_ = 0, pacedOpened_ = 0;
   uint64_t rejectedAuth_ = 0;
+  uint64_t dropped_ = 0;
+  unsigned sweepTurn_ = 0;
 };
 
 // Bytes/s of TCP payload at which connections between hosts are paced (CCMPI_TCP_PACING);
