@@ -9,6 +9,7 @@
 
 #include "base/link.h"
 #include "base/tunables.h"
+#include "bootstrap/pmi.h"
 #include "coll/coll.h"
 #include "coll/rules.h"
 #include "transport/cma.h"
@@ -155,7 +156,13 @@ int main(int argc, char** argv) {
     printf("Shapers:      %s\n", ccmpi::transport::shapersReadable()
                                      ? "tbf and htb qdiscs read (libnl-route-3)"
                                      : "not read (built without libnl-route-3)");
-    printf("Bootstrap:    PMI-1 (PMI_FD / PMI_PORT), singleton without a launcher\n\n");
+    printf(
+        "Bootstrap:    PMI-1 (PMI_FD / PMI_PORT: ccmpi's mpirun, Hydra, srun --mpi=pmi2), "
+        "singleton without a launcher\n");
+    printf("PMIx support: %s\n\n",
+           ccmpi::bootstrap::pmixSupported()
+               ? "yes (libpmix: srun --mpi=pmix, PMIX_RANK)"
+               : "no (built without libpmix-dev: srun --mpi=pmix is refused at MPI_Init)");
   }
   printTunables();
   if (!onlyTunables) {

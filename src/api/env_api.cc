@@ -24,8 +24,7 @@ int initCommon(const char* func, int* argc, char*** argv, int required, int* pro
   if (int rc = runtime::init(argc, argv, required, provided)) {
     // No communicator exists yet: report and fail the job (MPI_ERRORS_ARE_FATAL).
     const int code = makeErrorCode(rc, func, "");
-    fprintf(stderr, "ccmpi: %s\n", errorString(code).c_str());
-    runtime::abortJob(1, errorString(code));
+    runtime::abortJob(1, "ccmpi: " + errorString(code));  // prints the message once
   }
   return MPI_SUCCESS;
 }

@@ -1,7 +1,8 @@
-// PMI-1 client over an inherited socket (PMI_FD), a TCP port (PMI_PORT) or nothing
-// (singleton). Protocol details follow MPICH's simple_pmi as served by Hydra: the init
-// line must list pmi_version before pmi_subversion, get answers rc=-1 for a missing key,
-// and barrier_in is answered by barrier_out once every process of the job has entered.
+// PMI client over an inherited socket (PMI_FD), a TCP port (PMI_PORT), PMIx, or nothing
+// (singleton). PMI-1 details follow MPICH's simple_pmi as served by Hydra and Slurm: the
+// init line must list pmi_version before pmi_subversion, get answers rc=-1 (Hydra) or
+// rc=1 (Slurm) for a missing key, and barrier_in is answered by barrier_out once every
+// process of the job has entered.
 #include "bootstrap/pmi.h"
 
 #include <fcntl.h>
@@ -15,11 +16,14 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include <mpi.h>
 
 #include "base/error.h"
 #include "bootstrap/pmi_wire.h"
+#include "bootstrap/pmix_client.h"
+#include "bootstrap/slurm_env.h"
 
 namespace ccmpi::bootstrap {
 namespace {
@@ -32,10 +36,90 @@ bool envInt(const char* name, int* value, bool* present) {
   return parsePmiInt(s, value);
 }
 
+long envLong(const char* name) {
+  const char* s = getenv(name);
+  if (!s || !*s) return 0;
+  char* end = nullptr;
+  const long v = strtol(s, &end, 10);
+  return *end == '\0' ? v : 0;
+}
+
+// This node's task count in a Slurm step (SLURM_STEP_TASKS_PER_NODE at SLURM_NODEID).
+int slurmLocalTasks() {
+  const char* layout = getenv("SLURM_STEP_TASKS_PER_NODE");
+  const char* node = getenv("SLURM_NODEID");
+  if (!layout || !node) return -1;
+  std::vector<int> counts;
+  std::string error;
+  const long index = envLong("SLURM_NODEID");
+  if (!parseSlurmTaskCounts(layout, &counts, &error) || index < 0 ||
+      index >= static_cast<long>(counts.size()) || counts[static_cast<std::size_t>(index)] < 1)
+    return -1;
+  return counts[static_cast<std::size_t>(index)];
+}
+
+// A key's publisher under PMIx: the number after the last '.', else rank 0.
+int pmixOwner(const std::string& key) {
+  const std::size_t dot = key.rfind('.');
+  int owner = 0;
+  if (dot == std::string::npos || !parsePmiInt(std::string_view(key).substr(dot + 1), &owner) ||
+      owner < 0)
+    return 0;
+  return owner;
+}
+
+// Marker of a value stored in parts ("%Z<parts>"; escapePmiValue never writes "%Z").
+constexpr std::string_view kPartsMarker = "%Z";
+
 }  // namespace
+
+bool pmixSupported() {
+#ifdef CCMPI_HAVE_PMIX
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string launchedJobWithoutPmi() {
+  const std::string use = pmixSupported() ? "srun --mpi=pmi2 or --mpi=pmix"
+                                          : "srun --mpi=pmi2 (this ccmpi has no PMIx)";
+  const long steps = envLong("SLURM_STEP_NUM_TASKS");
+  if (steps > 1) {
+    const char* mpi = getenv("SLURM_MPI_TYPE");
+    return "this process is task " + std::to_string(envLong("SLURM_PROCID")) + " of " +
+           std::to_string(steps) +
+           " started by Slurm's srun (SLURM_STEP_NUM_TASKS=" + std::to_string(steps) +
+           ", --mpi=" + (mpi ? mpi : "none") +
+           "), which gives it no PMI ccmpi can use, so it would run alone as rank 0 of 1; "
+           "launch with " +
+           use + ", or with ccmpi's mpirun inside the allocation";
+  }
+  if (getenv("PMIX_RANK") || getenv("PMIX_NAMESPACE"))
+    return std::string("this process was started by a PMIx launcher (PMIX_RANK is set) but ") +
+           (pmixSupported() ? "the PMIx connection failed"
+                            : "this ccmpi was built without PMIx support (libpmix-dev)") +
+           "; under Slurm launch with srun --mpi=pmi2, else use ccmpi's mpirun";
+  if (envLong("OMPI_COMM_WORLD_SIZE") > 1)
+    return "this process is one of " + std::to_string(envLong("OMPI_COMM_WORLD_SIZE")) +
+           " started by Open MPI's mpirun (OMPI_COMM_WORLD_SIZE), which ccmpi cannot talk to, so "
+           "it would run alone as rank 0 of 1; use ccmpi's mpirun (or mpiexec)";
+  if (envLong("PMI_SIZE") > 1)
+    return "PMI_SIZE=" + std::to_string(envLong("PMI_SIZE")) +
+           " says this process is one of several, but neither PMI_FD nor PMI_PORT tells how to "
+           "reach the process manager, so it would run alone as rank 0 of 1";
+  return "";
+}
+
+Pmi::Pmi() = default;
 
 Pmi::~Pmi() {
   if (fd_ >= 0) ::close(fd_);
+}
+
+const char* Pmi::kind() const {
+  if (singleton_) return "singleton";
+  return pmix_ ? "PMIx" : "PMI-1";
 }
 
 int Pmi::fail(int errClass, const std::string& cause) {
@@ -71,7 +155,12 @@ int Pmi::init() {
       }
       rankSizeKnown = true;
     }
+  } else if (getenv("PMIX_RANK") || getenv("PMIX_NAMESPACE")) {
+    if (!pmixSupported()) return fail(MPI_ERR_OTHER, launchedJobWithoutPmi());
+    return initPmix();
   } else {
+    const std::string launched = launchedJobWithoutPmi();
+    if (!launched.empty()) return fail(MPI_ERR_OTHER, launched);
     // No process manager: a job of one with a private key/value store.
     singleton_ = true;
     rank_ = 0;
@@ -100,6 +189,7 @@ int Pmi::init() {
     return fail(MPI_ERR_OTHER, "inconsistent rank " + std::to_string(rank_) + " / size " +
                                    std::to_string(size_) + " from the process manager");
 
+  localSize_ = slurmLocalTasks();
   int rc = handshake();
   if (rc != MPI_SUCCESS) {
     // Leave an inherited PMI_FD open (it is not ours to close); close our own sockets.
@@ -107,6 +197,26 @@ int Pmi::init() {
     fd_ = -1;
     return rc;
   }
+  singleton_ = false;
+  initialized_ = true;
+  return MPI_SUCCESS;
+}
+
+int Pmi::initPmix() {
+  auto client = std::make_unique<PmixClient>();
+  std::string error = client->init();
+  if (!error.empty())
+    return fail(MPI_ERR_OTHER, "PMIX_RANK is set but the PMIx server cannot be reached (" + error +
+                                   "); under Slurm, srun --mpi=pmi2 also works");
+  rank_ = client->rank();
+  size_ = client->size();
+  appnum_ = client->appnum();
+  universeSize_ = client->universeSize();
+  localSize_ = client->localSize();
+  kvsName_ = client->nspace();
+  keyLenMax_ = kPmiKeyLenMax;
+  valLenMax_ = kPmiValLenMax;
+  pmix_ = std::move(client);
   singleton_ = false;
   initialized_ = true;
   return MPI_SUCCESS;
@@ -294,6 +404,26 @@ int Pmi::put(const std::string& key, const std::string& value) {
     localKvs_[key] = value;
     return MPI_SUCCESS;
   }
+  if (pmix_) {
+    std::string error = pmix_->put(key, value);
+    return error.empty() ? MPI_SUCCESS : fail(MPI_ERR_OTHER, error);
+  }
+  const std::size_t fixed =
+      formatPmiLine("put", {{"kvsname", kvsName_}, {"key", key}, {"value", ""}}).size();
+  if (fixed + wire.size() <= kPmiRequestMax) return putWire(key, wire);
+  // Too long for one request line: store parts under <key>#1.. and the count under <key>.
+  const std::size_t room = kPmiRequestMax - fixed - 8;  // "#<parts>" in the key
+  const std::size_t parts = (wire.size() + room - 1) / room;
+  const std::string lastPart = key + "#" + std::to_string(parts);
+  if (fixed + 8 >= kPmiRequestMax || !isPmiKey(lastPart, static_cast<std::size_t>(keyLenMax_ - 1)))
+    return fail(MPI_ERR_ARG, "key '" + key + "' too long for a value of " +
+                                 std::to_string(wire.size()) + " bytes");
+  for (std::size_t i = 0; i < parts; ++i)
+    if (int rc = putWire(key + "#" + std::to_string(i + 1), wire.substr(i * room, room))) return rc;
+  return putWire(key, std::string(kPartsMarker) + std::to_string(parts));
+}
+
+int Pmi::putWire(const std::string& key, const std::string& wire) {
   PmiMessage reply;
   int rc = transact(formatPmiLine("put", {{"kvsname", kvsName_}, {"key", key}, {"value", wire}}),
                     "put_result", &reply);
@@ -303,6 +433,20 @@ int Pmi::put(const std::string& key, const std::string& value) {
     const std::string* msg = reply.find("msg");
     return fail(MPI_ERR_OTHER, "put of key '" + key + "' refused: " + (msg ? *msg : "?"));
   }
+  return MPI_SUCCESS;
+}
+
+int Pmi::getWire(const std::string& key, std::string* wire, bool* found) {
+  PmiMessage reply;
+  int rc =
+      transact(formatPmiLine("get", {{"kvsname", kvsName_}, {"key", key}}), "get_result", &reply);
+  if (rc != MPI_SUCCESS) return rc;
+  const std::string* r = reply.find("rc");
+  *found = r && *r == "0";
+  if (!*found) return MPI_SUCCESS;
+  const std::string* v = reply.find("value");
+  if (!v) return fail(MPI_ERR_OTHER, "get_result without value for key '" + key + "'");
+  *wire = *v;
   return MPI_SUCCESS;
 }
 
@@ -317,15 +461,29 @@ int Pmi::get(const std::string& key, std::string* value) {
     *value = it->second;
     return MPI_SUCCESS;
   }
-  PmiMessage reply;
-  int rc =
-      transact(formatPmiLine("get", {{"kvsname", kvsName_}, {"key", key}}), "get_result", &reply);
-  if (rc != MPI_SUCCESS) return rc;
-  const std::string* r = reply.find("rc");
-  if (!r || *r != "0") return fail(MPI_ERR_INFO_NOKEY, "no key '" + key + "'");
-  const std::string* v = reply.find("value");
-  if (!v) return fail(MPI_ERR_OTHER, "get_result without value for key '" + key + "'");
-  if (!unescapePmiValue(*v, value))
+  bool found = false;
+  if (pmix_) {
+    std::string error = pmix_->get(pmixOwner(key), key, value, &found);
+    if (!error.empty()) return fail(MPI_ERR_OTHER, error);
+    return found ? MPI_SUCCESS : fail(MPI_ERR_INFO_NOKEY, "no key '" + key + "'");
+  }
+  std::string wire;
+  if (int rc = getWire(key, &wire, &found)) return rc;
+  if (!found) return fail(MPI_ERR_INFO_NOKEY, "no key '" + key + "'");
+  int parts = 0;
+  if (wire.compare(0, kPartsMarker.size(), kPartsMarker) == 0 &&
+      parsePmiInt(std::string_view(wire).substr(kPartsMarker.size()), &parts) && parts > 0) {
+    wire.clear();
+    for (int i = 1; i <= parts; ++i) {
+      std::string part;
+      if (int rc = getWire(key + "#" + std::to_string(i), &part, &found)) return rc;
+      if (!found)
+        return fail(MPI_ERR_OTHER,
+                    "part " + std::to_string(i) + " of key '" + key + "' is missing");
+      wire += part;
+    }
+  }
+  if (!unescapePmiValue(wire, value))
     return fail(MPI_ERR_OTHER, "malformed escaped value for key '" + key + "'");
   return MPI_SUCCESS;
 }
@@ -334,6 +492,10 @@ int Pmi::barrier(const std::function<void()>& whileWaiting) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!initialized_) return fail(MPI_ERR_OTHER, "barrier before init or after finalize");
   if (singleton_) return MPI_SUCCESS;
+  if (pmix_) {
+    std::string error = pmix_->fence(whileWaiting);
+    return error.empty() ? MPI_SUCCESS : fail(MPI_ERR_OTHER, error);
+  }
   PmiMessage reply;
   if (!whileWaiting) return transact(formatPmiLine("barrier_in"), "barrier_out", &reply);
   if (int rc = sendLine(formatPmiLine("barrier_in"))) return rc;
@@ -356,6 +518,10 @@ int Pmi::finalize() {
   if (singleton_) {
     localKvs_.clear();
     return MPI_SUCCESS;
+  }
+  if (pmix_) {
+    std::string error = pmix_->finalize();
+    return error.empty() ? MPI_SUCCESS : fail(MPI_ERR_OTHER, error);
   }
   PmiMessage reply;
   int rc = transact(formatPmiLine("finalize"), "finalize_ack", &reply);
@@ -380,6 +546,7 @@ void Pmi::abort(int exitCode, const std::string& message) {
     if (ignored < 0 && errno == ENOTSOCK) ignored = ::write(fd_, line.data(), line.size());
     (void)ignored;
   }
+  if (pmix_) pmix_->abort(exitCode, message);
   _exit(code);
 }
 

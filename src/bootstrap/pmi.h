@@ -1,15 +1,34 @@
 #pragma once
-// PMI-1 client: how a process learns its rank and size and exchanges small key/value
+// PMI client: how a process learns its rank and size and exchanges small key/value
 // pairs with the other processes of its job through the process manager.
 //
 // init() picks the first available way to reach the process manager:
-//   1. PMI_FD=<fd>   an inherited, connected socket (our mpirun, MPICH Hydra); rank and
+//   1. PMI_FD=<fd>   an inherited, connected socket (our mpirun, MPICH Hydra, Slurm's
+//                    srun --mpi=pmi2, which serves PMI-1 on the same socket); rank and
 //                    size come from PMI_RANK and PMI_SIZE.
 //   2. PMI_PORT=<host>:<port>  a TCP connection (Hydra -pmi-port, simple_pmi servers);
 //                    with PMI_ID=<id> the "initack" handshake delivers rank and size,
 //                    otherwise PMI_RANK/PMI_SIZE are read as above.
-//   3. neither       singleton: rank 0 of 1, with a private in-memory key/value store.
-// Then it sends cmd=init (PMI 1.1) and caches maxes, appnum, kvsname and universe size.
+//   3. PMIX_RANK / PMIX_NAMESPACE set (srun --mpi=pmix, PRRTE): the PMIx client library
+//                    (pmix_client.h), when the library was built with it.
+//   4. none of them: singleton, rank 0 of 1, with a private in-memory key/value store;
+//                    unless the environment says this process is one of several tasks
+//                    a launcher started (SLURM_STEP_NUM_TASKS, PMI_SIZE,
+//                    OMPI_COMM_WORLD_SIZE > 1, or PMIx variables without PMIx support):
+//                    then init() fails, naming the launcher and what to use instead,
+//                    rather than running alone as rank 0 of 1 (launchedJobWithoutPmi()).
+// Over a socket it sends cmd=init (PMI 1.1) and caches maxes, appnum, kvsname and
+// universe size.
+//
+// Slurm's PMI-1 server has quirks the client respects: it does not answer unknown
+// commands (only the commands below are sent), takes one request per write, answers
+// rc=1 to a get of a missing key, and silently drops a request line longer than 1024
+// bytes (answering rc=0): a put whose line would exceed kPmiRequestMax is split into
+// parts under <key>#1, <key>#2, ... and <key> holds "%Z<parts>" (never a valid escaped
+// value), which get() reassembles.
+//
+// Under PMIx, keys are published per process: a key ending in ".<n>" is read from rank
+// n, any other key from rank 0 (ccmpi's keys follow this: ccmpi.addr.<rank>, ccmpi.secret).
 //
 // Every call is a blocking request/response on the socket, as in MPICH's simple_pmi;
 // calls are serialized by a mutex, so any thread may make them. A put becomes visible to
@@ -22,16 +41,27 @@
 // protocol failures (EOF on the socket means the launcher is gone).
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
 namespace ccmpi::bootstrap {
 
 struct PmiMessage;
+class PmixClient;
+
+// Longest request line sent to a PMI-1 server (Slurm drops longer ones).
+inline constexpr std::size_t kPmiRequestMax = 1024;
+
+// Non-empty when the environment shows this process is one of several a launcher started
+// but offers no PMI this library can use: the text says which launcher, and what to use.
+std::string launchedJobWithoutPmi();
+// Whether the library was built with the PMIx client (libpmix).
+bool pmixSupported();
 
 class Pmi {
  public:
-  Pmi() = default;
+  Pmi();
   ~Pmi();
   Pmi(const Pmi&) = delete;
   Pmi& operator=(const Pmi&) = delete;
@@ -41,6 +71,11 @@ class Pmi {
   int rank() const { return rank_; }
   int size() const { return size_; }
   bool singleton() const { return singleton_; }
+  // "PMI-1", "PMIx" or "singleton" (after init).
+  const char* kind() const;
+  // Ranks of the job on this host, when the process manager says (PMIx, Slurm's task
+  // layout); -1 when unknown.
+  int localSize() const { return localSize_; }
   int appnum() const { return appnum_; }
   const std::string& kvsName() const { return kvsName_; }
   int universeSize() const { return universeSize_; }
@@ -73,6 +108,9 @@ class Pmi {
   // Sends `request` and reads one response whose cmd must be `expected`.
   int transact(const std::string& request, const char* expected, PmiMessage* reply);
   int readReply(const char* expected, PmiMessage* reply);
+  int putWire(const std::string& key, const std::string& wire);
+  int getWire(const std::string& key, std::string* wire, bool* found);
+  int initPmix();
 
   int fd_ = -1;
   bool initialized_ = false;
@@ -81,11 +119,13 @@ class Pmi {
   int size_ = 1;
   int appnum_ = 0;
   int universeSize_ = 1;
+  int localSize_ = -1;
   int keyLenMax_ = 0;
   int valLenMax_ = 0;
   std::string kvsName_;
   std::string readBuffer_;
   std::map<std::string, std::string> localKvs_;  // singleton only
+  std::unique_ptr<PmixClient> pmix_;             // PMIx only
   std::string lastError_;
   std::mutex mutex_;
 };

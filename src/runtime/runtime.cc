@@ -145,7 +145,10 @@ int localRanksHint(int size) {
       if (n > 0) return n;
     }
   }
-  return size;  // unknown: assume all ranks share this host (safe: no spinning when oversubscribed)
+  // The process manager's word (PMIx, Slurm's task layout), else assume all ranks share
+  // this host (safe: no spinning when oversubscribed).
+  const int pmiLocal = rt().pmi.localSize();
+  return pmiLocal > 0 ? pmiLocal : size;
 }
 
 }  // namespace
@@ -314,7 +317,7 @@ int bringUp() {
   gethostname(host, sizeof host - 1);
   r.processorName = host;
 
-  if (int rc = r.pmi.init()) return setErrorCause(rc, "cannot reach the process manager (PMI)");
+  if (int rc = r.pmi.init()) return setErrorCause(rc, "%s", r.pmi.lastError().c_str());
   r.rank = r.pmi.rank();
   r.size = r.pmi.size();
   log::setRank(r.rank);
