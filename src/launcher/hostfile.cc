@@ -163,6 +163,29 @@ Placement placeRanks(const std::vector<HostSlots>& hosts, int nranks) {
   return p;
 }
 
+Placement placeRanksByNode(const std::vector<HostSlots>& hosts, int nranks) {
+  Placement p;
+  p.ranksOfHost.resize(hosts.size());
+  if (hosts.empty() || nranks <= 0) return p;
+  p.hostOfRank.resize(static_cast<std::size_t>(nranks));
+  p.localRankOf.resize(static_cast<std::size_t>(nranks));
+  long long total = 0;
+  for (const auto& h : hosts) total += h.slots;
+  p.oversubscribed = nranks > total;
+  std::size_t host = 0;
+  for (int r = 0; r < nranks; ++r) {
+    if (r < total) {
+      while (static_cast<int>(p.ranksOfHost[host].size()) >= hosts[host].slots)
+        host = (host + 1) % hosts.size();
+    }
+    p.hostOfRank[static_cast<std::size_t>(r)] = static_cast<int>(host);
+    p.localRankOf[static_cast<std::size_t>(r)] = static_cast<int>(p.ranksOfHost[host].size());
+    p.ranksOfHost[host].push_back(r);
+    host = (host + 1) % hosts.size();
+  }
+  return p;
+}
+
 std::string processMapping(const Placement& placement) {
   // Blocks of consecutive ranks on one host: (host, size).
   std::vector<std::pair<int, int>> blocks;

@@ -36,6 +36,9 @@ struct Placement {
   bool oversubscribed = false;
 };
 Placement placeRanks(const std::vector<HostSlots>& hosts, int nranks);
+// --map-by node: rank r goes to the next host (round robin) that has a free slot; once
+// every slot is taken (oversubscription), round robin over all hosts.
+Placement placeRanksByNode(const std::vector<HostSlots>& hosts, int nranks);
 
 // MPICH's PMI_process_mapping value for a placement: "(vector,(node,count,ppn),...)"
 // with runs of equal-sized consecutive blocks merged.

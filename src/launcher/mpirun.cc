@@ -3,7 +3,8 @@
 // line by line, and turns the first failure into killing the job and an exit status.
 //
 // Life of a job:
-//   1. options, hosts (hostfile / -H / just this machine), placement, job id and secret;
+//   1. options, hosts (hostfile / -H / a Slurm allocation / just this machine),
+//      placement, job id and secret;
 //   2. launch: local ranks via RankSet; for each other host `<agent> <host> <mpirun>
 //      --ccmpi-proxy`, then a kJob frame describing its ranks (frame.h);
 //   3. event loop: PMI lines (local sockets or kPmi frames) go to PmiServer, whose
@@ -27,9 +28,11 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 
+#include "bootstrap/slurm_env.h"
 #include "launcher/event_loop.h"
 #include "launcher/frame.h"
 #include "launcher/hostfile.h"
@@ -72,7 +75,15 @@ struct Host {
   std::string name;
   int slots = 1;
   bool local = false;
+  std::string agentName;  // the name the launch agent gets (Slurm's node name)
 };
+
+// The agent that starts a proxy on a node of a Slurm allocation: one single-task step
+// there, with the whole node, sharing it with other steps, no PMI of Slurm's.
+std::vector<std::string> srunAgent() {
+  return {"srun",       "--nodes=1", "--ntasks=1",           "--whole",   "--overlap",
+          "--mpi=none", "--quiet",   "--kill-on-bad-exit=1", "--nodelist"};
+}
 
 struct RankInfo {
   int host = 0;
@@ -95,11 +106,12 @@ struct Proxy {
 
 class Job {
  public:
-  explicit Job(Options options) : o_(std::move(options)), output_(o_.tagOutput) {}
+  explicit Job(Options options) : o_(std::move(options)), output_(o_.tagOutput, o_.labelOutput) {}
   int run();
 
  private:
   int prepare();
+  int slurmHosts(std::vector<HostSlots>* list, std::string* text);
   void launch();
   bool startProxy(int proxyIndex, const LaunchSpec& spec);
   void onSignal();
@@ -120,6 +132,7 @@ class Job {
   OutputAssembler output_;
   std::string hostname_;
   std::vector<Host> hosts_;
+  bool inSlurm_ = false;  // hosts from the Slurm allocation
   Placement placement_;
   int np_ = 0;
   std::vector<std::string> agent_;
@@ -152,6 +165,41 @@ bool Job::anyRankAlive() const {
   return false;
 }
 
+// The hosts and slots of the Slurm allocation we run in (salloc, sbatch), if any: the
+// nodes of SLURM_JOB_NODELIST with the task counts of SLURM_TASKS_PER_NODE (else
+// SLURM_JOB_CPUS_PER_NODE). Returns non-zero (an exit status) on a malformed allocation.
+int Job::slurmHosts(std::vector<HostSlots>* list, std::string* text) {
+  const char* nodes = getenv("SLURM_JOB_NODELIST");
+  if (!nodes) nodes = getenv("SLURM_NODELIST");
+  const char* tasksVar = "SLURM_TASKS_PER_NODE";
+  const char* tasks = getenv(tasksVar);
+  if (!tasks) tasks = getenv(tasksVar = "SLURM_JOB_CPUS_PER_NODE");
+  if (!getenv("SLURM_JOB_ID") || !nodes || !*nodes || !tasks || !*tasks) return 0;
+  std::vector<std::string> names;
+  std::vector<int> counts;
+  std::string error;
+  if (!bootstrap::expandSlurmHostList(nodes, &names, &error)) {
+    say(std::string("SLURM_JOB_NODELIST='") + nodes + "': " + error);
+    return kUsageError;
+  }
+  if (!bootstrap::parseSlurmTaskCounts(tasks, &counts, &error)) {
+    say(std::string(tasksVar) + "='" + tasks + "': " + error);
+    return kUsageError;
+  }
+  if (counts.size() != names.size()) {
+    say(std::string("the Slurm allocation names ") + std::to_string(names.size()) +
+        " nodes (SLURM_JOB_NODELIST=" + nodes + ") but " + std::to_string(counts.size()) +
+        " task counts (" + tasksVar + "=" + tasks + ")");
+    return kUsageError;
+  }
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (counts[i] > 0) list->push_back(HostSlots{names[i], counts[i]});
+  *text = std::string("SLURM_JOB_NODELIST=") + nodes + ", " + tasksVar + "=" + tasks;
+  inSlurm_ = !list->empty();
+  if (o_.verbose && inSlurm_) say("Slurm allocation: " + *text);
+  return 0;
+}
+
 int Job::prepare() {
   hostname_ = myHostname();
   std::vector<HostSlots> list = o_.hostList;
@@ -170,18 +218,54 @@ int Job::prepare() {
     }
   }
   const bool explicitHosts = !list.empty();
-  if (!explicitHosts) list.push_back(HostSlots{hostname_, o_.np > 0 ? o_.np : 1});
-  for (auto& h : list)
+  std::string slurmText;  // the allocation, for messages
+  if (!explicitHosts) {
+    if (int rc = slurmHosts(&list, &slurmText)) return rc;
+  }
+  if (list.empty())
+    list.push_back(HostSlots{hostname_, o_.ppn > 0 ? o_.ppn : o_.np > 0 ? o_.np : 1});
+  std::map<std::string, std::string> agentNames;
+  for (auto& h : list) {
+    std::string original = h.name;
     if (isLocalHostName(h.name, hostname_)) h.name = hostname_;
+    agentNames.emplace(h.name, original);
+  }
+  const char* forceSrun = getenv("CCMPI_SLURM_LAUNCH");
+  const bool allSrun = inSlurm_ && forceSrun && std::string(forceSrun) == "srun";
   for (const auto& h : mergeHosts(list))
-    hosts_.push_back(Host{h.name, h.slots, h.name == hostname_});
+    hosts_.push_back(Host{h.name, h.slots, h.name == hostname_ && !allSrun, agentNames[h.name]});
 
   long long totalSlots = 0;
   for (const auto& h : hosts_) totalSlots += h.slots;
-  np_ = o_.np > 0 ? o_.np : static_cast<int>(std::min<long long>(totalSlots, 1000000));
+  if (o_.ppn > 0) {
+    for (const auto& h : hosts_) {
+      if (inSlurm_ && o_.ppn > h.slots && !o_.oversubscribe) {
+        say("-ppn " + std::to_string(o_.ppn) + " is more than the " + std::to_string(h.slots) +
+            " tasks of the Slurm allocation on " + h.name + " (" + slurmText +
+            "); add --oversubscribe to run them anyway");
+        return kUsageError;
+      }
+    }
+    for (auto& h : hosts_) h.slots = o_.ppn;
+  }
+  long long ppnSlots = 0;
+  for (const auto& h : hosts_) ppnSlots += h.slots;
+  np_ = o_.np > 0 ? o_.np : static_cast<int>(std::min<long long>(ppnSlots, 1000000));
+  if (inSlurm_ && np_ > totalSlots && !o_.oversubscribe) {
+    say("-n " + std::to_string(np_) + " is more than the " + std::to_string(totalSlots) +
+        " tasks of the Slurm allocation (" + slurmText +
+        "); add --oversubscribe to run them anyway");
+    return kUsageError;
+  }
+  if (o_.ppn > 0 && o_.np > ppnSlots && !o_.oversubscribe) {
+    say("-n " + std::to_string(o_.np) + " is more than -ppn " + std::to_string(o_.ppn) + " times " +
+        std::to_string(hosts_.size()) + " hosts; add --oversubscribe to run them anyway");
+    return kUsageError;
+  }
+  totalSlots = ppnSlots;
   std::vector<HostSlots> slots;
   for (const auto& h : hosts_) slots.push_back(HostSlots{h.name, h.slots});
-  placement_ = placeRanks(slots, np_);
+  placement_ = o_.mapBy == "node" ? placeRanksByNode(slots, np_) : placeRanks(slots, np_);
   if (o_.verbose) {
     if (placement_.oversubscribed)
       say("note: " + std::to_string(np_) + " ranks on " + std::to_string(totalSlots) +
@@ -208,7 +292,12 @@ int Job::prepare() {
     agent_ = o_.agent;
     if (agent_.empty()) {
       const char* env = getenv("CCMPI_LAUNCHER");
-      agent_ = splitCommand(env && *env ? env : "ssh");
+      if (env && *env)
+        agent_ = splitCommand(env);
+      else if (inSlurm_ || getenv("SLURM_JOB_ID"))
+        agent_ = srunAgent();
+      else
+        agent_ = {"ssh"};
     }
     if (agent_.size() == 1 && agent_[0] == "ssh") agent_ = {"ssh", "-x", "-o", "BatchMode=yes"};
     if (findProgram(agent_[0], "", &error).empty()) {
@@ -319,6 +408,10 @@ void Job::launch() {
   for (const auto& [name, value] : o_.env) user.push_back(name + "=" + value);
   if (!o_.iface.empty()) user.push_back("CCMPI_IFACE=" + o_.iface);
   if (!o_.compress.empty()) user.push_back("CCMPI_COMPRESS=" + o_.compress);
+  std::string bind = o_.bindTo;
+  if (bind.empty() && (o_.mapBy == "core" || o_.mapBy == "socket")) bind = o_.mapBy;
+  if (!bind.empty()) user.push_back("CCMPI_BIND=" + bind);
+  if (o_.reportBindings) user.push_back("CCMPI_REPORT_BINDINGS=1");
   const std::vector<std::string> unset = {"PMI_PORT", "PMI_ID",   "PMI_SPAWNED",
                                           "PMI_FD",   "PMI_RANK", "PMI_SIZE"};
   // Remote ranks start in our working directory (or --wdir), made absolute.
@@ -426,7 +519,8 @@ bool Job::startProxy(int index, const LaunchSpec& spec) {
     return false;
   }
   std::vector<std::string> args = agent_;
-  args.push_back(spec.host);
+  const Host& host = hosts_[static_cast<std::size_t>(p.host)];
+  args.push_back(host.agentName.empty() ? spec.host : host.agentName);
   args.push_back(self_);
   args.push_back("--ccmpi-proxy");
   if (o_.verbose) {

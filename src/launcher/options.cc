@@ -22,9 +22,31 @@ const char* usageText() {
   --compress off|on|auto   set CCMPI_COMPRESS for every rank (compression of floating-point
                            messages; docs/compression.md)
   --wdir DIR               working directory of the ranks (default: ours)
+  --oversubscribe          allow more ranks than the slots (inside a Slurm allocation: more
+                           than its tasks, which is refused otherwise)
+  -ppn, -npernode, -N N    N ranks per host (default -n: N times the hosts)
+  --map-by slot|node|core|socket
+                           placement: slot (default) fills each host's slots in turn, node
+                           deals ranks round robin over the hosts; core and socket place
+                           as slot and imply --bind-to core or socket
+  --bind-to none|core|socket
+                           bind each rank with sched_setaffinity (sets CCMPI_BIND): core =
+                           its own block of the host's CPUs (one CPU each when ranks
+                           outnumber CPUs), socket = the CPUs of that block's socket
+  --report-bindings        each rank prints its CPU binding to stderr at MPI_Init
   --tag-output             prefix each output line with [1,RANK]<stdout>: or [1,RANK]<stderr>:
+  -l, --prepend-rank       prefix each output line with [RANK] (MPICH's -l)
   -v, --verbose            print placement and launch details to stderr
   -h, --help               this text;   -V, --version   the version
+
+Inside a Slurm allocation (salloc, sbatch: SLURM_JOB_NODELIST and SLURM_TASKS_PER_NODE
+set) and without -H/--hostfile, the hosts and slots are the allocation's nodes and task
+counts; -n defaults to its tasks and may not exceed them without --oversubscribe. The
+ranks of this host are forked directly; other nodes get their proxy through
+`srun --nodes=1 --ntasks=1 -w NODE` (CCMPI_SLURM_LAUNCH=srun uses srun for this host too).
+
+Options of Open MPI's or MPICH's mpirun that are not supported (--mca, --rankfile,
+--prefix, -bootstrap, ...) are refused by name, as is any unknown option.
 
 Every rank gets PMI_FD, PMI_RANK, PMI_SIZE, CCMPI_JOB_ID, CCMPI_JOB_SECRET,
 CCMPI_LOCAL_RANK, CCMPI_LOCAL_SIZE, CCMPI_NODE_ID and CCMPI_NUM_NODES. Local ranks inherit
@@ -59,6 +81,48 @@ bool isEnvName(const std::string& name) {
     if (!ok) return false;
   }
   return true;
+}
+
+std::string unsupportedOptionMessage(const std::string& name) {
+  struct Known {
+    const char* name;
+    const char* text;
+  };
+  static const Known kKnown[] = {
+      {"mca",
+       "(Open MPI MCA parameter) is not supported: ccmpi is tuned with CCMPI_* "
+       "variables (ccmpi_info lists them; pass them with -x NAME=VALUE)"},
+      {"gmca", "(Open MPI) is not supported: use -x CCMPI_...=VALUE"},
+      {"am", "(Open MPI parameter file) is not supported"},
+      {"tune", "(Open MPI parameter file) is not supported"},
+      {"prefix", "(Open MPI) is not supported: give mpirun's full path instead"},
+      {"rankfile", "(Open MPI) is not supported: use -H/--hostfile with --map-by"},
+      {"display-map", "(Open MPI) is not supported: use -v, which prints the placement"},
+      {"display-allocation", "(Open MPI) is not supported: use -v"},
+      {"cpus-per-proc", "(Open MPI) is not supported: use --bind-to core or socket"},
+      {"cpus-per-rank", "(Open MPI) is not supported: use --bind-to core or socket"},
+      {"pernode", "(Open MPI) is not supported: use -ppn 1"},
+      {"bynode", "(Open MPI) is not supported: use --map-by node"},
+      {"byslot", "(Open MPI) is not supported: use --map-by slot"},
+      {"bind-to-core", "(old Open MPI) is not supported: use --bind-to core"},
+      {"bind-to-socket", "(old Open MPI) is not supported: use --bind-to socket"},
+      {"rank-by", "(Open MPI) is not supported"},
+      {"report-pid", "(Open MPI) is not supported"},
+      {"timeout", "(Open MPI) is not supported"},
+      {"bootstrap", "(MPICH Hydra) is not supported: use --launcher (ssh, srun, ...)"},
+      {"bootstrap-exec", "(MPICH Hydra) is not supported: use --launcher"},
+      {"rmk", "(MPICH Hydra) is not supported: Slurm allocations are detected by themselves"},
+      {"binding", "(MPICH Hydra) is not supported: use --bind-to none, core or socket"},
+      {"bind-to-hwthread", "is not supported: use --bind-to core"},
+      {"configfile", "(MPICH Hydra) is not supported"},
+      {"demux", "(MPICH Hydra) is not supported"},
+      {"profile", "(MPICH Hydra) is not supported"},
+      {"ckpointlib", "(MPICH Hydra) is not supported"},
+      {"gdb", "is not supported"},
+  };
+  for (const auto& k : kKnown)
+    if (name == k.name) return k.text;
+  return "";
 }
 
 bool parseOptions(const std::vector<std::string>& argv, Options* o, std::string* error) {
@@ -171,18 +235,56 @@ bool parseOptions(const std::vector<std::string>& argv, Options* o, std::string*
       }
     } else if (name == "wdir" || name == "wd") {
       if (!value(&o->wdir)) return false;
-    } else if (name == "tag-output") {
+    } else if (name == "tag-output" || name == "output-tag") {
       if (!noValue()) return false;
       o->tagOutput = true;
+    } else if (name == "l" || name == "prepend-rank" || name == "label") {
+      if (!noValue()) return false;
+      o->labelOutput = true;
+    } else if (name == "ppn" || name == "npernode" || name == "N" || name == "perhost") {
+      if (!value(&v)) return false;
+      int n = 0;
+      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (ec != std::errc() || p != v.data() + v.size() || n < 1 || n > 1000000) {
+        *error = "bad number of ranks per host '" + v + "' for " + arg;
+        return false;
+      }
+      o->ppn = n;
+    } else if (name == "map-by") {
+      if (!value(&o->mapBy)) return false;
+      for (char& c : o->mapBy) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+      if (o->mapBy != "slot" && o->mapBy != "node" && o->mapBy != "core" && o->mapBy != "socket") {
+        *error = "--map-by " + o->mapBy +
+                 ": not supported (ccmpi's mpirun maps by slot, node, core or socket, without "
+                 "modifiers such as :PE=n or ppr:)";
+        return false;
+      }
+    } else if (name == "bind-to") {
+      if (!value(&o->bindTo)) return false;
+      for (char& c : o->bindTo) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+      if (o->bindTo != "none" && o->bindTo != "core" && o->bindTo != "socket") {
+        *error = "--bind-to " + o->bindTo +
+                 ": not supported (ccmpi's mpirun binds to none, core or socket)";
+        return false;
+      }
+    } else if (name == "report-bindings") {
+      if (!noValue()) return false;
+      o->reportBindings = true;
     } else if (name == "v" || name == "verbose") {
       if (!noValue()) return false;
       o->verbose = true;
+    } else if (name == "allow-run-as-root") {  // Open MPI's; we never refuse root
+      if (!noValue()) return false;
     } else if (name == "oversubscribe") {
       if (!noValue()) return false;
+      o->oversubscribe = true;
     } else if (name == "h" || name == "help") {
       o->help = true;
     } else if (name == "V" || name == "version") {
       o->version = true;
+    } else if (std::string why = unsupportedOptionMessage(name); !why.empty()) {
+      *error = "option '" + arg + "' " + why;
+      return false;
     } else {
       *error = "unknown option '" + arg + "' (see mpirun --help)";
       return false;

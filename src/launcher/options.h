@@ -22,7 +22,13 @@ struct Options {
   std::string iface;                                     // --iface
   std::string compress;                                  // --compress off|on|auto
   std::string wdir;                                      // --wdir
-  bool tagOutput = false;
+  bool tagOutput = false;    // --tag-output: "[1,RANK]<stdout>:" (Open MPI)
+  bool labelOutput = false;  // -l, --prepend-rank: "[RANK] " (MPICH Hydra)
+  bool oversubscribe = false;
+  std::string mapBy;   // --map-by slot|node|core|socket ("" = slot)
+  std::string bindTo;  // --bind-to none|core|socket ("" = the ranks' CCMPI_BIND)
+  bool reportBindings = false;
+  int ppn = -1;  // -ppn, -npernode, -N: ranks per host; -1 = not given
   bool verbose = false;
   bool help = false;
   bool version = false;
@@ -31,6 +37,9 @@ struct Options {
 
 // argv excludes the program name. Returns false with a message on a bad command line.
 bool parseOptions(const std::vector<std::string>& argv, Options* options, std::string* error);
+// Non-empty for options of Open MPI's mpirun or MPICH's Hydra that ccmpi's mpirun knows
+// but does not support: the message says so (and what to use instead, if anything).
+std::string unsupportedOptionMessage(const std::string& name);
 const char* usageText();
 
 // Splits an agent command at runs of whitespace ("ssh -x" -> {"ssh", "-x"}).

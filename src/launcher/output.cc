@@ -7,6 +7,8 @@ void OutputAssembler::emit(std::string* out, int rank, int stream, std::string_v
   if (tag_) {
     *out += "[1," + std::to_string(rank) + "]";
     *out += stream == 2 ? "<stderr>:" : "<stdout>:";
+  } else if (label_) {
+    *out += "[" + std::to_string(rank) + "] ";
   }
   out->append(line);
 }
@@ -40,7 +42,7 @@ std::string OutputAssembler::finish(int rank, int stream) {
   if (!it->second.empty()) {
     emit(&out, rank, stream, it->second);
     // A tagged line always ends the output line, so the next tag starts a new one.
-    if (tag_) out += '\n';
+    if (tag_ || label_) out += '\n';
   }
   partial_.erase(it);
   return out;

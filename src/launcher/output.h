@@ -5,7 +5,8 @@
 //
 // With --tag-output each line is prefixed like Open MPI's --tag-output:
 //   [1,<rank>]<stdout>:<line>      and      [1,<rank>]<stderr>:<line>
-// ("1" stands for the job; it is always 1 here).
+// ("1" stands for the job; it is always 1 here). With -l (MPICH's label) instead:
+//   [<rank>] <line>
 #include <map>
 #include <string>
 #include <string_view>
@@ -17,7 +18,7 @@ class OutputAssembler {
  public:
   static constexpr std::size_t kMaxPartialLine = 64 * 1024;
 
-  explicit OutputAssembler(bool tag) : tag_(tag) {}
+  explicit OutputAssembler(bool tag, bool label = false) : tag_(tag), label_(label) {}
 
   // Adds output of `rank` on `stream` (1 = stdout, 2 = stderr) and returns the text that
   // is ready to be written to that stream (possibly empty).
@@ -29,6 +30,7 @@ class OutputAssembler {
   void emit(std::string* out, int rank, int stream, std::string_view line);
 
   bool tag_;
+  bool label_;
   std::map<std::pair<int, int>, std::string> partial_;
 };
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -18,9 +19,37 @@ Tunable<std::string> kBind(
     "binding of ranks to CPUs: none (default) = never; auto = bind the i-th rank of a host "
     "to the i-th block of CPUs/ranks CPUs when the host has 2 to CPUs ranks and no CPU mask "
     "was set for the process; core = always (one CPU each, round robin, when ranks "
-    "outnumber CPUs)");
+    "outnumber CPUs); socket = like core, widened to every CPU of the socket of the rank's "
+    "first CPU (mpirun --bind-to sets it)");
+
+// The socket (physical package) of a CPU, -1 if the kernel does not say.
+int packageOf(int cpu) {
+  char path[96];
+  snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
+  FILE* f = fopen(path, "r");
+  if (!f) return -1;
+  int id = -1;
+  if (fscanf(f, "%d", &id) != 1) id = -1;
+  fclose(f);
+  return id;
+}
 
 }  // namespace
+
+std::string describeAffinity() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return "?";
+  std::string out;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (!CPU_ISSET(c, &mask)) continue;
+    int e = c;
+    while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, &mask)) ++e;
+    out += (out.empty() ? "" : ",") + std::to_string(c) + (e > c ? "-" + std::to_string(e) : "");
+    c = e;
+  }
+  return out;
+}
 
 int bindToCore(int localIndex, int localCount, std::string* why) {
   const std::string mode = kBind.get();
@@ -28,8 +57,8 @@ int bindToCore(int localIndex, int localCount, std::string* why) {
     *why = "CCMPI_BIND=none";
     return -1;
   }
-  if (mode != "auto" && mode != "core") {
-    *why = "CCMPI_BIND=" + mode + " is not auto, core or none";
+  if (mode != "auto" && mode != "core" && mode != "socket") {
+    *why = "CCMPI_BIND=" + mode + " is not auto, core, socket or none";
     return -2;
   }
   cpu_set_t mask;
@@ -70,6 +99,11 @@ int bindToCore(int localIndex, int localCount, std::string* why) {
   CPU_ZERO(&block);
   for (int k = 0; k < per; ++k) CPU_SET(cpus[static_cast<size_t>((first + k) % n)], &block);
   const int cpu = cpus[static_cast<size_t>(first)];
+  if (mode == "socket") {
+    const int package = packageOf(cpu);
+    for (int c : cpus)
+      if (package >= 0 && packageOf(c) == package) CPU_SET(c, &block);
+  }
   if (sched_setaffinity(0, sizeof block, &block) != 0) {
     *why = std::string("sched_setaffinity: ") + strerror(errno);
     return -1;

@@ -6,7 +6,8 @@
 // of CPUs / ranks of those it may use), as Open MPI binds small jobs: only where the host
 // has at least 2 and at most as many ranks as CPUs, and the process may run on every
 // online CPU (a mask set by Slurm, taskset or the user is kept). "core" binds in any case
-// (one CPU each, round robin, when ranks outnumber CPUs). The default is "none": measured
+// (one CPU each, round robin, when ranks outnumber CPUs); "socket" widens that block to every
+// CPU of its socket (mpirun --bind-to core|socket sets CCMPI_BIND). The default is "none": measured
 // on this project's 2-core machine (docs/shared-memory.md), binding steadies the 1-byte
 // latency a little but makes the 64 KiB one bimodal from run to run (4.4 or 22 us against
 // 4.5-6.5 unbound), and with another busy process on the machine a bound rank cannot
@@ -19,5 +20,7 @@ namespace ccmpi::runtime {
 // ranks of its host. Returns the first CPU it was bound to, -1 (not bound; *why says why)
 // or -2 (CCMPI_BIND is not a valid setting; *why says so).
 int bindToCore(int localIndex, int localCount, std::string* why);
+// The CPUs the calling thread may run on, as ranges: "0-3,8".
+std::string describeAffinity();
 
 }  // namespace ccmpi::runtime

@@ -62,6 +62,11 @@ Tunable<int> kRanksPerCore(
     "collective rules see it; -1 = measured at MPI_Init (every rank reports its kernel's "
     "boot_id and online CPUs to mpirun). Must be the same on every rank");
 
+Tunable<int> kReportBindings(
+    "CCMPI_REPORT_BINDINGS", 0,
+    "1 = every rank prints the CPUs it may run on after binding at MPI_Init "
+    "(mpirun --report-bindings)");
+
 long onlineCpus() {
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   return cpus < 1 ? 1 : cpus;
@@ -455,6 +460,15 @@ int bringUp() {
       log::debug("bound to CPU %d (local rank %d of %d)", cpu, index, count);
     else
       log::debug("not bound to CPUs: %s", why.c_str());
+    if (kReportBindings.get()) {
+      // mpirun --report-bindings: one line per rank, written at once.
+      const std::string line = "ccmpi: rank " + std::to_string(r.rank) + " on " + r.processorName +
+                               ": " +
+                               (cpu >= 0 ? "bound to CPUs " : "not bound (" + why + "), on CPUs ") +
+                               describeAffinity() + "\n";
+      ssize_t ignored = ::write(2, line.data(), line.size());
+      (void)ignored;
+    }
   }
   if (int rc = p2p::init(&r.tcp, &r.shm, r.rank, r.size)) return rc;
   if (r.size > 1) transport::mcast().init(r.rank, r.size, key, cfg.jobId, cfg.bindAddress, &r.tcp);
