@@ -396,9 +396,10 @@ int Pmi::put(const std::string& key, const std::string& value) {
     return fail(MPI_ERR_ARG, "invalid key '" + key.substr(0, 80) + "' (printable, no space, '=' " +
                                  "or '%', at most " + std::to_string(keyLenMax_ - 1) + " bytes)");
   std::string wire = escapePmiValue(value);
-  if (wire.size() > static_cast<std::size_t>(valLenMax_ - 1))
+  // The limit is on the value itself; escaped, it may take more room, in parts.
+  if (value.size() > static_cast<std::size_t>(valLenMax_ - 1))
     return fail(MPI_ERR_ARG, "value for key '" + key + "' too long (" +
-                                 std::to_string(wire.size()) + " bytes escaped, limit " +
+                                 std::to_string(value.size()) + " bytes, limit " +
                                  std::to_string(valLenMax_ - 1) + ")");
   if (singleton_) {
     localKvs_[key] = value;

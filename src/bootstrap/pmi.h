@@ -36,7 +36,8 @@
 // pmi_wire.h) and come back from get() byte for byte.
 //
 // Errors are MPI error classes with the cause recorded by ccmpi::setErrorCause() and also
-// kept in lastError(): MPI_ERR_ARG for an invalid key or an over-long key/value,
+// kept in lastError(): MPI_ERR_ARG for an invalid key or an over-long key/value (a value
+// may have up to vallen_max - 1 bytes before escaping),
 // MPI_ERR_INFO_NOKEY when get() finds no such key, MPI_ERR_OTHER for connection or
 // protocol failures (EOF on the socket means the launcher is gone).
 #include <functional>

@@ -243,6 +243,72 @@ remote_placement)
     check "$r" "NOTFWD=(unset)"
   done
   ;;
+label_output)
+  run "$MPIRUN" -n 3 -l "$PROBE" lines 2
+  expect_rc 0
+  [ "$(wc -l <"$WORK/out")" -eq 6 ] || fail "expected 6 stdout lines"
+  for r in 0 1 2; do
+    for i in 0 1; do
+      grep -qxF "[$r] line $i of rank $r" "$WORK/out" || fail "missing stdout line $i of $r"
+      grep -qxF "[$r] err $i of rank $r" "$WORK/err" || fail "missing stderr line $i of $r"
+    done
+  done
+  ;;
+map_by_node)
+  # --map-by node deals the ranks over fakeA and fakeB in turn; -ppn 1 puts one per host.
+  hostfile2
+  run "$MPIRUN" -n 4 --map-by node --hostfile "$WORK/hosts" --launcher "$AGENT" "$PROBE" env \
+    FAKE_AGENT_HOST CCMPI_LOCAL_RANK CCMPI_RANK_HOSTS
+  expect_rc 0
+  for spec in 0:fakeA:0 1:fakeB:0 2:fakeA:1 3:fakeB:1; do
+    IFS=: read -r r host lr <<<"$spec"
+    grep -qxF "env $r FAKE_AGENT_HOST=$host" "$WORK/out" || fail "rank $r not on $host"
+    grep -qxF "env $r CCMPI_LOCAL_RANK=$lr" "$WORK/out" || fail "rank $r: local rank not $lr"
+    grep -qxF "env $r CCMPI_RANK_HOSTS=0*1,1*1,0*1,1*1" "$WORK/out" || fail "rank $r: host map"
+  done
+  run "$MPIRUN" -ppn 1 --hostfile "$WORK/hosts" --launcher "$AGENT" "$PROBE" env FAKE_AGENT_HOST
+  expect_rc 0
+  [ "$(grep -c '^env ' "$WORK/out")" -eq 2 ] || fail "-ppn 1 on 2 hosts: expected 2 ranks"
+  expect_out "^env 0 FAKE_AGENT_HOST=fakeA$"
+  expect_out "^env 1 FAKE_AGENT_HOST=fakeB$"
+  run "$MPIRUN" -ppn 1 -n 3 --hostfile "$WORK/hosts" --launcher "$AGENT" "$PROBE" exchange
+  expect_rc 2
+  expect_err "^mpirun: -n 3 is more than -ppn 1 times 2 hosts; add --oversubscribe"
+  ;;
+slurm_allocation)
+  # A Slurm allocation as salloc/sbatch describe it in the environment (no Slurm needed):
+  # this host with 3 tasks, then two fake nodes of 2 tasks each started through the agent.
+  me=$(hostname)
+  run env SLURM_JOB_ID=7 SLURM_JOB_NODELIST="$me" SLURM_TASKS_PER_NODE=3 "$MPIRUN" "$PROBE" exchange
+  check_exchange 3
+  run env SLURM_JOB_ID=7 SLURM_JOB_NODELIST="$me" SLURM_TASKS_PER_NODE=3 "$MPIRUN" -n 5 "$PROBE" exchange
+  expect_rc 2
+  expect_err "^mpirun: -n 5 is more than the 3 tasks of the Slurm allocation \(SLURM_JOB_NODELIST=$me, SLURM_TASKS_PER_NODE=3\); add --oversubscribe"
+  run env SLURM_JOB_ID=7 SLURM_JOB_NODELIST="$me" SLURM_TASKS_PER_NODE=3 "$MPIRUN" -n 5 --oversubscribe "$PROBE" exchange
+  check_exchange 5
+  run env SLURM_JOB_ID=7 SLURM_JOB_NODELIST="fake[A-B]" SLURM_TASKS_PER_NODE=2 "$MPIRUN" "$PROBE" exchange
+  expect_rc 2
+  expect_err "bad range"
+  run env SLURM_JOB_ID=7 SLURM_JOB_NODELIST="fake[1-2]" SLURM_TASKS_PER_NODE="2(x2)" \
+    "$MPIRUN" --launcher "$AGENT" "$PROBE" env FAKE_AGENT_HOST
+  expect_rc 0
+  [ "$(grep -c '^env ' "$WORK/out")" -eq 4 ] || fail "expected the allocation's 4 ranks"
+  for spec in 0:fake1 1:fake1 2:fake2 3:fake2; do
+    IFS=: read -r r host <<<"$spec"
+    grep -qxF "env $r FAKE_AGENT_HOST=$host" "$WORK/out" || fail "rank $r not on $host"
+  done
+  run env SLURM_JOB_ID=7 SLURM_JOB_NODELIST="fake[1-3]" SLURM_TASKS_PER_NODE="2(x2)" \
+    "$MPIRUN" --launcher "$AGENT" "$PROBE" exchange
+  expect_rc 2
+  expect_err "names 3 nodes .* but 2 task counts"
+  ;;
+unsupported_options)
+  for opt in --mca -bootstrap --rankfile --bind-to=hwthread --map-by=ppr:2:node; do
+    run "$MPIRUN" "$opt" x "$PROBE" exchange
+    expect_rc 2
+    expect_err "^mpirun: .*${opt%%=*}.*not supported"
+  done
+  ;;
 remote_exchange)
   hostfile2
   run "$MPIRUN" -n 8 --hostfile "$WORK/hosts" --launcher "$AGENT" "$PROBE" exchange 3

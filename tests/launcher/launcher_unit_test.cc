@@ -6,6 +6,7 @@
 #include <map>
 
 #include "bootstrap/pmi_wire.h"
+#include "bootstrap/slurm_env.h"
 #include "launcher/frame.h"
 #include "launcher/hostfile.h"
 #include "launcher/options.h"
@@ -95,6 +96,48 @@ TEST(Placement, OversubscriptionCycles) {
   EXPECT_EQ(p.ranksOfHost[0], (std::vector<int>{0, 1, 3, 4, 6}));
   EXPECT_EQ(p.localRankOf[6], 4);
   EXPECT_EQ(p.localRankOf[5], 1);
+}
+
+TEST(Placement, ByNodeDealsRoundRobinWithinSlots) {
+  Placement p = placeRanksByNode({{"a", 3}, {"b", 1}, {"c", 2}}, 6);
+  EXPECT_FALSE(p.oversubscribed);
+  EXPECT_EQ(p.hostOfRank, (std::vector<int>{0, 1, 2, 0, 2, 0}));
+  EXPECT_EQ(p.ranksOfHost[0], (std::vector<int>{0, 3, 5}));
+  EXPECT_EQ(p.localRankOf, (std::vector<int>{0, 0, 0, 1, 1, 2}));
+  Placement q = placeRanksByNode({{"a", 1}, {"b", 1}}, 5);
+  EXPECT_TRUE(q.oversubscribed);
+  EXPECT_EQ(q.hostOfRank, (std::vector<int>{0, 1, 0, 1, 0}));
+  EXPECT_EQ(processMapping(placeRanksByNode({{"a", 2}, {"b", 2}}, 4)), "(vector,(0,2,1),(0,2,1))");
+}
+
+// ---------------------------------------------------------------- Slurm lists
+
+TEST(SlurmEnv, HostListRangesPaddingAndProducts) {
+  std::vector<std::string> h;
+  std::string error;
+  ASSERT_TRUE(bootstrap::expandSlurmHostList("node[01-03,07],login", &h, &error)) << error;
+  EXPECT_EQ(h, (std::vector<std::string>{"node01", "node02", "node03", "node07", "login"}));
+  ASSERT_TRUE(bootstrap::expandSlurmHostList("r[1-2]n[8-10]", &h, &error)) << error;
+  EXPECT_EQ(h, (std::vector<std::string>{"r1n8", "r1n9", "r1n10", "r2n8", "r2n9", "r2n10"}));
+  ASSERT_TRUE(bootstrap::expandSlurmHostList("vm", &h, &error));
+  EXPECT_EQ(h, (std::vector<std::string>{"vm"}));
+  ASSERT_TRUE(bootstrap::expandSlurmHostList("a-1,b[9-11]", &h, &error));
+  EXPECT_EQ(h, (std::vector<std::string>{"a-1", "b9", "b10", "b11"}));
+  for (const char* bad : {"", "n[1-", "n]1[", "n[3-1]", "n[x]", "n[1-2", "n[[1]]", "[1-2]x[]"})
+    EXPECT_FALSE(bootstrap::expandSlurmHostList(bad, &h, &error)) << bad;
+  EXPECT_FALSE(bootstrap::expandSlurmHostList("n[0-9999999]", &h, &error));
+  EXPECT_NE(error.find("too many"), std::string::npos) << error;
+}
+
+TEST(SlurmEnv, TaskCountsWithRepeats) {
+  std::vector<int> c;
+  std::string error;
+  ASSERT_TRUE(bootstrap::parseSlurmTaskCounts("2(x3),1", &c, &error)) << error;
+  EXPECT_EQ(c, (std::vector<int>{2, 2, 2, 1}));
+  ASSERT_TRUE(bootstrap::parseSlurmTaskCounts("8", &c, &error));
+  EXPECT_EQ(c, (std::vector<int>{8}));
+  for (const char* bad : {"", "2(x)", "2(3)", "x", "2(x0)", "1,,2", "-1", "2(x2"})
+    EXPECT_FALSE(bootstrap::parseSlurmTaskCounts(bad, &c, &error)) << bad;
 }
 
 TEST(Placement, ProcessMapping) {
@@ -194,6 +237,40 @@ TEST(Options, Errors) {
   EXPECT_FALSE(parseOptions({"--launcher", "  ", "prog"}, &o, &error));
   EXPECT_FALSE(parseOptions({"--compress", "maybe", "prog"}, &o, &error));
   EXPECT_NE(error.find("off, on or auto"), std::string::npos);
+}
+
+TEST(Options, OpenMpiAndHydraHabits) {
+  Options o;
+  std::string error;
+  ASSERT_TRUE(parseOptions({"--map-by", "Node", "--bind-to", "core", "--report-bindings", "-ppn",
+                            "3", "-l", "--oversubscribe", "--allow-run-as-root", "prog"},
+                           &o, &error))
+      << error;
+  EXPECT_EQ(o.mapBy, "node");
+  EXPECT_EQ(o.bindTo, "core");
+  EXPECT_TRUE(o.reportBindings);
+  EXPECT_EQ(o.ppn, 3);
+  EXPECT_TRUE(o.labelOutput);
+  EXPECT_TRUE(o.oversubscribe);
+  ASSERT_TRUE(
+      parseOptions({"-npernode", "2", "--bind-to=socket", "--map-by=core", "p"}, &o, &error));
+  EXPECT_EQ(o.ppn, 2);
+  EXPECT_EQ(o.bindTo, "socket");
+  EXPECT_EQ(o.mapBy, "core");
+  ASSERT_TRUE(parseOptions({"-N", "4", "p"}, &o, &error));
+  EXPECT_EQ(o.ppn, 4);
+  EXPECT_FALSE(o.oversubscribe);
+  // Supported options with values we do not support, and known unsupported options.
+  EXPECT_FALSE(parseOptions({"--map-by", "ppr:2:node", "p"}, &o, &error));
+  EXPECT_NE(error.find("ppr:2:node"), std::string::npos) << error;
+  EXPECT_FALSE(parseOptions({"--bind-to", "hwthread", "p"}, &o, &error));
+  EXPECT_NE(error.find("none, core or socket"), std::string::npos) << error;
+  EXPECT_FALSE(parseOptions({"-ppn", "0", "p"}, &o, &error));
+  for (const char* opt : {"--mca", "-mca", "--rankfile", "-bootstrap", "--prefix", "--bynode"}) {
+    EXPECT_FALSE(parseOptions({opt, "x", "p"}, &o, &error)) << opt;
+    EXPECT_NE(error.find(std::string("'") + opt + "'"), std::string::npos) << error;
+    EXPECT_NE(error.find("not supported"), std::string::npos) << error;
+  }
 }
 
 // ---------------------------------------------------------------- frames
@@ -444,6 +521,13 @@ TEST(Output, TagsLikeOpenMpi) {
   EXPECT_EQ(out.feed(3, 1, "a\nb\nc"), "[1,3]<stdout>:a\n[1,3]<stdout>:b\n");
   EXPECT_EQ(out.feed(12, 2, "oops\n"), "[1,12]<stderr>:oops\n");
   EXPECT_EQ(out.finish(3, 1), "[1,3]<stdout>:c\n");
+}
+
+TEST(Output, LabelsLikeHydra) {
+  OutputAssembler out(false, true);
+  EXPECT_EQ(out.feed(2, 1, "a\nb"), "[2] a\n");
+  EXPECT_EQ(out.feed(0, 2, "e\n"), "[0] e\n");
+  EXPECT_EQ(out.finish(2, 1), "[2] b\n");
 }
 
 TEST(Output, VeryLongLinesAreFlushed) {

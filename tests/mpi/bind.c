@@ -5,6 +5,9 @@
  *          CPU and 2 <= ranks <= CPUs; otherwise the mask is unchanged
  *   none   the mask is unchanged
  *   core   every rank has CPUs/ranks CPUs (at least one), each inside the starting mask
+ *   socket every rank is bound to all CPUs of the starting mask on one socket (physical
+ *          package), which is the socket of the block "core" would give it
+ * (mpirun --bind-to core|socket sets CCMPI_BIND, so both are checked through it too.)
  * Rank 0 gathers the masks and checks them. */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -17,6 +20,24 @@ static int count(const cpu_set_t* s) {
   return CPU_COUNT(s);
 }
 
+static int package_of(int cpu) {
+  char path[96];
+  snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
+  FILE* f = fopen(path, "r");
+  int id = -1;
+  if (f) {
+    if (fscanf(f, "%d", &id) != 1) id = -1;
+    fclose(f);
+  }
+  return id;
+}
+
+static int first_cpu(const cpu_set_t* s) {
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, s)) return c;
+  return -1;
+}
+
 int main(int argc, char** argv) {
   cpu_set_t before, after;
   CPU_ZERO(&before);
@@ -26,7 +47,7 @@ int main(int argc, char** argv) {
   int rank, n;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &n);
-  CHECK(argc > 1, "usage: bind auto|none|core");
+  CHECK(argc > 1, "usage: bind auto|none|core|socket");
   CHECK(got_before == 0, "sched_getaffinity before MPI_Init failed");
   CHECK(sched_getaffinity(0, sizeof after, &after) == 0, "sched_getaffinity failed");
   const char* mode = argv[1];
@@ -46,28 +67,42 @@ int main(int argc, char** argv) {
     const int per = cpus / n > 0 ? cpus / n : 1;
     cpu_set_t seen;
     CPU_ZERO(&seen);
-    for (int r = 0; r < n; ++r) {
-      if (!expect_bound) {
-        CHECK(CPU_EQUAL(&all_before[r], &all_after[r]), "rank %d's mask changed (mode %s)", r,
-              mode);
-        continue;
+    if (strcmp(mode, "socket") == 0) {
+      for (int r = 0; r < n; ++r) {
+        const int package = package_of(first_cpu(&all_after[r]));
+        CHECK(package >= 0, "rank %d: no socket for CPU %d", r, first_cpu(&all_after[r]));
+        for (int c = 0; c < CPU_SETSIZE; ++c) {
+          const int want = CPU_ISSET(c, &all_before[r]) && package_of(c) == package;
+          CHECK(!!CPU_ISSET(c, &all_after[r]) == want,
+                "rank %d: CPU %d %s (socket %d, mode socket)", r, c,
+                want ? "missing" : "should not be in its mask", package);
+        }
       }
-      CHECK(count(&all_after[r]) == per, "rank %d has %d CPUs, expected %d (mode %s, %d CPUs)", r,
-            count(&all_after[r]), per, mode, cpus);
-      cpu_set_t inside;
-      CPU_AND(&inside, &all_after[r], &all_before[r]);
-      CHECK(CPU_EQUAL(&inside, &all_after[r]), "rank %d is bound outside its starting mask", r);
-      if (n <= cpus) {
-        cpu_set_t common;
-        CPU_AND(&common, &seen, &all_after[r]);
-        CHECK(count(&common) == 0, "rank %d shares a CPU with a lower rank (mode %s)", r, mode);
+      printf("bind socket: %d ranks, %d CPUs, each bound to its socket's CPUs\n", n, cpus);
+    } else {
+      for (int r = 0; r < n; ++r) {
+        if (!expect_bound) {
+          CHECK(CPU_EQUAL(&all_before[r], &all_after[r]), "rank %d's mask changed (mode %s)", r,
+                mode);
+          continue;
+        }
+        CHECK(count(&all_after[r]) == per, "rank %d has %d CPUs, expected %d (mode %s, %d CPUs)", r,
+              count(&all_after[r]), per, mode, cpus);
+        cpu_set_t inside;
+        CPU_AND(&inside, &all_after[r], &all_before[r]);
+        CHECK(CPU_EQUAL(&inside, &all_after[r]), "rank %d is bound outside its starting mask", r);
+        if (n <= cpus) {
+          cpu_set_t common;
+          CPU_AND(&common, &seen, &all_after[r]);
+          CHECK(count(&common) == 0, "rank %d shares a CPU with a lower rank (mode %s)", r, mode);
+        }
+        CPU_OR(&seen, &seen, &all_after[r]);
       }
-      CPU_OR(&seen, &seen, &all_after[r]);
+      printf("bind %s: %d ranks, %d CPUs, %s\n", mode, n, cpus,
+             !expect_bound ? "masks unchanged"
+             : n <= cpus   ? "bound to disjoint blocks"
+                           : "bound, round robin");
     }
-    printf("bind %s: %d ranks, %d CPUs, %s\n", mode, n, cpus,
-           !expect_bound ? "masks unchanged"
-           : n <= cpus   ? "bound to disjoint blocks"
-                         : "bound, round robin");
   }
   free(all_before);
   free(all_after);

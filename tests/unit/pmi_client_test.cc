@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -21,7 +22,10 @@ namespace ccmpi::bootstrap {
 namespace {
 
 void clearPmiEnv() {
-  for (const char* v : {"PMI_FD", "PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE"}) unsetenv(v);
+  for (const char* v :
+       {"PMI_FD", "PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE", "SLURM_STEP_NUM_TASKS",
+        "SLURM_PROCID", "SLURM_MPI_TYPE", "PMIX_RANK", "PMIX_NAMESPACE", "OMPI_COMM_WORLD_SIZE"})
+    unsetenv(v);
 }
 
 void writeStr(int fd, const std::string& s) {
@@ -30,8 +34,12 @@ void writeStr(int fd, const std::string& s) {
 
 // Serves one client on fd until finalize or EOF, answering as Hydra 4 does. With
 // `initack`, expects the PMI_PORT handshake first. Stops early (closing the socket)
-// after `maxRequests` requests, to test a process manager that goes away.
-void serve(int fd, bool initack, int maxRequests = 1000) {
+// after `maxRequests` requests, to test a process manager that goes away. With `slurm`,
+// answers as Slurm 22.05's PMI-1 server does: a request line longer than 1024 bytes is
+// dropped (a put answers rc=0 and stores nothing), a missing key answers rc=1; the
+// longest request line is kept in *longest.
+void serve(int fd, bool initack, int maxRequests = 1000, bool slurm = false,
+           std::size_t* longest = nullptr) {
   std::map<std::string, std::string> kvs;
   std::string buffer;
   int served = 0;
@@ -48,6 +56,8 @@ void serve(int fd, bool initack, int maxRequests = 1000) {
     }
     std::string line = buffer.substr(0, nl);
     buffer.erase(0, nl + 1);
+    if (longest) *longest = std::max(*longest, line.size() + 1);
+    const bool dropped = slurm && line.size() + 1 > 1024;
     if (++served > maxRequests) {
       close(fd);
       return;
@@ -77,13 +87,13 @@ void serve(int fd, bool initack, int maxRequests = 1000) {
       reply = "cmd=universe_size size=16\n";
     } else if (m.cmd == "put") {
       ASSERT_EQ(*m.find("kvsname"), "kvs_77_0");
-      kvs[*m.find("key")] = *m.find("value");
+      if (!dropped) kvs[*m.find("key")] = *m.find("value");
       reply = "cmd=put_result rc=0 msg=success\n";
     } else if (m.cmd == "get") {
       auto it = kvs.find(*m.find("key"));
-      reply = it == kvs.end()
-                  ? "cmd=get_result rc=-1 msg=key_" + *m.find("key") + "_not_found value=unknown\n"
-                  : "cmd=get_result rc=0 msg=success value=" + it->second + "\n";
+      reply = it == kvs.end() ? "cmd=get_result rc=" + std::string(slurm ? "1" : "-1") +
+                                    " msg=key_" + *m.find("key") + "_not_found value=unknown\n"
+                              : "cmd=get_result rc=0 msg=success value=" + it->second + "\n";
     } else if (m.cmd == "barrier_in") {
       reply = "cmd=barrier_out\n";
     } else if (m.cmd == "finalize") {
@@ -151,6 +161,74 @@ TEST(PmiClient, InheritedFdLikeHydra) {
     EXPECT_EQ(pmi.fd(), -1);
   }
   server.join();
+  clearPmiEnv();
+}
+
+TEST(PmiClient, LongValuesFitSlurmsRequestLines) {
+  clearPmiEnv();
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  std::size_t longest = 0;
+  std::thread server([&] { serve(sv[1], false, 1000, true, &longest); });
+  setenv("PMI_FD", std::to_string(sv[0]).c_str(), 1);
+  setenv("PMI_RANK", "0", 1);
+  setenv("PMI_SIZE", "2", 1);
+  {
+    Pmi pmi;
+    ASSERT_EQ(pmi.init(), MPI_SUCCESS) << pmi.lastError();
+    // 1000 bytes of which some need escaping (3 bytes each on the wire), and a value that
+    // fits one line exactly as before.
+    std::string big;
+    for (int i = 0; i < 1000; ++i) big += static_cast<char>(i % 7 == 0 ? ' ' : 'a' + i % 26);
+    EXPECT_EQ(pmi.put("ccmpi.shm.0", big), MPI_SUCCESS) << pmi.lastError();
+    EXPECT_EQ(pmi.put("short", "v"), MPI_SUCCESS);
+    EXPECT_EQ(pmi.barrier(), MPI_SUCCESS);
+    std::string v;
+    EXPECT_EQ(pmi.get("ccmpi.shm.0", &v), MPI_SUCCESS) << pmi.lastError();
+    EXPECT_EQ(v, big);
+    EXPECT_EQ(pmi.get("short", &v), MPI_SUCCESS);
+    EXPECT_EQ(v, "v");
+    EXPECT_EQ(pmi.get("missing", &v), MPI_ERR_INFO_NOKEY);  // Slurm's rc=1
+    EXPECT_EQ(pmi.finalize(), MPI_SUCCESS);
+  }
+  server.join();
+  EXPECT_LE(longest, kPmiRequestMax);
+  clearPmiEnv();
+}
+
+// A task of a launched job without a usable PMI fails at init instead of running as a
+// singleton; the message names the cause and what to use.
+TEST(PmiClient, NoSilentSingletons) {
+  struct Case {
+    const char* var;
+    const char* value;
+    const char* expect;
+  };
+  const Case cases[] = {{"SLURM_STEP_NUM_TASKS", "4", "--mpi=pmi2"},
+                        {"OMPI_COMM_WORLD_SIZE", "2", "Open MPI"},
+                        {"PMI_SIZE", "3", "PMI_FD"},
+                        {"PMIX_RANK", "0", "PMIx"}};
+  for (const Case& c : cases) {
+    clearPmiEnv();
+    setenv(c.var, c.value, 1);
+    if (std::string(c.var) == "PMIX_RANK") {
+      // No PMIx server to reach: a failed connection, or no PMIx in this build.
+      setenv("PMIX_NAMESPACE", "ccmpi-test-no-such-namespace", 1);
+      setenv("PMIX_SERVER_URI41", "pmix-server.1;tcp4://127.0.0.1:1", 1);
+    }
+    Pmi pmi;
+    EXPECT_EQ(pmi.init(), MPI_ERR_OTHER) << c.var;
+    EXPECT_NE(pmi.lastError().find(c.expect), std::string::npos) << pmi.lastError();
+    EXPECT_FALSE(pmi.initialized());
+    unsetenv("PMIX_SERVER_URI41");
+  }
+  clearPmiEnv();
+  setenv("SLURM_STEP_NUM_TASKS", "1", 1);  // srun -n 1: a singleton is right
+  setenv("SLURM_NTASKS", "8", 1);          // a batch script's environment
+  Pmi pmi;
+  EXPECT_EQ(pmi.init(), MPI_SUCCESS) << pmi.lastError();
+  EXPECT_TRUE(pmi.singleton());
+  unsetenv("SLURM_NTASKS");
   clearPmiEnv();
 }
 
