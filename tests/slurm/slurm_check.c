@@ -3,10 +3,12 @@
  * size, fails here), then that collectives over the world agree: the sum of the ranks
  * (allreduce), every rank's number at every rank (allgather), and a value broadcast from
  * the last rank. Each rank prints "slurm_check rank R size N ok" on success; any mismatch
- * prints what differs and exits 1. */
+ * prints what differs and exits 1. With a second argument `abort`, the last rank then calls
+ * MPI_Abort(MPI_COMM_WORLD, 7) while the others wait in a barrier that only the abort ends. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int failed(int rank, const char* what, long got, long want) {
   fprintf(stderr, "slurm_check rank %d: %s is %ld, expected %ld\n", rank, what, got, want);
@@ -36,9 +38,15 @@ int main(int argc, char** argv) {
   MPI_Bcast(&token, 1, MPI_INT, size - 1, MPI_COMM_WORLD);
   if (token != 4242 + size) return failed(rank, "broadcast value", token, 4242 + size);
 
-  MPI_Barrier(MPI_COMM_WORLD);
   printf("slurm_check rank %d size %d ok\n", rank, size);
   fflush(stdout);
+  if (argc > 2 && strcmp(argv[2], "abort") == 0) {
+    if (rank == size - 1) MPI_Abort(MPI_COMM_WORLD, 7);
+    MPI_Barrier(MPI_COMM_WORLD); /* never completes: the abort kills the job */
+    fprintf(stderr, "slurm_check rank %d: the barrier completed despite MPI_Abort\n", rank);
+    return 1;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
   return 0;
 }

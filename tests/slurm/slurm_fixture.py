@@ -32,8 +32,11 @@ has the expected size and that collectives agree, and prints one "ok" line per r
   salloc_srun_agent  salloc -n 4 mpirun with CCMPI_SLURM_LAUNCH=srun: the per-host proxy
                      is started through srun, as on a multi-node allocation
   sbatch_mpirun      sbatch -n 8 of a script that runs `mpirun PROG`
+  srun_abort         srun --mpi=pmi2 and --mpi=pmix -n 4, the last rank calls MPI_Abort
+                     while the others wait: the step ends at once, non-zero
 """
 import argparse
+import ctypes
 import os
 import shutil
 import signal
@@ -46,6 +49,12 @@ import time
 SKIP = 77
 CASE_TIMEOUT = 60  # seconds per command
 START_TIMEOUT = 40  # seconds for the daemons to bring the node up
+
+
+def die_with_parent():
+    """In a daemon's child process: SIGTERM when this script dies, even by SIGKILL (a CTest
+    timeout), so no daemon outlives the test."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def free_port():
@@ -82,7 +91,8 @@ class Slurm:
     def spawn(self, name, argv):
         log = open(self.path(name + ".out"), "wb")
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=self.env,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                preexec_fn=die_with_parent)
         log.close()
         self.procs.append((name, proc))
         return proc
@@ -198,9 +208,19 @@ PartitionName=ccmpi Nodes={host} Default=YES MaxTime=10 State=UP OverSubscribe=Y
         except (subprocess.TimeoutExpired, OSError):
             pass
 
+    def queue_empty(self):
+        try:
+            r = subprocess.run(["squeue", "-h", "-o", "%i"], env=self.env, timeout=5,
+                               capture_output=True, text=True)
+        except (subprocess.TimeoutExpired, OSError):
+            return False
+        return r.returncode == 0 and not r.stdout.strip()
+
     def stop(self):
-        if any(p.poll() is None for _, p in self.procs if _ == "slurmctld"):
+        if any(p.poll() is None for name, p in self.procs if name == "slurmctld"):
+            # Jobs first, so that slurmd ends their step daemons before it stops.
             self.cancel_all()
+            self.wait_for(self.queue_empty, 15)
         # slurmd first (it stops its step daemons), then slurmctld, then munged.
         for name, p in sorted(self.procs, key=lambda e: ["slurmd", "slurmctld", "munged"].index(e[0])):
             if p.poll() is None:
@@ -300,8 +320,24 @@ class Cases:
             text = ""
         self.expect_ok("sbatch_mpirun", (rc, text, e + o, secs), 8)
 
+    def srun_abort(self):
+        for mpi in ("pmi2", "pmix") if self.pmix else ("pmi2",):
+            case = "srun_abort --mpi=" + mpi
+            r = self.s.run(["srun", "--mpi=" + mpi, "-n", "4", self.check, "4", "abort"])
+            rc, out, err, secs = r
+            if rc in (0, None):
+                self.fail(case, "expected the step to fail", r)
+            elif "the barrier completed" in err:
+                self.fail(case, "a barrier completed despite MPI_Abort", r)
+            elif out.count(" ok") != 4:
+                self.fail(case, "expected 4 ok lines before the abort", r)
+            elif secs > 30:
+                self.fail(case, f"took {secs:.1f} s", r)
+            else:
+                print(f"ok   {case}: the step ended with status {rc} ({secs:.1f} s)", flush=True)
+
     ALL = ["srun_pmi2", "srun_pmix", "srun_none", "salloc_mpirun", "salloc_oversub",
-           "salloc_srun_agent", "sbatch_mpirun"]
+           "salloc_srun_agent", "sbatch_mpirun", "srun_abort"]
 
 
 def main():
