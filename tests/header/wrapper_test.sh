@@ -193,6 +193,12 @@ findmpi)
   "$cmake" --build "$work/as-compilers" || fail "building with the wrappers as compilers"
   [ -x "$work/as-compilers/hello_c" ] && [ -x "$work/as-compilers/hello_cxx" ] ||
     fail "programs not built by the wrappers"
+  # MPI_HOME: FindMPI finds the wrappers and our mpiexec there (given only the wrappers, it
+  # takes the first mpiexec in PATH, as README says).
+  "$cmake" -S "$srcdir/findmpi" -B "$work/mpi-home" -G "$generator" \
+    -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" -DMPI_HOME="$bindir/.." \
+    -DEXPECTED_INCDIR="$incdir" -DEXPECTED_LIBDIR="$libdir" -DEXPECTED_MPIEXEC="$bindir/mpiexec" ||
+    fail "configuring with MPI_HOME"
   ;;
 
 install)
