@@ -225,9 +225,12 @@ int Job::prepare() {
   if (list.empty())
     list.push_back(HostSlots{hostname_, o_.ppn > 0 ? o_.ppn : o_.np > 0 ? o_.np : 1});
   std::map<std::string, std::string> agentNames;
+  // Slurm's name for the node we run on may differ from its host name (NodeHostname).
+  const char* slurmNode = inSlurm_ ? getenv("SLURMD_NODENAME") : nullptr;
   for (auto& h : list) {
     std::string original = h.name;
-    if (isLocalHostName(h.name, hostname_)) h.name = hostname_;
+    if (isLocalHostName(h.name, hostname_) || (slurmNode && h.name == slurmNode))
+      h.name = hostname_;
     agentNames.emplace(h.name, original);
   }
   const char* forceSrun = getenv("CCMPI_SLURM_LAUNCH");

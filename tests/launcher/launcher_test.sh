@@ -448,6 +448,14 @@ hydra_exchange | hydra_pmi_port)
   check_exchange 3
   expect_out "singleton=0"
   ;;
+hydra_badkey)
+  # Key and value limits, and values longer than one request line, under Hydra's server.
+  HYDRA="$(command -v mpiexec.mpich || true)"
+  [ -n "$HYDRA" ] || fail "mpiexec.mpich (MPICH's Hydra) is not installed; install the Debian package 'mpich'"
+  run "$HYDRA" -n 2 "$PROBE" badkey
+  expect_rc 0
+  [ "$(count_out '^badkey rank=[01] failures=0$')" -eq 2 ] || fail "expected 2 clean badkey lines"
+  ;;
 hydra_abort)
   # cmd=abort exitcode=N as Hydra understands it: the job ends with that code.
   HYDRA="$(command -v mpiexec.mpich || true)"
