@@ -34,6 +34,9 @@ has the expected size and that collectives agree, and prints one "ok" line per r
   sbatch_mpirun      sbatch -n 8 of a script that runs `mpirun PROG`
   srun_abort         srun --mpi=pmi2 and --mpi=pmix -n 4, the last rank calls MPI_Abort
                      while the others wait: the step ends at once, non-zero
+  srun_pmi1_limits   srun --mpi=pmi2 -n 3 of tests/launcher/pmi_probe badkey (--probe):
+                     key and value limits of the PMI-1 client against Slurm's server,
+                     with values that take several 1024-byte request lines
 """
 import argparse
 import ctypes
@@ -238,7 +241,8 @@ PartitionName=ccmpi Nodes={host} Default=YES MaxTime=10 State=UP OverSubscribe=Y
 
 
 class Cases:
-    def __init__(self, slurm, check, mpirun, pmix):
+    def __init__(self, slurm, check, mpirun, pmix, probe):
+        self.probe = probe
         self.s = slurm
         self.check = os.path.abspath(check)
         self.mpirun = os.path.abspath(mpirun)
@@ -339,14 +343,26 @@ class Cases:
             else:
                 print(f"ok   {case}: the step ended with status {rc} ({secs:.1f} s)", flush=True)
 
+    def srun_pmi1_limits(self):
+        if not self.probe:
+            print("skip srun_pmi1_limits: no --probe given", flush=True)
+            return
+        r = self.s.run(["srun", "--mpi=pmi2", "-n", "3", self.probe, "badkey"])
+        rc, out, err, secs = r
+        ok = sorted(l for l in out.splitlines() if l.startswith("badkey "))
+        if rc != 0 or ok != [f"badkey rank={i} failures=0" for i in range(3)]:
+            return self.fail("srun_pmi1_limits", "expected 3 clean badkey lines", r)
+        print(f"ok   srun_pmi1_limits: 3 tasks ({secs:.1f} s)", flush=True)
+
     ALL = ["srun_pmi2", "srun_pmix", "srun_none", "salloc_mpirun", "salloc_oversub",
-           "salloc_srun_agent", "sbatch_mpirun", "srun_abort"]
+           "salloc_srun_agent", "sbatch_mpirun", "srun_abort", "srun_pmi1_limits"]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", required=True, help="the slurm_check program")
     ap.add_argument("--mpirun", required=True, help="our mpirun")
+    ap.add_argument("--probe", help="tests/launcher/pmi_probe (for srun_pmi1_limits)")
     ap.add_argument("--pmix", choices=["yes", "no"], default="yes",
                     help="whether the library was built with PMIx support")
     ap.add_argument("--only", nargs="*", choices=Cases.ALL, help="run only these cases")
@@ -370,7 +386,8 @@ def main():
             print("skipped: no Slurm: " + why)
             return SKIP
         print(f"slurm up in {time.monotonic() - t0:.1f} s ({s.dir})", flush=True)
-        cases = Cases(s, args.check, args.mpirun, args.pmix == "yes")
+        cases = Cases(s, args.check, args.mpirun, args.pmix == "yes",
+                      os.path.abspath(args.probe) if args.probe else None)
         for name in args.only or Cases.ALL:
             getattr(cases, name)()
     print(f"{len(cases.failures)} failed; total {time.monotonic() - t0:.1f} s")
