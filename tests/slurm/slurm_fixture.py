@@ -55,6 +55,12 @@ CASE_TIMEOUT = 60  # seconds per command
 START_TIMEOUT = 40  # seconds for the daemons to bring the node up
 
 
+def program(name):
+    """Path of a Slurm or munge program; the daemons live in sbin, which a normal user's PATH
+    may lack."""
+    return shutil.which(name, path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin:/usr/local/sbin")
+
+
 def die_with_parent():
     """In a daemon's child process: SIGTERM when this script dies, even by SIGKILL (a CTest
     timeout), so no daemon outlives the test."""
@@ -110,7 +116,7 @@ class Slurm:
             f.write(os.urandom(1024))
         os.chmod(key, 0o600)
         self.munge_socket = self.path("munge", "munge.socket")
-        self.spawn("munged", ["munged", "--foreground", "--force",
+        self.spawn("munged", [program("munged"), "--foreground", "--force",
                               "--socket=" + self.munge_socket, "--key-file=" + key,
                               "--log-file=" + self.path("munge", "munged.log"),
                               "--pid-file=" + self.path("munge", "munged.pid"),
@@ -158,8 +164,8 @@ PartitionName=ccmpi Nodes={host} Default=YES MaxTime=10 State=UP OverSubscribe=Y
 """
         with open(self.env["SLURM_CONF"], "w") as f:
             f.write(conf)
-        self.spawn("slurmctld", ["slurmctld", "-D", "-c", "-f", self.env["SLURM_CONF"]])
-        self.spawn("slurmd", ["slurmd", "-D", "-f", self.env["SLURM_CONF"]])
+        self.spawn("slurmctld", [program("slurmctld"), "-D", "-c", "-f", self.env["SLURM_CONF"]])
+        self.spawn("slurmd", [program("slurmd"), "-D", "-f", self.env["SLURM_CONF"]])
         up = self.wait_for(lambda: self.node_state() in ("idle", "idle*"), START_TIMEOUT)
         if not up:
             return ("the node did not become idle in %d s (state '%s'); slurmctld: %s; slurmd: %s"
@@ -369,7 +375,7 @@ def main():
     args = ap.parse_args()
 
     missing = [p for p in ("munged", "slurmctld", "slurmd", "srun", "salloc", "sbatch", "sinfo")
-               if not shutil.which(p)]
+               if not program(p)]
     if missing:
         print("skipped: no Slurm (missing " + ", ".join(missing) +
               "; scripts/deps.sh installs slurmctld slurmd slurm-client munge)")
