@@ -30,7 +30,8 @@ has the expected size and that collectives agree, and prints one "ok" line per r
   salloc_mpirun      salloc -n 8 mpirun PROG (no -n: the allocation's 8 tasks)
   salloc_oversub     salloc -n 4 mpirun -n 8: refused; with --oversubscribe it runs
   salloc_srun_agent  salloc -n 4 mpirun with CCMPI_SLURM_LAUNCH=srun: the per-host proxy
-                     is started through srun, as on a multi-node allocation
+                     is started through srun, as on a multi-node allocation; MPI_Abort
+                     there ends mpirun with the abort code
   sbatch_mpirun      sbatch -n 8 of a script that runs `mpirun PROG`
   srun_abort         srun --mpi=pmi2 and --mpi=pmix -n 4, the last rank calls MPI_Abort
                      while the others wait: the step ends at once, non-zero
@@ -318,6 +319,13 @@ class Cases:
         self.expect_ok("salloc_srun_agent", r, 4)
         if r[0] == 0 and "srun" not in r[2]:
             self.fail("salloc_srun_agent", "mpirun -v does not show the srun launch", r)
+        # MPI_Abort through the proxy: mpirun ends the job with the abort code.
+        r = self.s.run(["salloc", "-Q", "-n", "4", self.mpirun, self.check, "4", "abort"],
+                       extra_env={"CCMPI_SLURM_LAUNCH": "srun"})
+        if r[0] != 7 or "called MPI_Abort with error code 7" not in r[2] or r[3] > 30:
+            self.fail("salloc_srun_agent (abort)", "expected exit status 7 from MPI_Abort", r)
+        else:
+            print(f"ok   salloc_srun_agent (abort): status 7 ({r[3]:.1f} s)", flush=True)
 
     def sbatch_mpirun(self):
         script = self.s.path("job.sh")
