@@ -84,13 +84,14 @@ bool pmixSupported() {
 std::string launchedJobWithoutPmi() {
   const std::string use = pmixSupported() ? "srun --mpi=pmi2 or --mpi=pmix"
                                           : "srun --mpi=pmi2 (this ccmpi has no PMIx)";
-  const long steps = envLong("SLURM_STEP_NUM_TASKS");
+  // A task of an srun step (a batch script or an allocation's shell has no SLURM_STEP_ID).
+  long steps = envLong("SLURM_STEP_NUM_TASKS");
+  if (steps <= 0 && getenv("SLURM_STEP_ID") && getenv("SLURM_PROCID"))
+    steps = envLong("SLURM_NTASKS");
   if (steps > 1) {
     const char* mpi = getenv("SLURM_MPI_TYPE");
     return "this process is task " + std::to_string(envLong("SLURM_PROCID")) + " of " +
-           std::to_string(steps) +
-           " started by Slurm's srun (SLURM_STEP_NUM_TASKS=" + std::to_string(steps) +
-           ", --mpi=" + (mpi ? mpi : "none") +
+           std::to_string(steps) + " started by Slurm's srun (--mpi=" + (mpi ? mpi : "none") +
            "), which gives it no PMI ccmpi can use, so it would run alone as rank 0 of 1; "
            "launch with " +
            use + ", or with ccmpi's mpirun inside the allocation";

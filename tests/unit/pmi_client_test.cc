@@ -22,9 +22,9 @@ namespace ccmpi::bootstrap {
 namespace {
 
 void clearPmiEnv() {
-  for (const char* v :
-       {"PMI_FD", "PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE", "SLURM_STEP_NUM_TASKS",
-        "SLURM_PROCID", "SLURM_MPI_TYPE", "PMIX_RANK", "PMIX_NAMESPACE", "OMPI_COMM_WORLD_SIZE"})
+  for (const char* v : {"PMI_FD", "PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE",
+                        "SLURM_STEP_NUM_TASKS", "SLURM_PROCID", "SLURM_MPI_TYPE", "PMIX_RANK",
+                        "PMIX_NAMESPACE", "OMPI_COMM_WORLD_SIZE", "SLURM_STEP_ID", "SLURM_NTASKS"})
     unsetenv(v);
 }
 
@@ -221,6 +221,16 @@ TEST(PmiClient, NoSilentSingletons) {
     EXPECT_NE(pmi.lastError().find(c.expect), std::string::npos) << pmi.lastError();
     EXPECT_FALSE(pmi.initialized());
     unsetenv("PMIX_SERVER_URI41");
+  }
+  // Without SLURM_STEP_NUM_TASKS (older srun): a step's task count.
+  clearPmiEnv();
+  setenv("SLURM_STEP_ID", "0", 1);
+  setenv("SLURM_PROCID", "1", 1);
+  setenv("SLURM_NTASKS", "2", 1);
+  {
+    Pmi pmi;
+    EXPECT_EQ(pmi.init(), MPI_ERR_OTHER);
+    EXPECT_NE(pmi.lastError().find("task 1 of 2"), std::string::npos) << pmi.lastError();
   }
   clearPmiEnv();
   setenv("SLURM_STEP_NUM_TASKS", "1", 1);  // srun -n 1: a singleton is right
