@@ -119,6 +119,12 @@ std::string unsupportedOptionMessage(const std::string& name) {
       {"profile", "(MPICH Hydra) is not supported"},
       {"ckpointlib", "(MPICH Hydra) is not supported"},
       {"gdb", "is not supported"},
+      {"genvnone", "(MPICH Hydra) is not supported: local ranks get our environment"},
+      {"genvlist", "(MPICH Hydra) is not supported: use -x NAME for each variable"},
+      {"outfile-pattern", "(MPICH Hydra) is not supported: output is forwarded to ours"},
+      {"errfile-pattern", "(MPICH Hydra) is not supported: output is forwarded to ours"},
+      {"output-filename", "(Open MPI) is not supported: output is forwarded to ours"},
+      {"x11", "is not supported"},
   };
   for (const auto& k : kKnown)
     if (name == k.name) return k.text;
@@ -273,7 +279,8 @@ bool parseOptions(const std::vector<std::string>& argv, Options* o, std::string*
     } else if (name == "v" || name == "verbose") {
       if (!noValue()) return false;
       o->verbose = true;
-    } else if (name == "allow-run-as-root") {  // Open MPI's; we never refuse root
+    } else if (name == "allow-run-as-root" || name == "genvall" || name == "envall") {
+      // Open MPI's root switch and Hydra's "pass the whole environment": what we do anyway.
       if (!noValue()) return false;
     } else if (name == "oversubscribe") {
       if (!noValue()) return false;

@@ -266,7 +266,9 @@ TEST(Options, OpenMpiAndHydraHabits) {
   EXPECT_FALSE(parseOptions({"--bind-to", "hwthread", "p"}, &o, &error));
   EXPECT_NE(error.find("none, core or socket"), std::string::npos) << error;
   EXPECT_FALSE(parseOptions({"-ppn", "0", "p"}, &o, &error));
-  for (const char* opt : {"--mca", "-mca", "--rankfile", "-bootstrap", "--prefix", "--bynode"}) {
+  ASSERT_TRUE(parseOptions({"-genvall", "--allow-run-as-root", "p"}, &o, &error)) << error;
+  for (const char* opt : {"--mca", "-mca", "--rankfile", "-bootstrap", "--prefix", "--bynode",
+                          "-genvlist", "-outfile-pattern"}) {
     EXPECT_FALSE(parseOptions({opt, "x", "p"}, &o, &error)) << opt;
     EXPECT_NE(error.find(std::string("'") + opt + "'"), std::string::npos) << error;
     EXPECT_NE(error.find("not supported"), std::string::npos) << error;
