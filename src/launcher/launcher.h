@@ -10,7 +10,8 @@
 namespace ccmpi::launcher {
 
 int runMpirun(const std::vector<std::string>& args);
-int runProxy();
+// `args`: the arguments after --ccmpi-proxy (`--connect HOST:PORT`, see proxy.cc).
+int runProxy(const std::vector<std::string>& args);
 
 // Ignores SIGPIPE, blocks SIGCHLD/SIGINT/SIGTERM/SIGHUP/SIGQUIT and returns a signalfd
 // that reports them (-1 on failure). Children must call prepareChild() (rank_set.h).

@@ -133,7 +133,8 @@ void ensureStdFds() {
 
 int main(int argc, char** argv) {
   ensureStdFds();
-  if (argc >= 2 && std::strcmp(argv[1], "--ccmpi-proxy") == 0) return ccmpi::launcher::runProxy();
+  if (argc >= 2 && std::strcmp(argv[1], "--ccmpi-proxy") == 0)
+    return ccmpi::launcher::runProxy(std::vector<std::string>(argv + 2, argv + argc));
   std::vector<std::string> args(argv + 1, argv + argc);
   return ccmpi::launcher::runMpirun(args);
 }

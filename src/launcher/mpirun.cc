@@ -6,7 +6,10 @@
 //   1. options, hosts (hostfile / -H / a Slurm allocation / just this machine),
 //      placement, job id and secret;
 //   2. launch: local ranks via RankSet; for each other host `<agent> <host> <mpirun>
-//      --ccmpi-proxy`, then a kJob frame describing its ranks (frame.h);
+//      --ccmpi-proxy`, then a kJob frame describing its ranks (frame.h). In a Slurm
+//      allocation (no --launcher) one srun starts the proxies of all other nodes, one
+//      per node, and each connects back to a TCP port of ours (proxy.cc's --connect),
+//      saying which node it is on; it then gets its kJob frame over that connection;
 //   3. event loop: PMI lines (local sockets or kPmi frames) go to PmiServer, whose
 //      replies go back the same way; output goes through OutputAssembler to our
 //      stdout/stderr; exits are checked against PMI state;
@@ -17,8 +20,10 @@
 //   5. done when every rank has exited and all output has been forwarded (output pipes
 //      still held open by a rank's descendants are abandoned 1 s after the last exit).
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,12 +83,8 @@ struct Host {
   std::string agentName;  // the name the launch agent gets (Slurm's node name)
 };
 
-// The agent that starts a proxy on a node of a Slurm allocation: one single-task step
-// there, with the whole node, sharing it with other steps, no PMI of Slurm's.
-std::vector<std::string> srunAgent() {
-  return {"srun",       "--nodes=1", "--ntasks=1",           "--whole",   "--overlap",
-          "--mpi=none", "--quiet",   "--kill-on-bad-exit=1", "--nodelist"};
-}
+// How long the proxies started by srun have to connect back.
+constexpr auto kConnectTimeout = std::chrono::seconds(60);
 
 struct RankInfo {
   int host = 0;
@@ -102,6 +103,8 @@ struct Proxy {
   FrameReader reader{true};
   bool eof = false;
   int ranksLeft = 0;
+  bool connectBack = false;  // started by the shared srun; `to`/`from` once it connected
+  std::string early;         // frames for it before it connected (its job, stdin)
 };
 
 class Job {
@@ -114,6 +117,10 @@ class Job {
   int slurmHosts(std::vector<HostSlots>* list, std::string* text);
   void launch();
   bool startProxy(int proxyIndex, const LaunchSpec& spec);
+  bool startSrunProxies();
+  void onHello(int fd);
+  void loseProxy(int index, const std::string& message);
+  void sendToProxy(Proxy& p, const std::string& frame);
   void onSignal();
   void onProxyData(int index, const char* data, std::size_t n);
   void onProxyFrame(int index, const Frame& frame);
@@ -132,7 +139,11 @@ class Job {
   OutputAssembler output_;
   std::string hostname_;
   std::vector<Host> hosts_;
-  bool inSlurm_ = false;  // hosts from the Slurm allocation
+  bool inSlurm_ = false;      // hosts from the Slurm allocation
+  bool connectBack_ = false;  // remote proxies: one srun, connecting back to listenFd_
+  int listenFd_ = -1;
+  std::string proxyToken_;
+  std::map<int, std::string> hellos_;  // accepted connections: fd -> hello read so far
   Placement placement_;
   int np_ = 0;
   std::vector<std::string> agent_;
@@ -298,8 +309,10 @@ int Job::prepare() {
       if (env && *env)
         agent_ = splitCommand(env);
       else if (inSlurm_ || getenv("SLURM_JOB_ID"))
-        agent_ = srunAgent();
-      else
+        connectBack_ = true;  // one srun for all nodes (startSrunProxies)
+      if (connectBack_)
+        agent_ = {"srun"};
+      else if (agent_.empty())
         agent_ = {"ssh"};
     }
     if (agent_.size() == 1 && agent_[0] == "ssh") agent_ = {"ssh", "-x", "-o", "BatchMode=yes"};
@@ -487,9 +500,15 @@ void Job::launch() {
       } else if (static_cast<int>(h) == rank0Host) {
         spec.rank0Stdin = StdinMode::kNull;
       }
-      if (!startProxy(index, spec)) return;
+      if (connectBack_) {
+        proxies_.back().connectBack = true;
+        appendFrame(&proxies_.back().early, FrameType::kJob, -1, encodeLaunchSpec(spec));
+      } else if (!startProxy(index, spec)) {
+        return;
+      }
     }
   }
+  if (connectBack_ && !proxies_.empty() && !startSrunProxies()) return;
 
   if (relayStdin_) {
     // Relay our stdin to rank 0 (no O_NONBLOCK on fd 0: it may be shared with others).
@@ -505,7 +524,7 @@ void Job::launch() {
         Proxy& p = proxies_[static_cast<std::size_t>(remoteStdinProxy_)];
         std::string frame;
         appendFrame(&frame, FrameType::kStdin, 0, data);
-        if (p.to) p.to->send(frame);
+        sendToProxy(p, frame);
       }
       if (n <= 0) loop_.unwatch(0);
     });
@@ -564,6 +583,166 @@ bool Job::startProxy(int index, const LaunchSpec& spec) {
   return true;
 }
 
+void Job::sendToProxy(Proxy& p, const std::string& frame) {
+  if (p.to)
+    p.to->send(frame);
+  else if (p.connectBack && !p.eof)
+    p.early += frame;
+}
+
+// One srun starts the proxies of all remote nodes (one task per node); each connects to
+// our listener and names its node (onHello).
+bool Job::startSrunProxies() {
+  proxyToken_ = randomHex(16);
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  socklen_t len = sizeof addr;
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      listen(fd, 1024) != 0 || getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0 ||
+      proxyToken_.empty()) {
+    const std::string why = strerror(errno);
+    if (fd >= 0) ::close(fd);
+    for (auto& p : proxies_) p.eof = true;
+    abandonUnstarted();
+    fail("cannot open a port for the proxies to connect to: " + why, 1);
+    return false;
+  }
+  listenFd_ = fd;
+  std::string nodes;
+  for (const auto& p : proxies_) {
+    const Host& h = hosts_[static_cast<std::size_t>(p.host)];
+    nodes += (nodes.empty() ? "" : ",") + (h.agentName.empty() ? h.name : h.agentName);
+  }
+  const std::string count = std::to_string(proxies_.size());
+  std::vector<std::string> args = {"srun",
+                                   "--nodes=" + count,
+                                   "--ntasks=" + count,
+                                   "--ntasks-per-node=1",
+                                   "--whole",
+                                   "--overlap",
+                                   "--mpi=none",
+                                   "--quiet",
+                                   "--kill-on-bad-exit=1",
+                                   "--input=none",
+                                   "--nodelist=" + nodes,
+                                   self_,
+                                   "--ccmpi-proxy",
+                                   "--connect",
+                                   hostname_ + ":" + std::to_string(ntohs(addr.sin_port))};
+  if (o_.verbose) {
+    std::string line;
+    for (const auto& a : args) line += (line.empty() ? "" : " ") + a;
+    say("starting proxies: " + line);
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string token = "CCMPI_PROXY_TOKEN=" + proxyToken_;
+  const pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) {
+    for (auto& p : proxies_) p.eof = true;
+    abandonUnstarted();
+    fail(std::string("fork: ") + strerror(errno), 1);
+    return false;
+  }
+  if (pid == 0) {
+    prepareChild(parent);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    putenv(const_cast<char*>(token.c_str()));
+    execvp(argv[0], argv.data());
+    dprintf(2, "mpirun: cannot execute srun: %s\n", strerror(errno));
+    _exit(127);
+  }
+  for (auto& p : proxies_) p.agentPid = pid;
+  loop_.watch(listenFd_, POLLIN, [this](short) {
+    for (;;) {
+      int c = accept4(listenFd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (c < 0) break;
+      hellos_[c].clear();
+      loop_.watch(c, POLLIN, [this, c](short) { onHello(c); });
+    }
+  });
+  loop_.after(kConnectTimeout, [this] {
+    for (std::size_t i = 0; i < proxies_.size(); ++i)
+      if (proxies_[i].connectBack && !proxies_[i].to && !proxies_[i].eof)
+        loseProxy(static_cast<int>(i), "the proxy on host " +
+                                           hosts_[static_cast<std::size_t>(proxies_[i].host)].name +
+                                           " did not connect back within 60 s");
+  });
+  return true;
+}
+
+// A proxy's first line on its connection: "ccmpi-proxy-hello TOKEN NODE".
+void Job::onHello(int fd) {
+  std::string& buffer = hellos_[fd];
+  char buf[4096];
+  ssize_t n = ::read(fd, buf, sizeof buf);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  auto drop = [&] {
+    loop_.unwatch(fd);
+    ::close(fd);
+    hellos_.erase(fd);
+  };
+  if (n <= 0) return drop();
+  buffer.append(buf, static_cast<std::size_t>(n));
+  const std::size_t nl = buffer.find('\n');
+  if (nl == std::string::npos) {
+    if (buffer.size() > 1024) drop();
+    return;
+  }
+  std::vector<std::string> words = splitCommand(buffer.substr(0, nl));
+  std::string rest = buffer.substr(nl + 1);
+  if (words.size() != 3 || words[0] != "ccmpi-proxy-hello" || words[1] != proxyToken_)
+    return drop();  // not one of ours
+  int index = -1;
+  for (std::size_t i = 0; i < proxies_.size() && index < 0; ++i) {
+    const Proxy& p = proxies_[i];
+    const Host& h = hosts_[static_cast<std::size_t>(p.host)];
+    if (p.connectBack && !p.to && !p.eof &&
+        (words[2] == h.agentName || words[2] == h.name || isLocalHostName(h.name, words[2])))
+      index = static_cast<int>(i);
+  }
+  loop_.unwatch(fd);
+  hellos_.erase(fd);
+  if (index < 0 || failing_) {
+    if (index < 0) say("a proxy connected from node " + words[2] + ", which has none to run");
+    ::close(fd);
+    return;
+  }
+  Proxy& p = proxies_[static_cast<std::size_t>(index)];
+  p.to = std::make_unique<Channel>(loop_, dup(fd), false, nullptr);
+  p.from = std::make_unique<Channel>(
+      loop_, fd, true, [this, index](const char* d, std::size_t m) { onProxyData(index, d, m); });
+  p.to->send(p.early);
+  p.early.clear();
+  bool waiting = false;  // for another proxy to connect
+  for (const auto& q : proxies_) waiting = waiting || (q.connectBack && !q.to && !q.eof);
+  if (!waiting && listenFd_ >= 0) {
+    loop_.unwatch(listenFd_);
+    ::close(listenFd_);
+    listenFd_ = -1;
+  }
+  if (!rest.empty()) onProxyData(index, rest.data(), rest.size());
+}
+
+// A proxy that never connected: its ranks count as exited, and the job fails.
+void Job::loseProxy(int index, const std::string& message) {
+  Proxy& p = proxies_[static_cast<std::size_t>(index)];
+  if (p.eof) return;
+  p.eof = true;
+  p.early.clear();
+  for (int r : placement_.ranksOfHost[static_cast<std::size_t>(p.host)])
+    ranks_[static_cast<std::size_t>(r)].exited = true;
+  if (p.ranksLeft > 0) {
+    p.ranksLeft = 0;
+    fail(message, 1);
+  }
+}
+
 // After a launch failure: ranks that were never started count as exited.
 void Job::abandonUnstarted() {
   for (std::size_t i = 0; i < ranks_.size(); ++i) {
@@ -584,10 +763,9 @@ void Job::sendPmi(int rank, const std::string& line) {
     return;
   }
   Proxy& p = proxies_[static_cast<std::size_t>(r.proxy)];
-  if (!p.to) return;
   std::string frame;
   appendFrame(&frame, FrameType::kPmi, rank, line);
-  p.to->send(frame);
+  sendToProxy(p, frame);
 }
 
 void Job::onSignal() {
@@ -622,11 +800,15 @@ void Job::onSignal() {
                         [](const auto& e) { return WIFSIGNALED(e.second); });
   for (const auto& [pid, status] : reaped) {
     if (local_ && local_->handleExit(pid, status)) continue;
-    for (auto& p : proxies_) {
-      if (p.agentPid == pid) {
-        p.agentReaped = true;
-        p.agentStatus = status;
-      }
+    for (std::size_t i = 0; i < proxies_.size(); ++i) {
+      Proxy& p = proxies_[i];
+      if (p.agentPid != pid) continue;
+      p.agentReaped = true;
+      p.agentStatus = status;
+      if (p.connectBack && !p.to)
+        loseProxy(static_cast<int>(i), "srun ended before the proxy on host " +
+                                           hosts_[static_cast<std::size_t>(p.host)].name +
+                                           " connected back (see its message above)");
     }
   }
 }
@@ -747,6 +929,7 @@ void Job::fail(const std::string& message, int exitCode) {
   appendFrame(&frame, FrameType::kKill, -1, "");
   for (auto& p : proxies_)
     if (p.to && !p.eof) p.to->send(frame);
+  for (auto& p : proxies_) p.early.clear();  // proxies yet to connect are turned away
   loop_.after(kHardDeadline, [this] { forceEnd(); });
 }
 

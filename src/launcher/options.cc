@@ -42,8 +42,9 @@ const char* usageText() {
 Inside a Slurm allocation (salloc, sbatch: SLURM_JOB_NODELIST and SLURM_TASKS_PER_NODE
 set) and without -H/--hostfile, the hosts and slots are the allocation's nodes and task
 counts; -n defaults to its tasks and may not exceed them without --oversubscribe. The
-ranks of this host are forked directly; other nodes get their proxy through
-`srun --nodes=1 --ntasks=1 -w NODE` (CCMPI_SLURM_LAUNCH=srun uses srun for this host too).
+ranks of this host are forked directly; the other nodes get a proxy each, all started by
+one `srun --ntasks-per-node=1 ...`, which connect back to mpirun (CCMPI_SLURM_LAUNCH=srun
+uses srun for this host too; --launcher chooses another agent).
 
 Options of Open MPI's or MPICH's mpirun that are not supported (--mca, --rankfile,
 --prefix, -bootstrap, ...) are refused by name, as is any unknown option.

@@ -1,7 +1,10 @@
 // The per-host proxy (`mpirun --ccmpi-proxy`), started by mpirun through the launch
 // agent. It forks the ranks described by the first frame on stdin and relays their PMI
 // lines, output and exit statuses over stdout (frame.h); mpirun answers PMI and decides
-// everything else. It ends:
+// everything else. With `--connect HOST:PORT` (the proxies of a Slurm allocation, all
+// started by one srun) it talks to mpirun over a TCP connection to HOST:PORT instead,
+// opened with the line "ccmpi-proxy-hello <CCMPI_PROXY_TOKEN> <node>" (node: Slurm's
+// SLURMD_NODENAME, else the host name), and stdin/stdout are not used. It ends:
 //   - normally, once all its ranks have exited and their output is forwarded;
 //   - on kKill: SIGTERM to the ranks, SIGKILL after 1 s, then as above;
 //   - on EOF on stdin (mpirun or the agent died) or SIGINT/SIGTERM/SIGHUP: SIGKILL to
@@ -10,8 +13,12 @@
 // than kMaxBacklog bytes wait, so a slow mpirun throttles the ranks instead of growing
 // the queue without bound.
 #include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,8 +40,53 @@ constexpr std::size_t kResumeBacklog = 1u << 20;
 constexpr auto kKillGrace = std::chrono::milliseconds(1000);
 constexpr auto kOutputDrain = std::chrono::milliseconds(1000);
 
+// Connects to mpirun at "host:port" and says hello; the socket, or -1 with a message.
+int connectBack(const std::string& hostPort) {
+  const std::size_t colon = hostPort.rfind(':');
+  const char* token = getenv("CCMPI_PROXY_TOKEN");
+  if (colon == std::string::npos || !token) {
+    dprintf(2, "mpirun proxy: --connect needs HOST:PORT and CCMPI_PROXY_TOKEN\n");
+    return -1;
+  }
+  const std::string host = hostPort.substr(0, colon), port = hostPort.substr(colon + 1);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* list = nullptr;
+  if (int gai = getaddrinfo(host.c_str(), port.c_str(), &hints, &list); gai != 0) {
+    dprintf(2, "mpirun proxy: cannot resolve %s: %s\n", host.c_str(), gai_strerror(gai));
+    return -1;
+  }
+  int fd = -1;
+  for (addrinfo* ai = list; ai && fd < 0; ai = ai->ai_next) {
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(list);
+  if (fd < 0) {
+    dprintf(2, "mpirun proxy: cannot connect to mpirun at %s: %s\n", hostPort.c_str(),
+            strerror(errno));
+    return -1;
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  std::string node;
+  if (const char* n = getenv("SLURMD_NODENAME")) node = n;
+  if (node.empty()) {
+    char buf[256] = {};
+    gethostname(buf, sizeof buf - 1);
+    node = buf;
+  }
+  writeAll(fd, "ccmpi-proxy-hello " + std::string(token) + " " + node + "\n");
+  return fd;
+}
+
 class Proxy {
  public:
+  explicit Proxy(std::string connect) : connect_(std::move(connect)) {}
   int run();
 
  private:
@@ -56,6 +108,7 @@ class Proxy {
   bool paused_ = false;
   bool drainArmed_ = false;
   std::string host_ = "?";
+  std::string connect_;  // --connect HOST:PORT, or empty (stdin/stdout)
 };
 
 void Proxy::sendUp(FrameType type, int rank, std::string_view payload) {
@@ -172,10 +225,16 @@ int Proxy::run() {
     dprintf(2, "mpirun proxy: cannot set up signals: %s\n", strerror(errno));
     return 1;
   }
-  writeAll(1, kProxyMagic);
-  up_ = std::make_unique<Channel>(loop_, dup(1), false, nullptr);
-  down_ = std::make_unique<Channel>(loop_, dup(0), true,
+  int upFd = 1, downFd = 0;
+  if (!connect_.empty()) {
+    upFd = downFd = connectBack(connect_);
+    if (upFd < 0) return 1;
+  }
+  writeAll(upFd, kProxyMagic);
+  up_ = std::make_unique<Channel>(loop_, dup(upFd), false, nullptr);
+  down_ = std::make_unique<Channel>(loop_, dup(downFd), true,
                                     [this](const char* d, std::size_t n) { onDown(d, n); });
+  if (!connect_.empty()) ::close(upFd);
   // Our stdin/stdout now live in the channels; keep 0/1 pointing at harmless files.
   int devnull = open("/dev/null", O_RDWR);
   if (devnull >= 0) {
@@ -214,8 +273,11 @@ int Proxy::run() {
 
 }  // namespace
 
-int runProxy() {
-  Proxy proxy;
+int runProxy(const std::vector<std::string>& args) {
+  std::string connect;
+  for (std::size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "--connect") connect = args[i + 1];
+  Proxy proxy(connect);
   return proxy.run();
 }
 

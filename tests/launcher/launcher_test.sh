@@ -297,6 +297,33 @@ slurm_allocation)
     IFS=: read -r r host <<<"$spec"
     grep -qxF "env $r FAKE_AGENT_HOST=$host" "$WORK/out" || fail "rank $r not on $host"
   done
+  # Without --launcher: one srun (here tests/launcher/fake_slurm/srun) starts a proxy per
+  # node, and each connects back to mpirun naming its node.
+  run env PATH="$HERE/fake_slurm:$PATH" SLURM_JOB_ID=7 SLURM_JOB_NODELIST="fake[1-3]" \
+    SLURM_TASKS_PER_NODE="2,1(x2)" "$MPIRUN" -v "$PROBE" env FAKE_AGENT_HOST
+  expect_rc 0
+  [ "$(grep -c '^env ' "$WORK/out")" -eq 4 ] || fail "expected the allocation's 4 ranks"
+  for spec in 0:fake1 1:fake1 2:fake2 3:fake3; do
+    IFS=: read -r r host <<<"$spec"
+    grep -qxF "env $r FAKE_AGENT_HOST=$host" "$WORK/out" || fail "rank $r not on $host"
+  done
+  expect_err "^mpirun: starting proxies: srun --nodes=3 --ntasks=3 --ntasks-per-node=1 .*--nodelist=fake1,fake2,fake3 .* --ccmpi-proxy --connect "
+  run env PATH="$HERE/fake_slurm:$PATH" SLURM_JOB_ID=7 SLURM_JOB_NODELIST="fake[1-3]" \
+    SLURM_TASKS_PER_NODE="2,1(x2)" "$MPIRUN" "$PROBE" exchange 2
+  check_exchange 4
+  # A rank that fails on a proxy's node ends the job, and the proxies with it.
+  run env PATH="$HERE/fake_slurm:$PATH" SLURM_JOB_ID=7 SLURM_JOB_NODELIST="fake[1-2]" \
+    SLURM_TASKS_PER_NODE="2(x2)" "$MPIRUN" "$PROBE" abort 9 3
+  expect_rc 9
+  expect_err "rank 3 called MPI_Abort with error code 9"
+  expect_fast 5000
+  expect_pids_gone 2000
+  run env PATH="$HERE/fake_slurm:$PATH" FAKE_SRUN_FAIL=1 SLURM_JOB_ID=7 \
+    SLURM_JOB_NODELIST="fake[1-2]" SLURM_TASKS_PER_NODE="2(x2)" "$MPIRUN" "$PROBE" exchange
+  expect_rc 1
+  expect_err "^srun: error: Unable to create step"
+  expect_err "^mpirun: srun ended before the proxy on host fake1 connected back"
+  expect_fast 5000
   run env SLURM_JOB_ID=7 SLURM_JOB_NODELIST="fake[1-3]" SLURM_TASKS_PER_NODE="2(x2)" \
     "$MPIRUN" --launcher "$AGENT" "$PROBE" exchange
   expect_rc 2
