@@ -19,7 +19,10 @@
 //      1.5 s whatever is left is SIGKILLed (agents too) and we exit regardless;
 //   5. done when every rank has exited and all output has been forwarded (output pipes
 //      still held open by a rank's descendants are abandoned 1 s after the last exit).
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/signalfd.h>
@@ -82,6 +85,25 @@ struct Host {
   bool local = false;
   std::string agentName;  // the name the launch agent gets (Slurm's node name)
 };
+
+// Where proxies may reach us: our host name, then the IPv4 addresses of our interfaces that
+// are up, loopback last ("name,10.0.0.5,127.0.0.1"; proxy.cc tries them in order).
+std::string connectHosts(const std::string& hostname) {
+  std::string out = hostname, loopback;
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return out;
+  for (ifaddrs* i = list; i; i = i->ifa_next) {
+    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP)) continue;
+    char buf[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, buf, sizeof buf);
+    if (i->ifa_flags & IFF_LOOPBACK)
+      loopback += std::string(",") + buf;
+    else
+      out += std::string(",") + buf;
+  }
+  freeifaddrs(list);
+  return out + loopback;
+}
 
 // How long the proxies started by srun have to connect back.
 constexpr auto kConnectTimeout = std::chrono::seconds(60);
@@ -616,21 +638,22 @@ bool Job::startSrunProxies() {
     nodes += (nodes.empty() ? "" : ",") + (h.agentName.empty() ? h.name : h.agentName);
   }
   const std::string count = std::to_string(proxies_.size());
-  std::vector<std::string> args = {"srun",
-                                   "--nodes=" + count,
-                                   "--ntasks=" + count,
-                                   "--ntasks-per-node=1",
-                                   "--whole",
-                                   "--overlap",
-                                   "--mpi=none",
-                                   "--quiet",
-                                   "--kill-on-bad-exit=1",
-                                   "--input=none",
-                                   "--nodelist=" + nodes,
-                                   self_,
-                                   "--ccmpi-proxy",
-                                   "--connect",
-                                   hostname_ + ":" + std::to_string(ntohs(addr.sin_port))};
+  std::vector<std::string> args = {
+      "srun",
+      "--nodes=" + count,
+      "--ntasks=" + count,
+      "--ntasks-per-node=1",
+      "--whole",
+      "--overlap",
+      "--mpi=none",
+      "--quiet",
+      "--kill-on-bad-exit=1",
+      "--input=none",
+      "--nodelist=" + nodes,
+      self_,
+      "--ccmpi-proxy",
+      "--connect",
+      connectHosts(hostname_) + ":" + std::to_string(ntohs(addr.sin_port))};
   if (o_.verbose) {
     std::string line;
     for (const auto& a : args) line += (line.empty() ? "" : " ") + a;

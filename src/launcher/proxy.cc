@@ -1,8 +1,9 @@
 // The per-host proxy (`mpirun --ccmpi-proxy`), started by mpirun through the launch
 // agent. It forks the ranks described by the first frame on stdin and relays their PMI
 // lines, output and exit statuses over stdout (frame.h); mpirun answers PMI and decides
-// everything else. With `--connect HOST:PORT` (the proxies of a Slurm allocation, all
-// started by one srun) it talks to mpirun over a TCP connection to HOST:PORT instead,
+// everything else. With `--connect HOST[,HOST...]:PORT` (the proxies of a Slurm allocation,
+// all started by one srun) it talks to mpirun over a TCP connection to the first HOST
+// (a name or an address) that answers on PORT instead,
 // opened with the line "ccmpi-proxy-hello <CCMPI_PROXY_TOKEN> <node>" (node: Slurm's
 // SLURMD_NODENAME, else the host name), and stdin/stdout are not used. It ends:
 //   - normally, once all its ranks have exited and their output is forwarded;
@@ -40,7 +41,32 @@ constexpr std::size_t kResumeBacklog = 1u << 20;
 constexpr auto kKillGrace = std::chrono::milliseconds(1000);
 constexpr auto kOutputDrain = std::chrono::milliseconds(1000);
 
-// Connects to mpirun at "host:port" and says hello; the socket, or -1 with a message.
+// Connects to one host (name or address) at port; the socket or -1 (errno set).
+int connectOne(const std::string& host, const std::string& port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* list = nullptr;
+  if (getaddrinfo(host.c_str(), port.c_str(), &hints, &list) != 0) {
+    errno = EHOSTUNREACH;
+    return -1;
+  }
+  int fd = -1;
+  for (addrinfo* ai = list; ai && fd < 0; ai = ai->ai_next) {
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+      const int e = errno;
+      ::close(fd);
+      fd = -1;
+      errno = e;
+    }
+  }
+  freeaddrinfo(list);
+  return fd;
+}
+
+// Connects to mpirun at "host,host...:port" and says hello; the socket, or -1 with a
+// message.
 int connectBack(const std::string& hostPort) {
   const std::size_t colon = hostPort.rfind(':');
   const char* token = getenv("CCMPI_PROXY_TOKEN");
@@ -48,24 +74,14 @@ int connectBack(const std::string& hostPort) {
     dprintf(2, "mpirun proxy: --connect needs HOST:PORT and CCMPI_PROXY_TOKEN\n");
     return -1;
   }
-  const std::string host = hostPort.substr(0, colon), port = hostPort.substr(colon + 1);
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* list = nullptr;
-  if (int gai = getaddrinfo(host.c_str(), port.c_str(), &hints, &list); gai != 0) {
-    dprintf(2, "mpirun proxy: cannot resolve %s: %s\n", host.c_str(), gai_strerror(gai));
-    return -1;
-  }
+  const std::string hosts = hostPort.substr(0, colon), port = hostPort.substr(colon + 1);
   int fd = -1;
-  for (addrinfo* ai = list; ai && fd < 0; ai = ai->ai_next) {
-    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-    if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
-      ::close(fd);
-      fd = -1;
-    }
+  for (std::size_t start = 0; fd < 0 && start <= hosts.size();) {
+    std::size_t comma = hosts.find(',', start);
+    if (comma == std::string::npos) comma = hosts.size();
+    if (comma > start) fd = connectOne(hosts.substr(start, comma - start), port);
+    start = comma + 1;
   }
-  freeaddrinfo(list);
   if (fd < 0) {
     dprintf(2, "mpirun proxy: cannot connect to mpirun at %s: %s\n", hostPort.c_str(),
             strerror(errno));
