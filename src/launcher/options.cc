@@ -14,8 +14,8 @@ const char* usageText() {
                            hostfile: lines `name [slots=N]` or `name:N`, # comments
   --launcher CMD           agent that starts the proxy on a non-local host; CMD is split at
                            whitespace and run as `CMD... HOST COMMAND...` (default: $CCMPI_LAUNCHER,
-                           else ssh). Hosts named localhost or like this machine are forked
-                           directly.
+                           else one srun for all hosts in a Slurm allocation, else ssh).
+                           Hosts named localhost or like this machine are forked directly.
   -x NAME[=VALUE]          export NAME (with our value, or VALUE) to every rank
   --env NAME=VALUE         set NAME=VALUE for every rank (also: -genv NAME VALUE)
   --iface NAME             set CCMPI_IFACE=NAME for every rank (network interface to use)
@@ -47,7 +47,8 @@ one `srun --ntasks-per-node=1 ...`, which connect back to mpirun (CCMPI_SLURM_LA
 uses srun for this host too; --launcher chooses another agent).
 
 Options of Open MPI's or MPICH's mpirun that are not supported (--mca, --rankfile,
---prefix, -bootstrap, ...) are refused by name, as is any unknown option.
+--prefix, -bootstrap, ...) are refused by name, as is any unknown option;
+--allow-run-as-root, -genvall and -envall are accepted and change nothing.
 
 Every rank gets PMI_FD, PMI_RANK, PMI_SIZE, CCMPI_JOB_ID, CCMPI_JOB_SECRET,
 CCMPI_LOCAL_RANK, CCMPI_LOCAL_SIZE, CCMPI_NODE_ID and CCMPI_NUM_NODES. Local ranks inherit
