@@ -62,6 +62,7 @@ constexpr auto kHardDeadline = std::chrono::milliseconds(1500);
 constexpr auto kOutputDrain = std::chrono::milliseconds(1000);
 constexpr int kUsageError = 2;
 constexpr int kProgramNotFound = 127;
+constexpr int kTimedOut = 124;  // as timeout(1)
 
 void say(const std::string& msg) {
   writeAll(2, "mpirun: " + msg + "\n");
@@ -397,6 +398,25 @@ int Job::run() {
   pmi_ = std::make_unique<PmiServer>(config, actions);
 
   launch();
+  // --timeout, else MPIEXEC_TIMEOUT (MPICH's test harness sets it for every test).
+  int timeout = o_.timeout;
+  if (timeout < 0) {
+    const char* env = getenv("MPIEXEC_TIMEOUT");
+    char* end = nullptr;
+    const long v = env && *env ? strtol(env, &end, 10) : 0;
+    if (env && *env && (*end != '\0' || v < 1 || v > INT_MAX)) {
+      say(std::string("ignoring MPIEXEC_TIMEOUT='") + env + "' (not a positive number of seconds)");
+    } else if (v > 0) {
+      timeout = static_cast<int>(v);
+    }
+  }
+  if (timeout > 0) {
+    loop_.after(std::chrono::seconds(timeout), [this, timeout] {
+      fail("the job did not finish within " + std::to_string(timeout) + " s (" +
+               (o_.timeout > 0 ? "--timeout" : "MPIEXEC_TIMEOUT") + ")",
+           kTimedOut);
+    });
+  }
   while (!done_) {
     loop_.runOnce();
     checkDone();

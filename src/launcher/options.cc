@@ -34,6 +34,8 @@ const char* usageText() {
                            its own block of the host's CPUs (one CPU each when ranks
                            outnumber CPUs), socket = the CPUs of that block's socket
   --report-bindings        each rank prints its CPU binding to stderr at MPI_Init
+  --timeout SECONDS        kill the job after SECONDS and exit with status 124 (default:
+                           $MPIEXEC_TIMEOUT, as MPICH's and Open MPI's mpiexec read it)
   --tag-output             prefix each output line with [1,RANK]<stdout>: or [1,RANK]<stderr>:
   -l, --prepend-rank       prefix each output line with [RANK] (MPICH's -l)
   -v, --verbose            print placement and launch details to stderr
@@ -110,7 +112,6 @@ std::string unsupportedOptionMessage(const std::string& name) {
       {"bind-to-socket", "(old Open MPI) is not supported: use --bind-to socket"},
       {"rank-by", "(Open MPI) is not supported"},
       {"report-pid", "(Open MPI) is not supported"},
-      {"timeout", "(Open MPI) is not supported"},
       {"bootstrap", "(MPICH Hydra) is not supported: use --launcher (ssh, srun, ...)"},
       {"bootstrap-exec", "(MPICH Hydra) is not supported: use --launcher"},
       {"rmk", "(MPICH Hydra) is not supported: Slurm allocations are detected by themselves"},
@@ -258,6 +259,15 @@ bool parseOptions(const std::vector<std::string>& argv, Options* o, std::string*
         return false;
       }
       o->ppn = n;
+    } else if (name == "timeout") {
+      if (!value(&v)) return false;
+      int n = 0;
+      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (ec != std::errc() || p != v.data() + v.size() || n < 1) {
+        *error = "bad --timeout '" + v + "' (a number of seconds, at least 1)";
+        return false;
+      }
+      o->timeout = n;
     } else if (name == "map-by") {
       if (!value(&o->mapBy)) return false;
       for (char& c : o->mapBy) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);

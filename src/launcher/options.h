@@ -28,7 +28,8 @@ struct Options {
   std::string mapBy;   // --map-by slot|node|core|socket ("" = slot)
   std::string bindTo;  // --bind-to none|core|socket ("" = the ranks' CCMPI_BIND)
   bool reportBindings = false;
-  int ppn = -1;  // -ppn, -npernode, -N: ranks per host; -1 = not given
+  int ppn = -1;      // -ppn, -npernode, -N: ranks per host; -1 = not given
+  int timeout = -1;  // --timeout seconds (else $MPIEXEC_TIMEOUT); -1 = none
   bool verbose = false;
   bool help = false;
   bool version = false;

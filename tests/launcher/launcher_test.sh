@@ -383,6 +383,23 @@ remote_stdin)
   expect_out "^stdin: one$"
   expect_out "^stdin: two$"
   ;;
+timeout)
+  # MPIEXEC_TIMEOUT (as MPICH's test harness sets it) and --timeout end a job that runs on.
+  run env MPIEXEC_TIMEOUT=1 "$MPIRUN" -n 3 "$PROBE" sleep
+  expect_rc 124
+  expect_err "^mpirun: the job did not finish within 1 s \(MPIEXEC_TIMEOUT\); killing the job$"
+  expect_fast 4000
+  expect_pids_gone 2000
+  run env MPIEXEC_TIMEOUT=30 "$MPIRUN" -n 2 --timeout 1 "$PROBE" sleep
+  expect_rc 124
+  expect_err "within 1 s \(--timeout\)"
+  expect_fast 4000
+  run env MPIEXEC_TIMEOUT=10 "$MPIRUN" -n 2 "$PROBE" exchange
+  check_exchange 2
+  run "$MPIRUN" --timeout 0 "$PROBE" exchange
+  expect_rc 2
+  expect_err "bad --timeout '0'"
+  ;;
 sigterm)
   start_bg 3 "$MPIRUN" -n 3 "$PROBE" sleep
   kill -TERM "$BG"
