@@ -414,12 +414,15 @@ int Pmi::put(const std::string& key, const std::string& value) {
       formatPmiLine("put", {{"kvsname", kvsName_}, {"key", key}, {"value", ""}}).size();
   if (fixed + wire.size() <= kPmiRequestMax) return putWire(key, wire);
   // Too long for one request line: store parts under <key>#1.. and the count under <key>.
-  const std::size_t room = kPmiRequestMax - fixed - 8;  // "#<parts>" in the key
-  const std::size_t parts = (wire.size() + room - 1) / room;
-  const std::string lastPart = key + "#" + std::to_string(parts);
-  if (fixed + 8 >= kPmiRequestMax || !isPmiKey(lastPart, static_cast<std::size_t>(keyLenMax_ - 1)))
+  const auto tooLong = [&] {
     return fail(MPI_ERR_ARG, "key '" + key + "' too long for a value of " +
                                  std::to_string(wire.size()) + " bytes");
+  };
+  if (fixed + 8 >= kPmiRequestMax) return tooLong();
+  const std::size_t room = kPmiRequestMax - fixed - 8;  // "#<parts>" in the key
+  const std::size_t parts = (wire.size() + room - 1) / room;
+  if (!isPmiKey(key + "#" + std::to_string(parts), static_cast<std::size_t>(keyLenMax_ - 1)))
+    return tooLong();
   for (std::size_t i = 0; i < parts; ++i)
     if (int rc = putWire(key + "#" + std::to_string(i + 1), wire.substr(i * room, room))) return rc;
   return putWire(key, std::string(kPartsMarker) + std::to_string(parts));
