@@ -7,7 +7,7 @@ set -euo pipefail
 # system's daemons or configuration).
 pkgs=(build-essential cmake ninja-build pkg-config libgtest-dev clang clang-format libclang-rt-14-dev
       mpich iproute2 libnl-route-3-dev procps gawk python3 python3-pyroute2 python3-matplotlib gnuplot-nox
-      libpmix-dev slurmctld slurmd slurm-client munge "$@")
+      libpmix-dev slurmctld slurmd slurm-client munge gfortran "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

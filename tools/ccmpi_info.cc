@@ -159,10 +159,11 @@ int main(int argc, char** argv) {
     printf(
         "Bootstrap:    PMI-1 (PMI_FD / PMI_PORT: ccmpi's mpirun, Hydra, srun --mpi=pmi2), "
         "singleton without a launcher\n");
-    printf("PMIx support: %s\n\n",
+    printf("PMIx support: %s\n",
            ccmpi::bootstrap::pmixSupported()
                ? "yes (libpmix: srun --mpi=pmix, PMIX_RANK)"
                : "no (built without libpmix-dev: srun --mpi=pmix is refused at MPI_Init)");
+    printf("Fortran:      %s\n\n", CCMPI_FORTRAN_STRING);
   }
   printTunables();
   if (!onlyTunables) {
