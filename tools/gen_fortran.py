@@ -58,11 +58,12 @@ SPECIAL = {
     "MPI_Keyval_create",
     "MPI_Comm_set_attr", "MPI_Comm_get_attr", "MPI_Type_set_attr", "MPI_Type_get_attr",
     "MPI_Win_set_attr", "MPI_Win_get_attr", "MPI_Attr_put", "MPI_Attr_get",
+    "MPI_Info_get_string", "MPI_Info_create_env", "MPI_Grequest_start",
+    "MPI_Status_f082f", "MPI_Status_f2f08",
 }
 # No Fortran binding.
 SKIP = {
-    "MPI_Info_create_env", "MPI_Comm_spawn", "MPI_Comm_spawn_multiple", "MPI_Register_datarep",
-    "MPI_Grequest_start", "MPI_Status_c2f", "MPI_Status_f2c", "MPI_Status_c2f08",
+    "MPI_Comm_spawn", "MPI_Comm_spawn_multiple", "MPI_Register_datarep", "MPI_Status_c2f", "MPI_Status_f2c", "MPI_Status_c2f08",
     "MPI_Status_f082c",
 }
 
@@ -210,8 +211,10 @@ def glue_param(f, p):
     n, b = p.name, p.base
     if b == "char" and p.ptr == 1:
         if p.const:
+            # Info keys and values lose leading blanks too (MPI-3.1 section 9).
+            conv = "fromFortranInfo" if f.name.startswith("MPI_Info_") else "fromFortran"
             return (f"const char *{n}", f"{n}_s.c_str()",
-                    [f"std::string {n}_s = fromFortran({n}, {n}_len);"], [], f"{n}_len")
+                    [f"std::string {n}_s = {conv}({n}, {n}_len);"], [], f"{n}_len")
         guard = "*ierr == MPI_SUCCESS" + (" && *flag" if f.param("flag") else "")
         return (f"char *{n}", f"{n}_b.data()",
                 [f"std::vector<char> {n}_b(outLength({n}_len), '\\0');"],
@@ -438,7 +441,27 @@ def special_f08():
     sigs = [("MPI_Init", [], "int"),
             ("MPI_Init_thread", [("required", ["integer, intent(in) :: required"]),
                                  ("provided", ["integer, intent(out) :: provided"])], "int"),
-            ("MPI_Pcontrol", [("level", ["integer, intent(in) :: level"])], "void")]
+            ("MPI_Pcontrol", [("level", ["integer, intent(in) :: level"])], "void"),
+            ("MPI_F_sync_reg", [("buf", ["type(*), dimension(*) :: buf",
+                                         "!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf"])], "void"),
+            ("MPI_Info_create_env", [("info", ["type(MPI_Info), intent(out) :: info"])], "int"),
+            ("MPI_Info_get_string", [
+                ("info", ["type(MPI_Info), intent(in) :: info"]),
+                ("key", ["character(len=*), intent(in) :: key"]),
+                ("buflen", ["integer, intent(inout) :: buflen"]),
+                ("value", ["character(len=*), intent(out) :: value"]),
+                ("flag", ["logical, intent(out) :: flag"])], "int"),
+            ("MPI_Grequest_start", [
+                ("query_fn", ["external :: query_fn"]), ("free_fn", ["external :: free_fn"]),
+                ("cancel_fn", ["external :: cancel_fn"]),
+                ("extra_state", ["integer(kind=MPI_ADDRESS_KIND) :: extra_state"]),
+                ("request", ["type(MPI_Request), intent(out) :: request"])], "int"),
+            ("MPI_Status_f082f", [
+                ("f08_status", ["type(MPI_Status), intent(in) :: f08_status"]),
+                ("f_status", ["integer, intent(out) :: f_status(MPI_STATUS_SIZE)"])], "int"),
+            ("MPI_Status_f2f08", [
+                ("f_status", ["integer, intent(in) :: f_status(MPI_STATUS_SIZE)"]),
+                ("f08_status", ["type(MPI_Status), intent(out) :: f08_status"])], "int")]
     for obj, htype in (("Comm", "MPI_Comm"), ("Type", "MPI_Datatype"), ("Win", "MPI_Win")):
         o = ("obj", [f"type({htype}), intent(in) :: obj"])
         k = ("keyval", ["integer, intent(in) :: keyval"])
@@ -485,6 +508,8 @@ def gen_f08(funcs, constants):
             "  interface"]
     bound = [f for f in funcs if not skipped(f.name) and f.name not in SPECIAL]
     sigs = [f08_signature(f) for f in bound] + special_f08()
+    # The profiling names of the functions (PMPI_WTIME ...); subroutines have none here.
+    sigs += [("P" + n, params, ret) for n, params, ret in sigs if ret not in ("int", "void")]
     for sig in sigs:
         out += f08_glue_interface(sig)
     out += ["  end interface",
@@ -524,6 +549,14 @@ def gen_f08(funcs, constants):
                     "  end function"]
     for sig in sigs:
         out += f08_procedure(sig)
+    out += ["  ! MPI_SIZEOF: the size in bytes of one element of any intrinsic type.",
+            "  subroutine MPI_Sizeof(x, size, ierror)",
+            "    class(*), intent(in) :: x(..)",
+            "    integer, intent(out) :: size",
+            "    integer, optional, intent(out) :: ierror",
+            "    size = storage_size(x) / 8",
+            "    if (present(ierror)) ierror = MPI_SUCCESS",
+            "  end subroutine"]
     out.append("end module mpi_f08")
     return "\n".join(out) + "\n"
 

@@ -197,3 +197,30 @@ CCMPI_MPI_ALIAS(MPI_Status_f082c)
 extern "C" int MPI_CONVERSION_FN_NULL(void*, MPI_Datatype, int, void*, MPI_Offset, void*) {
   return MPI_SUCCESS;
 }
+
+// MPI-4.0: between the two Fortran forms directly (the same fields in the same order).
+extern "C" int PMPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status) {
+  static constexpr const char* kFunc = "MPI_Status_f082f";
+  if (badPointer(f08_status) || badPointer(f_status))
+    return ccmpi::api::raisef(kFunc, MPI_ERR_ARG,
+                              "f08_status and f_status must be real statuses (not NULL or "
+                              "MPI_F08_STATUS_IGNORE/MPI_F_STATUS_IGNORE)");
+  MPI_Status c;
+  fromF08(*f08_status, &c);
+  toFortran(c, f_status);
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Status_f082f)
+
+extern "C" int PMPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status) {
+  static constexpr const char* kFunc = "MPI_Status_f2f08";
+  if (badPointer(f_status) || badPointer(f08_status))
+    return ccmpi::api::raisef(kFunc, MPI_ERR_ARG,
+                              "f_status and f08_status must be real statuses (not NULL or "
+                              "MPI_F_STATUS_IGNORE/MPI_F08_STATUS_IGNORE)");
+  MPI_Status c;
+  fromFortran(f_status, &c);
+  toF08(c, f08_status);
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Status_f2f08)

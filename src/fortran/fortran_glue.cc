@@ -2485,6 +2485,96 @@ void pmpi_ineighbor_alltoallw_(const void* sendbuf, const MPI_Fint* sendcounts,
                                    choiceBuffer(recvbuf), recvcounts, rdispls, recvtypes, *comm,
                                    request);
 }
+void mpi_neighbor_allgather_init_(const void* sendbuf, const MPI_Fint* sendcount,
+                                  const MPI_Fint* sendtype, void* recvbuf,
+                                  const MPI_Fint* recvcount, const MPI_Fint* recvtype,
+                                  const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
+                                  MPI_Fint* ierr) {
+  *ierr = MPI_Neighbor_allgather_init(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                      choiceBuffer(recvbuf), *recvcount, *recvtype, *comm, *info,
+                                      request);
+}
+void pmpi_neighbor_allgather_init_(const void* sendbuf, const MPI_Fint* sendcount,
+                                   const MPI_Fint* sendtype, void* recvbuf,
+                                   const MPI_Fint* recvcount, const MPI_Fint* recvtype,
+                                   const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
+                                   MPI_Fint* ierr) {
+  *ierr = PMPI_Neighbor_allgather_init(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                       choiceBuffer(recvbuf), *recvcount, *recvtype, *comm, *info,
+                                       request);
+}
+void mpi_neighbor_allgatherv_init_(const void* sendbuf, const MPI_Fint* sendcount,
+                                   const MPI_Fint* sendtype, void* recvbuf,
+                                   const MPI_Fint* recvcounts, const MPI_Fint* displs,
+                                   const MPI_Fint* recvtype, const MPI_Fint* comm,
+                                   const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Neighbor_allgatherv_init(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                       choiceBuffer(recvbuf), recvcounts, displs, *recvtype, *comm,
+                                       *info, request);
+}
+void pmpi_neighbor_allgatherv_init_(const void* sendbuf, const MPI_Fint* sendcount,
+                                    const MPI_Fint* sendtype, void* recvbuf,
+                                    const MPI_Fint* recvcounts, const MPI_Fint* displs,
+                                    const MPI_Fint* recvtype, const MPI_Fint* comm,
+                                    const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Neighbor_allgatherv_init(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                        choiceBuffer(recvbuf), recvcounts, displs, *recvtype, *comm,
+                                        *info, request);
+}
+void mpi_neighbor_alltoall_init_(const void* sendbuf, const MPI_Fint* sendcount,
+                                 const MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcount,
+                                 const MPI_Fint* recvtype, const MPI_Fint* comm,
+                                 const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Neighbor_alltoall_init(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                     choiceBuffer(recvbuf), *recvcount, *recvtype, *comm, *info,
+                                     request);
+}
+void pmpi_neighbor_alltoall_init_(const void* sendbuf, const MPI_Fint* sendcount,
+                                  const MPI_Fint* sendtype, void* recvbuf,
+                                  const MPI_Fint* recvcount, const MPI_Fint* recvtype,
+                                  const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
+                                  MPI_Fint* ierr) {
+  *ierr = PMPI_Neighbor_alltoall_init(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                      choiceBuffer(recvbuf), *recvcount, *recvtype, *comm, *info,
+                                      request);
+}
+void mpi_neighbor_alltoallv_init_(const void* sendbuf, const MPI_Fint* sendcounts,
+                                  const MPI_Fint* sdispls, const MPI_Fint* sendtype, void* recvbuf,
+                                  const MPI_Fint* recvcounts, const MPI_Fint* rdispls,
+                                  const MPI_Fint* recvtype, const MPI_Fint* comm,
+                                  const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Neighbor_alltoallv_init(choiceBuffer(sendbuf), sendcounts, sdispls, *sendtype,
+                                      choiceBuffer(recvbuf), recvcounts, rdispls, *recvtype, *comm,
+                                      *info, request);
+}
+void pmpi_neighbor_alltoallv_init_(const void* sendbuf, const MPI_Fint* sendcounts,
+                                   const MPI_Fint* sdispls, const MPI_Fint* sendtype, void* recvbuf,
+                                   const MPI_Fint* recvcounts, const MPI_Fint* rdispls,
+                                   const MPI_Fint* recvtype, const MPI_Fint* comm,
+                                   const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Neighbor_alltoallv_init(choiceBuffer(sendbuf), sendcounts, sdispls, *sendtype,
+                                       choiceBuffer(recvbuf), recvcounts, rdispls, *recvtype, *comm,
+                                       *info, request);
+}
+void mpi_neighbor_alltoallw_init_(const void* sendbuf, const MPI_Fint* sendcounts,
+                                  const MPI_Aint* sdispls, const MPI_Fint* sendtypes, void* recvbuf,
+                                  const MPI_Fint* recvcounts, const MPI_Aint* rdispls,
+                                  const MPI_Fint* recvtypes, const MPI_Fint* comm,
+                                  const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Neighbor_alltoallw_init(choiceBuffer(sendbuf), sendcounts, sdispls, sendtypes,
+                                      choiceBuffer(recvbuf), recvcounts, rdispls, recvtypes, *comm,
+                                      *info, request);
+}
+void pmpi_neighbor_alltoallw_init_(const void* sendbuf, const MPI_Fint* sendcounts,
+                                   const MPI_Aint* sdispls, const MPI_Fint* sendtypes,
+                                   void* recvbuf, const MPI_Fint* recvcounts,
+                                   const MPI_Aint* rdispls, const MPI_Fint* recvtypes,
+                                   const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
+                                   MPI_Fint* ierr) {
+  *ierr = PMPI_Neighbor_alltoallw_init(choiceBuffer(sendbuf), sendcounts, sdispls, sendtypes,
+                                       choiceBuffer(recvbuf), recvcounts, rdispls, recvtypes, *comm,
+                                       *info, request);
+}
 void mpi_get_version_(MPI_Fint* version, MPI_Fint* subversion, MPI_Fint* ierr) {
   *ierr = MPI_Get_version(version, subversion);
 }
@@ -2697,27 +2787,27 @@ void pmpi_info_create_(MPI_Fint* info, MPI_Fint* ierr) {
 }
 void mpi_info_set_(const MPI_Fint* info, const char* key, const char* value, MPI_Fint* ierr,
                    size_t key_len, size_t value_len) {
-  std::string key_s = fromFortran(key, key_len);
-  std::string value_s = fromFortran(value, value_len);
+  std::string key_s = fromFortranInfo(key, key_len);
+  std::string value_s = fromFortranInfo(value, value_len);
   *ierr = MPI_Info_set(*info, key_s.c_str(), value_s.c_str());
 }
 void pmpi_info_set_(const MPI_Fint* info, const char* key, const char* value, MPI_Fint* ierr,
                     size_t key_len, size_t value_len) {
-  std::string key_s = fromFortran(key, key_len);
-  std::string value_s = fromFortran(value, value_len);
+  std::string key_s = fromFortranInfo(key, key_len);
+  std::string value_s = fromFortranInfo(value, value_len);
   *ierr = PMPI_Info_set(*info, key_s.c_str(), value_s.c_str());
 }
 void mpi_info_delete_(const MPI_Fint* info, const char* key, MPI_Fint* ierr, size_t key_len) {
-  std::string key_s = fromFortran(key, key_len);
+  std::string key_s = fromFortranInfo(key, key_len);
   *ierr = MPI_Info_delete(*info, key_s.c_str());
 }
 void pmpi_info_delete_(const MPI_Fint* info, const char* key, MPI_Fint* ierr, size_t key_len) {
-  std::string key_s = fromFortran(key, key_len);
+  std::string key_s = fromFortranInfo(key, key_len);
   *ierr = PMPI_Info_delete(*info, key_s.c_str());
 }
 void mpi_info_get_(const MPI_Fint* info, const char* key, const MPI_Fint* valuelen, char* value,
                    MPI_Fint* flag, MPI_Fint* ierr, size_t key_len, size_t value_len) {
-  std::string key_s = fromFortran(key, key_len);
+  std::string key_s = fromFortranInfo(key, key_len);
   std::vector<char> value_b(outLength(value_len), '\0');
   *ierr = MPI_Info_get(*info, key_s.c_str(), *valuelen, value_b.data(), flag);
   if (*ierr == MPI_SUCCESS && *flag) toFortran(value_b.data(), value, value_len);
@@ -2725,7 +2815,7 @@ void mpi_info_get_(const MPI_Fint* info, const char* key, const MPI_Fint* valuel
 }
 void pmpi_info_get_(const MPI_Fint* info, const char* key, const MPI_Fint* valuelen, char* value,
                     MPI_Fint* flag, MPI_Fint* ierr, size_t key_len, size_t value_len) {
-  std::string key_s = fromFortran(key, key_len);
+  std::string key_s = fromFortranInfo(key, key_len);
   std::vector<char> value_b(outLength(value_len), '\0');
   *ierr = PMPI_Info_get(*info, key_s.c_str(), *valuelen, value_b.data(), flag);
   if (*ierr == MPI_SUCCESS && *flag) toFortran(value_b.data(), value, value_len);
@@ -2733,13 +2823,13 @@ void pmpi_info_get_(const MPI_Fint* info, const char* key, const MPI_Fint* value
 }
 void mpi_info_get_valuelen_(const MPI_Fint* info, const char* key, MPI_Fint* valuelen,
                             MPI_Fint* flag, MPI_Fint* ierr, size_t key_len) {
-  std::string key_s = fromFortran(key, key_len);
+  std::string key_s = fromFortranInfo(key, key_len);
   *ierr = MPI_Info_get_valuelen(*info, key_s.c_str(), valuelen, flag);
   if (*ierr == MPI_SUCCESS) *flag = *flag != 0;
 }
 void pmpi_info_get_valuelen_(const MPI_Fint* info, const char* key, MPI_Fint* valuelen,
                              MPI_Fint* flag, MPI_Fint* ierr, size_t key_len) {
-  std::string key_s = fromFortran(key, key_len);
+  std::string key_s = fromFortranInfo(key, key_len);
   *ierr = PMPI_Info_get_valuelen(*info, key_s.c_str(), valuelen, flag);
   if (*ierr == MPI_SUCCESS) *flag = *flag != 0;
 }
@@ -2772,22 +2862,6 @@ void mpi_info_free_(MPI_Fint* info, MPI_Fint* ierr) {
 }
 void pmpi_info_free_(MPI_Fint* info, MPI_Fint* ierr) {
   *ierr = PMPI_Info_free(info);
-}
-void mpi_info_get_string_(const MPI_Fint* info, const char* key, MPI_Fint* buflen, char* value,
-                          MPI_Fint* flag, MPI_Fint* ierr, size_t key_len, size_t value_len) {
-  std::string key_s = fromFortran(key, key_len);
-  std::vector<char> value_b(outLength(value_len), '\0');
-  *ierr = MPI_Info_get_string(*info, key_s.c_str(), buflen, value_b.data(), flag);
-  if (*ierr == MPI_SUCCESS && *flag) toFortran(value_b.data(), value, value_len);
-  if (*ierr == MPI_SUCCESS) *flag = *flag != 0;
-}
-void pmpi_info_get_string_(const MPI_Fint* info, const char* key, MPI_Fint* buflen, char* value,
-                           MPI_Fint* flag, MPI_Fint* ierr, size_t key_len, size_t value_len) {
-  std::string key_s = fromFortran(key, key_len);
-  std::vector<char> value_b(outLength(value_len), '\0');
-  *ierr = PMPI_Info_get_string(*info, key_s.c_str(), buflen, value_b.data(), flag);
-  if (*ierr == MPI_SUCCESS && *flag) toFortran(value_b.data(), value, value_len);
-  if (*ierr == MPI_SUCCESS) *flag = *flag != 0;
 }
 void mpi_comm_get_parent_(MPI_Fint* parent, MPI_Fint* ierr) {
   *ierr = MPI_Comm_get_parent(parent);

@@ -56,6 +56,13 @@ inline std::string fromFortran(const char* s, size_t len) {
   return std::string(s, len);
 }
 
+// An Info key or value: without its leading and trailing blanks.
+inline std::string fromFortranInfo(const char* s, size_t len) {
+  size_t b = 0;
+  while (b < len && s[b] == ' ') ++b;
+  return fromFortran(s + b, len - b);
+}
+
 // Size of the C buffer behind an output string of Fortran length len: room for the longest
 // string MPI writes (MPI_MAX_LIBRARY_VERSION_STRING) and the terminating NUL.
 inline size_t outLength(size_t len) {
@@ -78,10 +85,12 @@ enum class Dir { kIn, kOut, kInOut };
 // One Fortran status (INTEGER(MPI_STATUS_SIZE) or TYPE(MPI_Status)) seen as an MPI_Status.
 class Status {
  public:
+  // An output status starts as the caller's, so the fields the call leaves alone keep their
+  // values (MPI_ERROR, which single-completion calls do not set).
   Status(MPI_Fint* f, Dir dir) : f_(f), dir_(dir) {
     if (f_ == mpi_fortran_status_ignore_ || f_ == mpi_fortran_statuses_ignore_) {
       f_ = nullptr;
-    } else if (dir_ != Dir::kOut) {
+    } else {
       MPI_Status_f2c(f_, &c_);
     }
   }
@@ -107,8 +116,8 @@ class StatusArray {
       return;
     }
     c_.resize(static_cast<size_t>(count));
-    if (dir != Dir::kOut)
-      for (size_t i = 0; i < c_.size(); ++i) MPI_Status_f2c(f_ + i * MPI_F_STATUS_SIZE, &c_[i]);
+    (void)dir;  // every status starts as the caller's (see Status)
+    for (size_t i = 0; i < c_.size(); ++i) MPI_Status_f2c(f_ + i * MPI_F_STATUS_SIZE, &c_[i]);
   }
   MPI_Status* get() { return f_ ? c_.data() : MPI_STATUSES_IGNORE; }
   void store(MPI_Fint /*ierr*/) {

@@ -1,6 +1,8 @@
 // The Fortran glue written by hand: the sentinel COMMON blocks, and the functions whose
 // Fortran form differs from the C one (tools/gen_fortran.py lists them in SPECIAL):
-//   MPI_INIT(IERROR), MPI_INIT_THREAD(REQUIRED, PROVIDED, IERROR), MPI_PCONTROL(LEVEL);
+//   MPI_INIT(IERROR), MPI_INIT_THREAD(REQUIRED, PROVIDED, IERROR), MPI_PCONTROL(LEVEL),
+//   MPI_F_SYNC_REG(BUF), MPI_INFO_CREATE_ENV, MPI_INFO_GET_STRING (Fortran lengths), generalized
+//   requests with Fortran callbacks, MPI_STATUS_F082F and MPI_STATUS_F2F08;
 //   attribute caching: Fortran attribute values are INTEGER(KIND=MPI_ADDRESS_KIND) (INTEGER for
 //   the MPI-1 MPI_ATTR_PUT/GET) stored as the C attribute pointer itself; the predefined
 //   attributes, which C returns as pointers to their values, are dereferenced;
@@ -10,6 +12,8 @@
 #include <mpi.h>
 
 #include <new>
+#include <string>
+#include <vector>
 
 #include "fortran/fortran_glue.h"
 
@@ -139,6 +143,87 @@ void mpi_pcontrol_(const MPI_Fint* level) {
 }
 void pmpi_pcontrol_(const MPI_Fint* level) {
   PMPI_Pcontrol(*level);
+}
+
+// Generalized requests with Fortran callbacks (everything by reference, extra_state
+// INTEGER(KIND=MPI_ADDRESS_KIND), the status an INTEGER(MPI_STATUS_SIZE) array). The
+// callbacks get the caller's extra_state variable itself, as in MPICH: a free_fn that changes
+// it is seen by the program (MPICH's test f77/pt2pt/greqf relies on it).
+struct FortranGrequest {
+  void (*query)(MPI_Aint* extra_state, MPI_Fint* status, MPI_Fint* ierr);
+  void (*free)(MPI_Aint* extra_state, MPI_Fint* ierr);
+  void (*cancel)(MPI_Aint* extra_state, MPI_Fint* complete, MPI_Fint* ierr);
+  MPI_Aint* extra_state;
+};
+
+static int grequestQuery(void* extra_state, MPI_Status* status) {
+  auto* g = static_cast<FortranGrequest*>(extra_state);
+  MPI_Fint f[MPI_F_STATUS_SIZE];
+  MPI_Fint ierr = MPI_SUCCESS;
+  MPI_Status_c2f(status, f);
+  g->query(g->extra_state, f, &ierr);
+  MPI_Status_f2c(f, status);
+  return ierr;
+}
+
+static int grequestFree(void* extra_state) {
+  auto* g = static_cast<FortranGrequest*>(extra_state);
+  MPI_Fint ierr = MPI_SUCCESS;
+  g->free(g->extra_state, &ierr);
+  delete g;
+  return ierr;
+}
+
+static int grequestCancel(void* extra_state, int complete) {
+  auto* g = static_cast<FortranGrequest*>(extra_state);
+  MPI_Fint ierr = MPI_SUCCESS, c = complete != 0;
+  g->cancel(g->extra_state, &c, &ierr);
+  return ierr;
+}
+
+void mpi_grequest_start_(decltype(FortranGrequest::query) query,
+                         decltype(FortranGrequest::free) free_fn,
+                         decltype(FortranGrequest::cancel) cancel, MPI_Aint* extra_state,
+                         MPI_Fint* request, MPI_Fint* ierr) {
+  auto* g = new (std::nothrow) FortranGrequest{query, free_fn, cancel, extra_state};
+  if (!g) {
+    *ierr = MPI_ERR_NO_MEM;
+    return;
+  }
+  *ierr = MPI_Grequest_start(grequestQuery, grequestFree, grequestCancel, g, request);
+  if (*ierr != MPI_SUCCESS) delete g;
+}
+
+// MPI_STATUS_F082F / MPI_STATUS_F2F08: TYPE(MPI_Status) and INTEGER(MPI_STATUS_SIZE).
+void mpi_status_f082f_(const MPI_F08_status* f08_status, MPI_Fint* f_status, MPI_Fint* ierr) {
+  *ierr = MPI_Status_f082f(f08_status, f_status);
+}
+void mpi_status_f2f08_(const MPI_Fint* f_status, MPI_F08_status* f08_status, MPI_Fint* ierr) {
+  *ierr = MPI_Status_f2f08(f_status, f08_status);
+}
+// MPI_F_SYNC_REG(BUF): only makes the compiler assume BUF may change (MPI-3.1 17.1.17).
+void mpi_f_sync_reg_(void*) {}
+
+// MPI_INFO_CREATE_ENV(INFO, IERROR): Fortran has no argc/argv to give.
+void mpi_info_create_env_(MPI_Fint* info, MPI_Fint* ierr) {
+  *ierr = MPI_Info_create_env(0, nullptr, info);
+}
+
+// MPI_INFO_GET_STRING(INFO, KEY, BUFLEN, VALUE, FLAG, IERROR): in Fortran BUFLEN counts no
+// terminating NUL: on entry the characters wanted, on return the length of the value.
+void mpi_info_get_string_(const MPI_Fint* info, const char* key, MPI_Fint* buflen, char* value,
+                          MPI_Fint* flag, MPI_Fint* ierr, size_t key_len, size_t value_len) {
+  const std::string k = ccmpi::fortran::fromFortranInfo(key, key_len);
+  const MPI_Fint wanted = *buflen;
+  int cbuflen = wanted > 0 ? wanted + 1 : 0;
+  std::vector<char> buf(ccmpi::fortran::outLength(static_cast<size_t>(cbuflen)), '\0');
+  int f = 0;
+  *ierr = MPI_Info_get_string(*info, k.c_str(), &cbuflen, buf.data(), &f);
+  if (*ierr != MPI_SUCCESS) return;
+  *flag = f != 0;
+  if (!f) return;
+  *buflen = cbuflen - 1;
+  if (wanted > 0) ccmpi::fortran::toFortran(buf.data(), value, value_len);
 }
 
 }  // extern "C"

@@ -2424,6 +2424,91 @@ module ccmpi_f08_glue
       type(MPI_Request) :: request
       integer :: ierror
     end subroutine
+    subroutine MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+            recvtype, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+            displs, recvtype, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+            comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+            recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer, dimension(*) :: sdispls
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer, dimension(*) :: rdispls
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+            recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer, dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), dimension(*) :: sendtypes
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer, dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), dimension(*) :: recvtypes
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
     subroutine MPI_Get_version(version, subversion, ierror)
       import
       integer :: version
@@ -2645,15 +2730,6 @@ module ccmpi_f08_glue
     subroutine MPI_Info_free(info, ierror)
       import
       type(MPI_Info) :: info
-      integer :: ierror
-    end subroutine
-    subroutine MPI_Info_get_string(info, key, buflen, value, flag, ierror)
-      import
-      type(MPI_Info), intent(in) :: info
-      character(len=*) :: key
-      integer :: buflen
-      character(len=*) :: value
-      logical :: flag
       integer :: ierror
     end subroutine
     subroutine MPI_Comm_get_parent(parent, ierror)
@@ -3600,6 +3676,46 @@ module ccmpi_f08_glue
       import
       integer, intent(in) :: level
     end subroutine
+    subroutine MPI_F_sync_reg(buf)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    end subroutine
+    subroutine MPI_Info_create_env(info, ierror)
+      import
+      type(MPI_Info), intent(out) :: info
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Info_get_string(info, key, buflen, value, flag, ierror)
+      import
+      type(MPI_Info), intent(in) :: info
+      character(len=*), intent(in) :: key
+      integer, intent(inout) :: buflen
+      character(len=*), intent(out) :: value
+      logical, intent(out) :: flag
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+      import
+      external :: query_fn
+      external :: free_fn
+      external :: cancel_fn
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      type(MPI_Request), intent(out) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Status_f082f(f08_status, f_status, ierror)
+      import
+      type(MPI_Status), intent(in) :: f08_status
+      integer, intent(out) :: f_status(MPI_STATUS_SIZE)
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Status_f2f08(f_status, f08_status, ierror)
+      import
+      integer, intent(in) :: f_status(MPI_STATUS_SIZE)
+      type(MPI_Status), intent(out) :: f08_status
+      integer :: ierror
+    end subroutine
     subroutine MPI_Comm_set_attr(obj, keyval, attribute_val, ierror)
       import
       type(MPI_Comm), intent(in) :: obj
@@ -3669,6 +3785,22 @@ module ccmpi_f08_glue
       integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
       integer :: ierror
     end subroutine
+    integer(kind=MPI_ADDRESS_KIND) function PMPI_Aint_add(base, disp)
+      import
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: base
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp
+    end function
+    integer(kind=MPI_ADDRESS_KIND) function PMPI_Aint_diff(addr1, addr2)
+      import
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: addr1
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: addr2
+    end function
+    double precision function PMPI_Wtime()
+      import
+    end function
+    double precision function PMPI_Wtick()
+      import
+    end function
   end interface
 end module ccmpi_f08_glue
 
@@ -7168,6 +7300,109 @@ contains
           request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
+  subroutine MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Neighbor_allgather_init
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+        displs, recvtype, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Neighbor_allgatherv_init
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer, dimension(*) :: recvcounts
+    integer, dimension(*) :: displs
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, &
+          request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Neighbor_alltoall_init
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer, intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer, intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+        recvcounts, rdispls, recvtype, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Neighbor_alltoallv_init
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer, dimension(*) :: sendcounts
+    integer, dimension(*) :: sdispls
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer, dimension(*) :: recvcounts
+    integer, dimension(*) :: rdispls
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &
+          info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Neighbor_alltoallw_init
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer, dimension(*) :: sendcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+    type(MPI_Datatype), dimension(*) :: sendtypes
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer, dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+    type(MPI_Datatype), dimension(*) :: recvtypes
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &
+          info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
   subroutine MPI_Get_version(version, subversion, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Get_version
     integer :: version
@@ -7499,18 +7734,6 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: ierror_
     call glue(info, ierror_)
-    if (present(ierror)) ierror = ierror_
-  end subroutine
-  subroutine MPI_Info_get_string(info, key, buflen, value, flag, ierror)
-    use ccmpi_f08_glue, only: glue => MPI_Info_get_string
-    type(MPI_Info), intent(in) :: info
-    character(len=*) :: key
-    integer :: buflen
-    character(len=*) :: value
-    logical :: flag
-    integer, optional, intent(out) :: ierror
-    integer :: ierror_
-    call glue(info, key, buflen, value, flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
   subroutine MPI_Comm_get_parent(parent, ierror)
@@ -8805,6 +9028,62 @@ contains
     integer, intent(in) :: level
     call glue(level)
   end subroutine
+  subroutine MPI_F_sync_reg(buf)
+    use ccmpi_f08_glue, only: glue => MPI_F_sync_reg
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    call glue(buf)
+  end subroutine
+  subroutine MPI_Info_create_env(info, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Info_create_env
+    type(MPI_Info), intent(out) :: info
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(info, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Info_get_string(info, key, buflen, value, flag, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Info_get_string
+    type(MPI_Info), intent(in) :: info
+    character(len=*), intent(in) :: key
+    integer, intent(inout) :: buflen
+    character(len=*), intent(out) :: value
+    logical, intent(out) :: flag
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(info, key, buflen, value, flag, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Grequest_start
+    external :: query_fn
+    external :: free_fn
+    external :: cancel_fn
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    type(MPI_Request), intent(out) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(query_fn, free_fn, cancel_fn, extra_state, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Status_f082f(f08_status, f_status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Status_f082f
+    type(MPI_Status), intent(in) :: f08_status
+    integer, intent(out) :: f_status(MPI_STATUS_SIZE)
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(f08_status, f_status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Status_f2f08(f_status, f08_status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Status_f2f08
+    integer, intent(in) :: f_status(MPI_STATUS_SIZE)
+    type(MPI_Status), intent(out) :: f08_status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(f_status, f08_status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
   subroutine MPI_Comm_set_attr(obj, keyval, attribute_val, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_set_attr
     type(MPI_Comm), intent(in) :: obj
@@ -8900,5 +9179,33 @@ contains
     integer :: ierror_
     call glue(copy_fn, delete_fn, keyval, extra_state, ierror_)
     if (present(ierror)) ierror = ierror_
+  end subroutine
+  integer(kind=MPI_ADDRESS_KIND) function PMPI_Aint_add(base, disp)
+    use ccmpi_f08_glue, only: glue => PMPI_Aint_add
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: base
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp
+    PMPI_Aint_add = glue(base, disp)
+  end function
+  integer(kind=MPI_ADDRESS_KIND) function PMPI_Aint_diff(addr1, addr2)
+    use ccmpi_f08_glue, only: glue => PMPI_Aint_diff
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: addr1
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: addr2
+    PMPI_Aint_diff = glue(addr1, addr2)
+  end function
+  double precision function PMPI_Wtime()
+    use ccmpi_f08_glue, only: glue => PMPI_Wtime
+    PMPI_Wtime = glue()
+  end function
+  double precision function PMPI_Wtick()
+    use ccmpi_f08_glue, only: glue => PMPI_Wtick
+    PMPI_Wtick = glue()
+  end function
+  ! MPI_SIZEOF: the size in bytes of one element of any intrinsic type.
+  subroutine MPI_Sizeof(x, size, ierror)
+    class(*), intent(in) :: x(..)
+    integer, intent(out) :: size
+    integer, optional, intent(out) :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = MPI_SUCCESS
   end subroutine
 end module mpi_f08

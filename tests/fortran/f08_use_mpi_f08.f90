@@ -5,9 +5,34 @@
 ! comparison, derived datatypes, names, errors, MPI_Wtime, attributes, a Cartesian topology.
 ! Prints "No Errors" only when every check passed, else names the failed checks and stops 1.
 module checks08
+  use mpi_f08
   implicit none
   integer :: errs = 0
+  integer :: grequest_frees = 0
 contains
+  ! Generalized request callbacks.
+  subroutine query_fn(extra_state, status, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    type(MPI_Status) :: status
+    integer :: ierror
+    status%MPI_SOURCE = int(extra_state)
+    status%MPI_TAG = 77
+    ierror = MPI_SUCCESS
+  end subroutine
+  subroutine free_fn(extra_state, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: ierror
+    grequest_frees = grequest_frees + int(extra_state) + 1
+    ierror = MPI_SUCCESS
+  end subroutine
+  subroutine cancel_fn(extra_state, complete, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    logical :: complete
+    integer :: ierror
+    ierror = MPI_SUCCESS
+    if (complete .and. extra_state < 0) ierror = MPI_ERR_OTHER
+  end subroutine
+
   subroutine chk(ok, what)
     logical, intent(in) :: ok
     character(len=*), intent(in) :: what
@@ -32,6 +57,7 @@ program f08usempi
   call test_comm()
   call test_types()
   call test_misc()
+  call test_grequest()
   call MPI_Allreduce(MPI_IN_PLACE, errs, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   if (rank == 0) then
     if (errs == 0) then
@@ -212,6 +238,19 @@ contains
     call chk(ierr == MPI_SUCCESS, 'contiguous ierror')
     call chk(all(dst == [(prev * 100 + i, i = 1, 4), 0]), 'contiguous data')
     call MPI_Type_free(con)
+  end subroutine
+
+  subroutine test_grequest()
+    type(MPI_Request) :: req
+    type(MPI_Status) :: status
+    integer(kind=MPI_ADDRESS_KIND) :: extra
+    extra = rank
+    call MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra, req)
+    call MPI_Grequest_complete(req)
+    call MPI_Wait(req, status)
+    call chk(status%MPI_SOURCE == rank .and. status%MPI_TAG == 77, 'grequest query_fn')
+    call chk(grequest_frees == rank + 1, 'grequest free_fn')
+    call chk(req == MPI_REQUEST_NULL, 'grequest freed')
   end subroutine
 
   subroutine test_misc()

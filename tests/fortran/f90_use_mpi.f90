@@ -209,7 +209,8 @@ contains
     character(len=MPI_MAX_PROCESSOR_NAME) :: host
     double precision :: t0
     integer(kind=MPI_ADDRESS_KIND) :: a1, a2
-    integer :: arr(10)
+    integer :: arr(10), info
+    logical :: flag
     external :: my_handler
     call MPI_Comm_create_errhandler(my_handler, eh, ierr)
     call MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh, ierr)
@@ -225,6 +226,20 @@ contains
     call MPI_Error_string(ierr, msg, rlen, ierr)
     call chk(rlen > 0 .and. len_trim(msg) == rlen, 'error string')
     call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, ierr)
+    ! Info keys and values lose leading and trailing blanks; MPI_INFO_GET_STRING's buflen
+    ! counts characters (no NUL).
+    call MPI_Info_create(info, ierr)
+    call MPI_Info_set(info, '  size ', ' large  ', ierr)
+    call MPI_Info_get(info, 'size', 10, msg, flag, ierr)
+    call chk(flag .and. msg == 'large', 'info value trimmed')
+    rlen = 0
+    call MPI_Info_get_string(info, 'size', rlen, msg, flag, ierr)
+    call chk(flag .and. rlen == 5, 'info_get_string length')
+    rlen = 3
+    msg = 'xxxxxxxx'
+    call MPI_Info_get_string(info, 'size', rlen, msg, flag, ierr)
+    call chk(flag .and. rlen == 5 .and. msg == 'lar', 'info_get_string truncated')
+    call MPI_Info_free(info, ierr)
     call MPI_Get_processor_name(host, rlen, ierr)
     call chk(rlen > 0 .and. len_trim(host) == rlen, 'processor name')
     t0 = MPI_Wtime()
@@ -237,6 +252,10 @@ contains
     call chk(t == 16, 'double complex size')
     call MPI_Type_size(MPI_INTEGER8, t, ierr)
     call chk(t == 8, 'integer8 size')
+    call MPI_Sizeof(t0, t, ierr)
+    call chk(t == 8 .and. ierr == MPI_SUCCESS, 'sizeof double precision')
+    call MPI_Sizeof(arr, t, ierr)
+    call chk(t == 4, 'sizeof integer array')
     if (rank < 0 .or. nproc < 0) print *, rank
   end subroutine
 
