@@ -17,12 +17,14 @@ Outputs (committed; a CTest test runs this script with --check):
                              addresses of their COMMON blocks, LOGICAL results made 0 or 1
   src/fortran/mpi_f08.f90    module mpi_f08: TYPE(MPI_Comm) ... TYPE(MPI_Status), the constants,
                              and one module procedure per function with an optional ierror,
-                             calling the same glue through explicit interfaces
+                             calling the same glue through explicit interfaces; subroutines
+                             are generics over MPI_X_f08 and the large-count MPI_X_f08c
 
 Functions whose Fortran form differs from the C one (MPI_Init, attribute caching, keyvals with
 Fortran callbacks, MPI_Pcontrol) are written by hand in src/fortran/fortran_special.cc (C glue)
 and described by special_f08() below (their mpi_f08 procedures). Functions in SKIP have no Fortran
-binding (C-only conversions, large-count forms, callbacks with C-only signatures).
+binding (C-only conversions, large-count forms other than mpi_f08's overloads, callbacks with
+C-only signatures).
 
 Usage: tools/gen_fortran.py [--check]
 """
@@ -71,6 +73,30 @@ SKIP = {
 def skipped(name):
     return (name in SKIP or name.endswith("_c") or name.endswith("_c2f") or
             name.endswith("_f2c"))
+
+
+def large_count_twins(funcs):
+    """{MPI_X_c: MPI_X} for the large-count functions mpi_f08 overloads MPI_X with: same
+    arguments except some INTEGER ones that are INTEGER(KIND=MPI_COUNT_KIND) or
+    INTEGER(KIND=MPI_ADDRESS_KIND) (so a generic can tell them apart)."""
+    by_name = {f.name: f for f in funcs}
+    twins = {}
+    for f in funcs:
+        base = by_name.get(f.name[:-2]) if f.name.endswith("_c") else None
+        if not base or skipped(base.name) or base.name in SPECIAL:
+            continue
+        if len(base.params) != len(f.params):
+            continue
+        differs = False
+        for a, b in zip(base.params, f.params):
+            if a.base == "int" and b.base in ("MPI_Count", "MPI_Aint") and a.array == b.array:
+                differs = True
+            elif (a.base, a.ptr, a.array) != (b.base, b.ptr, b.array):
+                differs = None
+                break
+        if differs:
+            twins[f.name] = base.name
+    return twins
 
 
 class Param:
@@ -312,8 +338,9 @@ def gen_glue(funcs):
            "",
            "extern \"C\" {"]
     count = 0
+    twins = large_count_twins(funcs)
     for f in funcs:
-        if skipped(f.name) or f.name in SPECIAL:
+        if (skipped(f.name) or f.name in SPECIAL) and f.name not in twins:
             continue
         out += glue_function(f)
         count += 1
@@ -390,6 +417,14 @@ def f08_signature(f):
     return f.name, [(p.name, f08_decls(f, p)) for p in f.params], f.ret
 
 
+def specific_name(name, twins):
+    """The name of the module procedure behind the generic name (MPI-3.1 17.1.5: MPI_Send_f08,
+    and MPI_Send_f08c for the large-count form); functions keep their own name."""
+    if name in twins:
+        return twins[name] + "_f08c"
+    return name + "_f08"
+
+
 def f08_header(name, names, ret, indent):
     if ret in ("int", "void"):
         args = names + (["ierror"] if ret == "int" else [])
@@ -415,10 +450,11 @@ def f08_glue_interface(sig):
     return ["    " + x for x in lines]
 
 
-def f08_procedure(sig):
+def f08_procedure(sig, pname=None):
     name, params, ret = sig
+    pname = pname or name
     names = [n for n, _ in params]
-    lines = f08_header(name, names, ret, 2)
+    lines = f08_header(pname, names, ret, 2)
     body = [f"use ccmpi_f08_glue, only: glue => {name}"]
     for _, decls in params:
         body += decls
@@ -430,7 +466,7 @@ def f08_procedure(sig):
     elif ret == "void":
         body += wrap_f(f"call glue({', '.join(names)})", 2)
     else:
-        body += wrap_f(f"{name} = glue({', '.join(names)})", 2)
+        body += wrap_f(f"{pname} = glue({', '.join(names)})", 2)
     lines += ["  " + x for x in body]
     lines.append(f08_end(ret))
     return ["  " + x for x in lines]
@@ -506,8 +542,10 @@ def gen_f08(funcs, constants):
             "  use ccmpi_f08_types",
             "  implicit none",
             "  interface"]
+    twins = large_count_twins(funcs)
     bound = [f for f in funcs if not skipped(f.name) and f.name not in SPECIAL]
     sigs = [f08_signature(f) for f in bound] + special_f08()
+    sigs += [f08_signature(f) for f in funcs if f.name in twins]
     # The profiling names of the functions (PMPI_WTIME ...); subroutines have none here.
     sigs += [("P" + n, params, ret) for n, params, ret in sigs if ret not in ("int", "void")]
     for sig in sigs:
@@ -534,6 +572,16 @@ def gen_f08(funcs, constants):
             out.append(f"  integer :: {name}{dims}")
         out.append(f"  common /{common_name(name)}/ {name}")
     out += wrap_f(f"  external :: {', '.join(CALLBACKS)}", 2)
+    # Subroutines are generic names over their specific procedures (MPI_Send: MPI_Send_f08
+    # and, with INTEGER(KIND=MPI_COUNT_KIND) counts, MPI_Send_f08c).
+    generics = {}
+    for name, _, ret in sigs:
+        if ret in ("int", "void"):
+            generics.setdefault(twins.get(name, name), []).append(specific_name(name, twins))
+    for gname, specifics in generics.items():
+        out.append(f"  interface {gname}")
+        out.append(f"    module procedure {', '.join(specifics)}")
+        out.append("  end interface")
     for op, fn in (("==", "eq"), ("/=", "ne")):
         out.append(f"  interface operator({op})")
         out += wrap_f("    module procedure " + ", ".join(f"ccmpi_{fn}_{h[4:].lower()}"
@@ -548,7 +596,8 @@ def gen_f08(funcs, constants):
                     f"    ccmpi_{fn}_{s} = a%MPI_VAL {op} b%MPI_VAL",
                     "  end function"]
     for sig in sigs:
-        out += f08_procedure(sig)
+        name, _, ret = sig
+        out += f08_procedure(sig, specific_name(name, twins) if ret in ("int", "void") else None)
     out += ["  ! MPI_SIZEOF: the size in bytes of one element of any intrinsic type.",
             "  subroutine MPI_Sizeof(x, size, ierror)",
             "    class(*), intent(in) :: x(..)",

@@ -508,6 +508,14 @@ void pmpi_comm_attach_buffer_(const MPI_Fint* comm, void* buffer, const MPI_Fint
                               MPI_Fint* ierr) {
   *ierr = PMPI_Comm_attach_buffer(*comm, choiceBuffer(buffer), *size);
 }
+void mpi_comm_attach_buffer_c_(const MPI_Fint* comm, void* buffer, const MPI_Count* size,
+                               MPI_Fint* ierr) {
+  *ierr = MPI_Comm_attach_buffer_c(*comm, choiceBuffer(buffer), *size);
+}
+void pmpi_comm_attach_buffer_c_(const MPI_Fint* comm, void* buffer, const MPI_Count* size,
+                                MPI_Fint* ierr) {
+  *ierr = PMPI_Comm_attach_buffer_c(*comm, choiceBuffer(buffer), *size);
+}
 void mpi_comm_detach_buffer_(const MPI_Fint* comm, void* buffer_addr, MPI_Fint* size,
                              MPI_Fint* ierr) {
   *ierr = MPI_Comm_detach_buffer(*comm, choiceBuffer(buffer_addr), size);
@@ -515,6 +523,14 @@ void mpi_comm_detach_buffer_(const MPI_Fint* comm, void* buffer_addr, MPI_Fint* 
 void pmpi_comm_detach_buffer_(const MPI_Fint* comm, void* buffer_addr, MPI_Fint* size,
                               MPI_Fint* ierr) {
   *ierr = PMPI_Comm_detach_buffer(*comm, choiceBuffer(buffer_addr), size);
+}
+void mpi_comm_detach_buffer_c_(const MPI_Fint* comm, void* buffer_addr, MPI_Count* size,
+                               MPI_Fint* ierr) {
+  *ierr = MPI_Comm_detach_buffer_c(*comm, choiceBuffer(buffer_addr), size);
+}
+void pmpi_comm_detach_buffer_c_(const MPI_Fint* comm, void* buffer_addr, MPI_Count* size,
+                                MPI_Fint* ierr) {
+  *ierr = PMPI_Comm_detach_buffer_c(*comm, choiceBuffer(buffer_addr), size);
 }
 void mpi_comm_flush_buffer_(const MPI_Fint* comm, MPI_Fint* ierr) {
   *ierr = MPI_Comm_flush_buffer(*comm);
@@ -536,6 +552,14 @@ void pmpi_session_attach_buffer_(const MPI_Fint* session, void* buffer, const MP
                                  MPI_Fint* ierr) {
   *ierr = PMPI_Session_attach_buffer(*session, choiceBuffer(buffer), *size);
 }
+void mpi_session_attach_buffer_c_(const MPI_Fint* session, void* buffer, const MPI_Count* size,
+                                  MPI_Fint* ierr) {
+  *ierr = MPI_Session_attach_buffer_c(*session, choiceBuffer(buffer), *size);
+}
+void pmpi_session_attach_buffer_c_(const MPI_Fint* session, void* buffer, const MPI_Count* size,
+                                   MPI_Fint* ierr) {
+  *ierr = PMPI_Session_attach_buffer_c(*session, choiceBuffer(buffer), *size);
+}
 void mpi_session_detach_buffer_(const MPI_Fint* session, void* buffer_addr, MPI_Fint* size,
                                 MPI_Fint* ierr) {
   *ierr = MPI_Session_detach_buffer(*session, choiceBuffer(buffer_addr), size);
@@ -543,6 +567,14 @@ void mpi_session_detach_buffer_(const MPI_Fint* session, void* buffer_addr, MPI_
 void pmpi_session_detach_buffer_(const MPI_Fint* session, void* buffer_addr, MPI_Fint* size,
                                  MPI_Fint* ierr) {
   *ierr = PMPI_Session_detach_buffer(*session, choiceBuffer(buffer_addr), size);
+}
+void mpi_session_detach_buffer_c_(const MPI_Fint* session, void* buffer_addr, MPI_Count* size,
+                                  MPI_Fint* ierr) {
+  *ierr = MPI_Session_detach_buffer_c(*session, choiceBuffer(buffer_addr), size);
+}
+void pmpi_session_detach_buffer_c_(const MPI_Fint* session, void* buffer_addr, MPI_Count* size,
+                                   MPI_Fint* ierr) {
+  *ierr = PMPI_Session_detach_buffer_c(*session, choiceBuffer(buffer_addr), size);
 }
 void mpi_session_flush_buffer_(const MPI_Fint* session, MPI_Fint* ierr) {
   *ierr = MPI_Session_flush_buffer(*session);
@@ -707,6 +739,1126 @@ void mpi_type_get_value_index_(const MPI_Fint* value_type, const MPI_Fint* index
 void pmpi_type_get_value_index_(const MPI_Fint* value_type, const MPI_Fint* index_type,
                                 MPI_Fint* pair_type, MPI_Fint* ierr) {
   *ierr = PMPI_Type_get_value_index(*value_type, *index_type, pair_type);
+}
+void mpi_send_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                 const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Send_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm);
+}
+void pmpi_send_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                  const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = PMPI_Send_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm);
+}
+void mpi_recv_c_(void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                 const MPI_Fint* source, const MPI_Fint* tag, const MPI_Fint* comm,
+                 MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = MPI_Recv_c(choiceBuffer(buf), *count, *datatype, *source, *tag, *comm, status_c.get());
+  status_c.store(*ierr);
+}
+void pmpi_recv_c_(void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                  const MPI_Fint* source, const MPI_Fint* tag, const MPI_Fint* comm,
+                  MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = PMPI_Recv_c(choiceBuffer(buf), *count, *datatype, *source, *tag, *comm, status_c.get());
+  status_c.store(*ierr);
+}
+void mpi_bsend_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                  const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Bsend_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm);
+}
+void pmpi_bsend_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                   const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                   MPI_Fint* ierr) {
+  *ierr = PMPI_Bsend_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm);
+}
+void mpi_ssend_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                  const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Ssend_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm);
+}
+void pmpi_ssend_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                   const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                   MPI_Fint* ierr) {
+  *ierr = PMPI_Ssend_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm);
+}
+void mpi_rsend_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                  const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Rsend_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm);
+}
+void pmpi_rsend_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                   const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                   MPI_Fint* ierr) {
+  *ierr = PMPI_Rsend_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm);
+}
+void mpi_buffer_attach_c_(void* buffer, const MPI_Count* size, MPI_Fint* ierr) {
+  *ierr = MPI_Buffer_attach_c(choiceBuffer(buffer), *size);
+}
+void pmpi_buffer_attach_c_(void* buffer, const MPI_Count* size, MPI_Fint* ierr) {
+  *ierr = PMPI_Buffer_attach_c(choiceBuffer(buffer), *size);
+}
+void mpi_buffer_detach_c_(void* buffer_addr, MPI_Count* size, MPI_Fint* ierr) {
+  *ierr = MPI_Buffer_detach_c(choiceBuffer(buffer_addr), size);
+}
+void pmpi_buffer_detach_c_(void* buffer_addr, MPI_Count* size, MPI_Fint* ierr) {
+  *ierr = PMPI_Buffer_detach_c(choiceBuffer(buffer_addr), size);
+}
+void mpi_isend_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                  const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                  MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Isend_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+void pmpi_isend_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                   const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                   MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Isend_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+void mpi_ibsend_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                   const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                   MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Ibsend_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+void pmpi_ibsend_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                    const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                    MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Ibsend_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+void mpi_issend_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                   const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                   MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Issend_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+void pmpi_issend_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                    const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                    MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Issend_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+void mpi_irsend_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                   const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                   MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Irsend_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+void pmpi_irsend_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                    const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                    MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Irsend_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+void mpi_irecv_c_(void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                  const MPI_Fint* source, const MPI_Fint* tag, const MPI_Fint* comm,
+                  MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Irecv_c(choiceBuffer(buf), *count, *datatype, *source, *tag, *comm, request);
+}
+void pmpi_irecv_c_(void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                   const MPI_Fint* source, const MPI_Fint* tag, const MPI_Fint* comm,
+                   MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Irecv_c(choiceBuffer(buf), *count, *datatype, *source, *tag, *comm, request);
+}
+void mpi_mrecv_c_(void* buf, const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* message,
+                  MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = MPI_Mrecv_c(choiceBuffer(buf), *count, *datatype, message, status_c.get());
+  status_c.store(*ierr);
+}
+void pmpi_mrecv_c_(void* buf, const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* message,
+                   MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = PMPI_Mrecv_c(choiceBuffer(buf), *count, *datatype, message, status_c.get());
+  status_c.store(*ierr);
+}
+void mpi_imrecv_c_(void* buf, const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* message,
+                   MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Imrecv_c(choiceBuffer(buf), *count, *datatype, message, request);
+}
+void pmpi_imrecv_c_(void* buf, const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* message,
+                    MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Imrecv_c(choiceBuffer(buf), *count, *datatype, message, request);
+}
+void mpi_send_init_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                      const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                      MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Send_init_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+void pmpi_send_init_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                       const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                       MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Send_init_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+void mpi_bsend_init_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                       const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                       MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Bsend_init_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+void pmpi_bsend_init_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                        const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                        MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Bsend_init_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+void mpi_ssend_init_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                       const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                       MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Ssend_init_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+void pmpi_ssend_init_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                        const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                        MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Ssend_init_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+void mpi_rsend_init_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                       const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                       MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Rsend_init_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+void pmpi_rsend_init_c_(const void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                        const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm,
+                        MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Rsend_init_c(choiceBuffer(buf), *count, *datatype, *dest, *tag, *comm, request);
+}
+void mpi_recv_init_c_(void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                      const MPI_Fint* source, const MPI_Fint* tag, const MPI_Fint* comm,
+                      MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Recv_init_c(choiceBuffer(buf), *count, *datatype, *source, *tag, *comm, request);
+}
+void pmpi_recv_init_c_(void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                       const MPI_Fint* source, const MPI_Fint* tag, const MPI_Fint* comm,
+                       MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Recv_init_c(choiceBuffer(buf), *count, *datatype, *source, *tag, *comm, request);
+}
+void mpi_sendrecv_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                     const MPI_Fint* dest, const MPI_Fint* sendtag, void* recvbuf,
+                     const MPI_Count* recvcount, const MPI_Fint* recvtype, const MPI_Fint* source,
+                     const MPI_Fint* recvtag, const MPI_Fint* comm, MPI_Fint* status,
+                     MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = MPI_Sendrecv_c(choiceBuffer(sendbuf), *sendcount, *sendtype, *dest, *sendtag,
+                         choiceBuffer(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm,
+                         status_c.get());
+  status_c.store(*ierr);
+}
+void pmpi_sendrecv_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                      const MPI_Fint* dest, const MPI_Fint* sendtag, void* recvbuf,
+                      const MPI_Count* recvcount, const MPI_Fint* recvtype, const MPI_Fint* source,
+                      const MPI_Fint* recvtag, const MPI_Fint* comm, MPI_Fint* status,
+                      MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = PMPI_Sendrecv_c(choiceBuffer(sendbuf), *sendcount, *sendtype, *dest, *sendtag,
+                          choiceBuffer(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm,
+                          status_c.get());
+  status_c.store(*ierr);
+}
+void mpi_sendrecv_replace_c_(void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                             const MPI_Fint* dest, const MPI_Fint* sendtag, const MPI_Fint* source,
+                             const MPI_Fint* recvtag, const MPI_Fint* comm, MPI_Fint* status,
+                             MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = MPI_Sendrecv_replace_c(choiceBuffer(buf), *count, *datatype, *dest, *sendtag, *source,
+                                 *recvtag, *comm, status_c.get());
+  status_c.store(*ierr);
+}
+void pmpi_sendrecv_replace_c_(void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                              const MPI_Fint* dest, const MPI_Fint* sendtag, const MPI_Fint* source,
+                              const MPI_Fint* recvtag, const MPI_Fint* comm, MPI_Fint* status,
+                              MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = PMPI_Sendrecv_replace_c(choiceBuffer(buf), *count, *datatype, *dest, *sendtag, *source,
+                                  *recvtag, *comm, status_c.get());
+  status_c.store(*ierr);
+}
+void mpi_isendrecv_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                      const MPI_Fint* dest, const MPI_Fint* sendtag, void* recvbuf,
+                      const MPI_Count* recvcount, const MPI_Fint* recvtype, const MPI_Fint* source,
+                      const MPI_Fint* recvtag, const MPI_Fint* comm, MPI_Fint* request,
+                      MPI_Fint* ierr) {
+  *ierr = MPI_Isendrecv_c(choiceBuffer(sendbuf), *sendcount, *sendtype, *dest, *sendtag,
+                          choiceBuffer(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm,
+                          request);
+}
+void pmpi_isendrecv_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                       const MPI_Fint* dest, const MPI_Fint* sendtag, void* recvbuf,
+                       const MPI_Count* recvcount, const MPI_Fint* recvtype, const MPI_Fint* source,
+                       const MPI_Fint* recvtag, const MPI_Fint* comm, MPI_Fint* request,
+                       MPI_Fint* ierr) {
+  *ierr = PMPI_Isendrecv_c(choiceBuffer(sendbuf), *sendcount, *sendtype, *dest, *sendtag,
+                           choiceBuffer(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm,
+                           request);
+}
+void mpi_isendrecv_replace_c_(void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                              const MPI_Fint* dest, const MPI_Fint* sendtag, const MPI_Fint* source,
+                              const MPI_Fint* recvtag, const MPI_Fint* comm, MPI_Fint* request,
+                              MPI_Fint* ierr) {
+  *ierr = MPI_Isendrecv_replace_c(choiceBuffer(buf), *count, *datatype, *dest, *sendtag, *source,
+                                  *recvtag, *comm, request);
+}
+void pmpi_isendrecv_replace_c_(void* buf, const MPI_Count* count, const MPI_Fint* datatype,
+                               const MPI_Fint* dest, const MPI_Fint* sendtag,
+                               const MPI_Fint* source, const MPI_Fint* recvtag,
+                               const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Isendrecv_replace_c(choiceBuffer(buf), *count, *datatype, *dest, *sendtag, *source,
+                                   *recvtag, *comm, request);
+}
+void mpi_bcast_c_(void* buffer, const MPI_Count* count, const MPI_Fint* datatype,
+                  const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Bcast_c(choiceBuffer(buffer), *count, *datatype, *root, *comm);
+}
+void pmpi_bcast_c_(void* buffer, const MPI_Count* count, const MPI_Fint* datatype,
+                   const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = PMPI_Bcast_c(choiceBuffer(buffer), *count, *datatype, *root, *comm);
+}
+void mpi_ibcast_c_(void* buffer, const MPI_Count* count, const MPI_Fint* datatype,
+                   const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Ibcast_c(choiceBuffer(buffer), *count, *datatype, *root, *comm, request);
+}
+void pmpi_ibcast_c_(void* buffer, const MPI_Count* count, const MPI_Fint* datatype,
+                    const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Ibcast_c(choiceBuffer(buffer), *count, *datatype, *root, *comm, request);
+}
+void mpi_bcast_init_c_(void* buffer, const MPI_Count* count, const MPI_Fint* datatype,
+                       const MPI_Fint* root, const MPI_Fint* comm, const MPI_Fint* info,
+                       MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Bcast_init_c(choiceBuffer(buffer), *count, *datatype, *root, *comm, *info, request);
+}
+void pmpi_bcast_init_c_(void* buffer, const MPI_Count* count, const MPI_Fint* datatype,
+                        const MPI_Fint* root, const MPI_Fint* comm, const MPI_Fint* info,
+                        MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Bcast_init_c(choiceBuffer(buffer), *count, *datatype, *root, *comm, *info, request);
+}
+void mpi_gather_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                   void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                   const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Gather_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                       *recvcount, *recvtype, *root, *comm);
+}
+void pmpi_gather_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                    void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                    const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = PMPI_Gather_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                        *recvcount, *recvtype, *root, *comm);
+}
+void mpi_igather_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                    void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                    const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Igather_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                        *recvcount, *recvtype, *root, *comm, request);
+}
+void pmpi_igather_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                     void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                     const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* request,
+                     MPI_Fint* ierr) {
+  *ierr = PMPI_Igather_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                         *recvcount, *recvtype, *root, *comm, request);
+}
+void mpi_gather_init_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                        void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                        const MPI_Fint* root, const MPI_Fint* comm, const MPI_Fint* info,
+                        MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Gather_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                            *recvcount, *recvtype, *root, *comm, *info, request);
+}
+void pmpi_gather_init_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                         void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                         const MPI_Fint* root, const MPI_Fint* comm, const MPI_Fint* info,
+                         MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Gather_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                             *recvcount, *recvtype, *root, *comm, *info, request);
+}
+void mpi_gatherv_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                    void* recvbuf, const MPI_Count* recvcounts, const MPI_Aint* displs,
+                    const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
+                    MPI_Fint* ierr) {
+  *ierr = MPI_Gatherv_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                        recvcounts, displs, *recvtype, *root, *comm);
+}
+void pmpi_gatherv_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                     void* recvbuf, const MPI_Count* recvcounts, const MPI_Aint* displs,
+                     const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
+                     MPI_Fint* ierr) {
+  *ierr = PMPI_Gatherv_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                         recvcounts, displs, *recvtype, *root, *comm);
+}
+void mpi_igatherv_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                     void* recvbuf, const MPI_Count* recvcounts, const MPI_Aint* displs,
+                     const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
+                     MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Igatherv_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                         recvcounts, displs, *recvtype, *root, *comm, request);
+}
+void pmpi_igatherv_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                      void* recvbuf, const MPI_Count* recvcounts, const MPI_Aint* displs,
+                      const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
+                      MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Igatherv_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                          recvcounts, displs, *recvtype, *root, *comm, request);
+}
+void mpi_gatherv_init_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                         void* recvbuf, const MPI_Count* recvcounts, const MPI_Aint* displs,
+                         const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
+                         const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Gatherv_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                             recvcounts, displs, *recvtype, *root, *comm, *info, request);
+}
+void pmpi_gatherv_init_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                          void* recvbuf, const MPI_Count* recvcounts, const MPI_Aint* displs,
+                          const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
+                          const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Gatherv_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                              recvcounts, displs, *recvtype, *root, *comm, *info, request);
+}
+void mpi_scatter_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                    void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                    const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Scatter_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                        *recvcount, *recvtype, *root, *comm);
+}
+void pmpi_scatter_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                     void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                     const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = PMPI_Scatter_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                         *recvcount, *recvtype, *root, *comm);
+}
+void mpi_iscatter_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                     void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                     const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* request,
+                     MPI_Fint* ierr) {
+  *ierr = MPI_Iscatter_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                         *recvcount, *recvtype, *root, *comm, request);
+}
+void pmpi_iscatter_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                      void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                      const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* request,
+                      MPI_Fint* ierr) {
+  *ierr = PMPI_Iscatter_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                          *recvcount, *recvtype, *root, *comm, request);
+}
+void mpi_scatter_init_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                         void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                         const MPI_Fint* root, const MPI_Fint* comm, const MPI_Fint* info,
+                         MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Scatter_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                             *recvcount, *recvtype, *root, *comm, *info, request);
+}
+void pmpi_scatter_init_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                          void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                          const MPI_Fint* root, const MPI_Fint* comm, const MPI_Fint* info,
+                          MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Scatter_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                              *recvcount, *recvtype, *root, *comm, *info, request);
+}
+void mpi_scatterv_c_(const void* sendbuf, const MPI_Count* sendcounts, const MPI_Aint* displs,
+                     const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcount,
+                     const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
+                     MPI_Fint* ierr) {
+  *ierr = MPI_Scatterv_c(choiceBuffer(sendbuf), sendcounts, displs, *sendtype,
+                         choiceBuffer(recvbuf), *recvcount, *recvtype, *root, *comm);
+}
+void pmpi_scatterv_c_(const void* sendbuf, const MPI_Count* sendcounts, const MPI_Aint* displs,
+                      const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcount,
+                      const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
+                      MPI_Fint* ierr) {
+  *ierr = PMPI_Scatterv_c(choiceBuffer(sendbuf), sendcounts, displs, *sendtype,
+                          choiceBuffer(recvbuf), *recvcount, *recvtype, *root, *comm);
+}
+void mpi_iscatterv_c_(const void* sendbuf, const MPI_Count* sendcounts, const MPI_Aint* displs,
+                      const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcount,
+                      const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
+                      MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Iscatterv_c(choiceBuffer(sendbuf), sendcounts, displs, *sendtype,
+                          choiceBuffer(recvbuf), *recvcount, *recvtype, *root, *comm, request);
+}
+void pmpi_iscatterv_c_(const void* sendbuf, const MPI_Count* sendcounts, const MPI_Aint* displs,
+                       const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcount,
+                       const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
+                       MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Iscatterv_c(choiceBuffer(sendbuf), sendcounts, displs, *sendtype,
+                           choiceBuffer(recvbuf), *recvcount, *recvtype, *root, *comm, request);
+}
+void mpi_scatterv_init_c_(const void* sendbuf, const MPI_Count* sendcounts, const MPI_Aint* displs,
+                          const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcount,
+                          const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
+                          const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Scatterv_init_c(choiceBuffer(sendbuf), sendcounts, displs, *sendtype,
+                              choiceBuffer(recvbuf), *recvcount, *recvtype, *root, *comm, *info,
+                              request);
+}
+void pmpi_scatterv_init_c_(const void* sendbuf, const MPI_Count* sendcounts, const MPI_Aint* displs,
+                           const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcount,
+                           const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
+                           const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Scatterv_init_c(choiceBuffer(sendbuf), sendcounts, displs, *sendtype,
+                               choiceBuffer(recvbuf), *recvcount, *recvtype, *root, *comm, *info,
+                               request);
+}
+void mpi_allgather_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                      void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                      const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Allgather_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                          *recvcount, *recvtype, *comm);
+}
+void pmpi_allgather_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                       void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                       const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = PMPI_Allgather_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                           *recvcount, *recvtype, *comm);
+}
+void mpi_iallgather_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                       void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                       const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Iallgather_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                           *recvcount, *recvtype, *comm, request);
+}
+void pmpi_iallgather_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                        void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                        const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Iallgather_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                            *recvcount, *recvtype, *comm, request);
+}
+void mpi_allgather_init_c_(const void* sendbuf, const MPI_Count* sendcount,
+                           const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcount,
+                           const MPI_Fint* recvtype, const MPI_Fint* comm, const MPI_Fint* info,
+                           MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Allgather_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                               *recvcount, *recvtype, *comm, *info, request);
+}
+void pmpi_allgather_init_c_(const void* sendbuf, const MPI_Count* sendcount,
+                            const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcount,
+                            const MPI_Fint* recvtype, const MPI_Fint* comm, const MPI_Fint* info,
+                            MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Allgather_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                                *recvcount, *recvtype, *comm, *info, request);
+}
+void mpi_allgatherv_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                       void* recvbuf, const MPI_Count* recvcounts, const MPI_Aint* displs,
+                       const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Allgatherv_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                           recvcounts, displs, *recvtype, *comm);
+}
+void pmpi_allgatherv_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                        void* recvbuf, const MPI_Count* recvcounts, const MPI_Aint* displs,
+                        const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = PMPI_Allgatherv_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                            recvcounts, displs, *recvtype, *comm);
+}
+void mpi_iallgatherv_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                        void* recvbuf, const MPI_Count* recvcounts, const MPI_Aint* displs,
+                        const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* request,
+                        MPI_Fint* ierr) {
+  *ierr = MPI_Iallgatherv_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                            recvcounts, displs, *recvtype, *comm, request);
+}
+void pmpi_iallgatherv_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                         void* recvbuf, const MPI_Count* recvcounts, const MPI_Aint* displs,
+                         const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* request,
+                         MPI_Fint* ierr) {
+  *ierr = PMPI_Iallgatherv_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                             recvcounts, displs, *recvtype, *comm, request);
+}
+void mpi_allgatherv_init_c_(const void* sendbuf, const MPI_Count* sendcount,
+                            const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcounts,
+                            const MPI_Aint* displs, const MPI_Fint* recvtype, const MPI_Fint* comm,
+                            const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Allgatherv_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                                recvcounts, displs, *recvtype, *comm, *info, request);
+}
+void pmpi_allgatherv_init_c_(const void* sendbuf, const MPI_Count* sendcount,
+                             const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcounts,
+                             const MPI_Aint* displs, const MPI_Fint* recvtype, const MPI_Fint* comm,
+                             const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr =
+      PMPI_Allgatherv_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                             recvcounts, displs, *recvtype, *comm, *info, request);
+}
+void mpi_alltoall_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                     void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                     const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Alltoall_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                         *recvcount, *recvtype, *comm);
+}
+void pmpi_alltoall_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                      void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                      const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = PMPI_Alltoall_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                          *recvcount, *recvtype, *comm);
+}
+void mpi_ialltoall_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                      void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                      const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Ialltoall_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                          *recvcount, *recvtype, *comm, request);
+}
+void pmpi_ialltoall_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                       void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                       const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Ialltoall_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                           *recvcount, *recvtype, *comm, request);
+}
+void mpi_alltoall_init_c_(const void* sendbuf, const MPI_Count* sendcount, const MPI_Fint* sendtype,
+                          void* recvbuf, const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                          const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
+                          MPI_Fint* ierr) {
+  *ierr = MPI_Alltoall_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                              *recvcount, *recvtype, *comm, *info, request);
+}
+void pmpi_alltoall_init_c_(const void* sendbuf, const MPI_Count* sendcount,
+                           const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcount,
+                           const MPI_Fint* recvtype, const MPI_Fint* comm, const MPI_Fint* info,
+                           MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Alltoall_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype, choiceBuffer(recvbuf),
+                               *recvcount, *recvtype, *comm, *info, request);
+}
+void mpi_alltoallv_c_(const void* sendbuf, const MPI_Count* sendcounts, const MPI_Aint* sdispls,
+                      const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcounts,
+                      const MPI_Aint* rdispls, const MPI_Fint* recvtype, const MPI_Fint* comm,
+                      MPI_Fint* ierr) {
+  *ierr = MPI_Alltoallv_c(choiceBuffer(sendbuf), sendcounts, sdispls, *sendtype,
+                          choiceBuffer(recvbuf), recvcounts, rdispls, *recvtype, *comm);
+}
+void pmpi_alltoallv_c_(const void* sendbuf, const MPI_Count* sendcounts, const MPI_Aint* sdispls,
+                       const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcounts,
+                       const MPI_Aint* rdispls, const MPI_Fint* recvtype, const MPI_Fint* comm,
+                       MPI_Fint* ierr) {
+  *ierr = PMPI_Alltoallv_c(choiceBuffer(sendbuf), sendcounts, sdispls, *sendtype,
+                           choiceBuffer(recvbuf), recvcounts, rdispls, *recvtype, *comm);
+}
+void mpi_ialltoallv_c_(const void* sendbuf, const MPI_Count* sendcounts, const MPI_Aint* sdispls,
+                       const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcounts,
+                       const MPI_Aint* rdispls, const MPI_Fint* recvtype, const MPI_Fint* comm,
+                       MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Ialltoallv_c(choiceBuffer(sendbuf), sendcounts, sdispls, *sendtype,
+                           choiceBuffer(recvbuf), recvcounts, rdispls, *recvtype, *comm, request);
+}
+void pmpi_ialltoallv_c_(const void* sendbuf, const MPI_Count* sendcounts, const MPI_Aint* sdispls,
+                        const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcounts,
+                        const MPI_Aint* rdispls, const MPI_Fint* recvtype, const MPI_Fint* comm,
+                        MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Ialltoallv_c(choiceBuffer(sendbuf), sendcounts, sdispls, *sendtype,
+                            choiceBuffer(recvbuf), recvcounts, rdispls, *recvtype, *comm, request);
+}
+void mpi_alltoallv_init_c_(const void* sendbuf, const MPI_Count* sendcounts,
+                           const MPI_Aint* sdispls, const MPI_Fint* sendtype, void* recvbuf,
+                           const MPI_Count* recvcounts, const MPI_Aint* rdispls,
+                           const MPI_Fint* recvtype, const MPI_Fint* comm, const MPI_Fint* info,
+                           MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Alltoallv_init_c(choiceBuffer(sendbuf), sendcounts, sdispls, *sendtype,
+                               choiceBuffer(recvbuf), recvcounts, rdispls, *recvtype, *comm, *info,
+                               request);
+}
+void pmpi_alltoallv_init_c_(const void* sendbuf, const MPI_Count* sendcounts,
+                            const MPI_Aint* sdispls, const MPI_Fint* sendtype, void* recvbuf,
+                            const MPI_Count* recvcounts, const MPI_Aint* rdispls,
+                            const MPI_Fint* recvtype, const MPI_Fint* comm, const MPI_Fint* info,
+                            MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Alltoallv_init_c(choiceBuffer(sendbuf), sendcounts, sdispls, *sendtype,
+                                choiceBuffer(recvbuf), recvcounts, rdispls, *recvtype, *comm, *info,
+                                request);
+}
+void mpi_alltoallw_c_(const void* sendbuf, const MPI_Count* sendcounts, const MPI_Aint* sdispls,
+                      const MPI_Fint* sendtypes, void* recvbuf, const MPI_Count* recvcounts,
+                      const MPI_Aint* rdispls, const MPI_Fint* recvtypes, const MPI_Fint* comm,
+                      MPI_Fint* ierr) {
+  *ierr = MPI_Alltoallw_c(choiceBuffer(sendbuf), sendcounts, sdispls, sendtypes,
+                          choiceBuffer(recvbuf), recvcounts, rdispls, recvtypes, *comm);
+}
+void pmpi_alltoallw_c_(const void* sendbuf, const MPI_Count* sendcounts, const MPI_Aint* sdispls,
+                       const MPI_Fint* sendtypes, void* recvbuf, const MPI_Count* recvcounts,
+                       const MPI_Aint* rdispls, const MPI_Fint* recvtypes, const MPI_Fint* comm,
+                       MPI_Fint* ierr) {
+  *ierr = PMPI_Alltoallw_c(choiceBuffer(sendbuf), sendcounts, sdispls, sendtypes,
+                           choiceBuffer(recvbuf), recvcounts, rdispls, recvtypes, *comm);
+}
+void mpi_ialltoallw_c_(const void* sendbuf, const MPI_Count* sendcounts, const MPI_Aint* sdispls,
+                       const MPI_Fint* sendtypes, void* recvbuf, const MPI_Count* recvcounts,
+                       const MPI_Aint* rdispls, const MPI_Fint* recvtypes, const MPI_Fint* comm,
+                       MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Ialltoallw_c(choiceBuffer(sendbuf), sendcounts, sdispls, sendtypes,
+                           choiceBuffer(recvbuf), recvcounts, rdispls, recvtypes, *comm, request);
+}
+void pmpi_ialltoallw_c_(const void* sendbuf, const MPI_Count* sendcounts, const MPI_Aint* sdispls,
+                        const MPI_Fint* sendtypes, void* recvbuf, const MPI_Count* recvcounts,
+                        const MPI_Aint* rdispls, const MPI_Fint* recvtypes, const MPI_Fint* comm,
+                        MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Ialltoallw_c(choiceBuffer(sendbuf), sendcounts, sdispls, sendtypes,
+                            choiceBuffer(recvbuf), recvcounts, rdispls, recvtypes, *comm, request);
+}
+void mpi_alltoallw_init_c_(const void* sendbuf, const MPI_Count* sendcounts,
+                           const MPI_Aint* sdispls, const MPI_Fint* sendtypes, void* recvbuf,
+                           const MPI_Count* recvcounts, const MPI_Aint* rdispls,
+                           const MPI_Fint* recvtypes, const MPI_Fint* comm, const MPI_Fint* info,
+                           MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Alltoallw_init_c(choiceBuffer(sendbuf), sendcounts, sdispls, sendtypes,
+                               choiceBuffer(recvbuf), recvcounts, rdispls, recvtypes, *comm, *info,
+                               request);
+}
+void pmpi_alltoallw_init_c_(const void* sendbuf, const MPI_Count* sendcounts,
+                            const MPI_Aint* sdispls, const MPI_Fint* sendtypes, void* recvbuf,
+                            const MPI_Count* recvcounts, const MPI_Aint* rdispls,
+                            const MPI_Fint* recvtypes, const MPI_Fint* comm, const MPI_Fint* info,
+                            MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Alltoallw_init_c(choiceBuffer(sendbuf), sendcounts, sdispls, sendtypes,
+                                choiceBuffer(recvbuf), recvcounts, rdispls, recvtypes, *comm, *info,
+                                request);
+}
+void mpi_reduce_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                   const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* root,
+                   const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Reduce_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op, *root,
+                       *comm);
+}
+void pmpi_reduce_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                    const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* root,
+                    const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = PMPI_Reduce_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op, *root,
+                        *comm);
+}
+void mpi_ireduce_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                    const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* root,
+                    const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Ireduce_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op, *root,
+                        *comm, request);
+}
+void pmpi_ireduce_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                     const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* root,
+                     const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Ireduce_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op,
+                         *root, *comm, request);
+}
+void mpi_reduce_init_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                        const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* root,
+                        const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
+                        MPI_Fint* ierr) {
+  *ierr = MPI_Reduce_init_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op,
+                            *root, *comm, *info, request);
+}
+void pmpi_reduce_init_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                         const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* root,
+                         const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
+                         MPI_Fint* ierr) {
+  *ierr = PMPI_Reduce_init_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op,
+                             *root, *comm, *info, request);
+}
+void mpi_allreduce_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                      const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                      MPI_Fint* ierr) {
+  *ierr =
+      MPI_Allreduce_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op, *comm);
+}
+void pmpi_allreduce_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                       const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                       MPI_Fint* ierr) {
+  *ierr =
+      PMPI_Allreduce_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op, *comm);
+}
+void mpi_iallreduce_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                       const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                       MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Iallreduce_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op,
+                           *comm, request);
+}
+void pmpi_iallreduce_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                        const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                        MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Iallreduce_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op,
+                            *comm, request);
+}
+void mpi_allreduce_init_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                           const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                           const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Allreduce_init_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op,
+                               *comm, *info, request);
+}
+void pmpi_allreduce_init_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                            const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                            const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Allreduce_init_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype,
+                                *op, *comm, *info, request);
+}
+void mpi_reduce_scatter_c_(const void* sendbuf, void* recvbuf, const MPI_Count* recvcounts,
+                           const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                           MPI_Fint* ierr) {
+  *ierr = MPI_Reduce_scatter_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), recvcounts, *datatype,
+                               *op, *comm);
+}
+void pmpi_reduce_scatter_c_(const void* sendbuf, void* recvbuf, const MPI_Count* recvcounts,
+                            const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                            MPI_Fint* ierr) {
+  *ierr = PMPI_Reduce_scatter_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), recvcounts, *datatype,
+                                *op, *comm);
+}
+void mpi_ireduce_scatter_c_(const void* sendbuf, void* recvbuf, const MPI_Count* recvcounts,
+                            const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                            MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Ireduce_scatter_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), recvcounts, *datatype,
+                                *op, *comm, request);
+}
+void pmpi_ireduce_scatter_c_(const void* sendbuf, void* recvbuf, const MPI_Count* recvcounts,
+                             const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                             MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Ireduce_scatter_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), recvcounts,
+                                 *datatype, *op, *comm, request);
+}
+void mpi_reduce_scatter_init_c_(const void* sendbuf, void* recvbuf, const MPI_Count* recvcounts,
+                                const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                                const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Reduce_scatter_init_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), recvcounts,
+                                    *datatype, *op, *comm, *info, request);
+}
+void pmpi_reduce_scatter_init_c_(const void* sendbuf, void* recvbuf, const MPI_Count* recvcounts,
+                                 const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                                 const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Reduce_scatter_init_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), recvcounts,
+                                     *datatype, *op, *comm, *info, request);
+}
+void mpi_reduce_scatter_block_c_(const void* sendbuf, void* recvbuf, const MPI_Count* recvcount,
+                                 const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                                 MPI_Fint* ierr) {
+  *ierr = MPI_Reduce_scatter_block_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *recvcount,
+                                     *datatype, *op, *comm);
+}
+void pmpi_reduce_scatter_block_c_(const void* sendbuf, void* recvbuf, const MPI_Count* recvcount,
+                                  const MPI_Fint* datatype, const MPI_Fint* op,
+                                  const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = PMPI_Reduce_scatter_block_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *recvcount,
+                                      *datatype, *op, *comm);
+}
+void mpi_ireduce_scatter_block_c_(const void* sendbuf, void* recvbuf, const MPI_Count* recvcount,
+                                  const MPI_Fint* datatype, const MPI_Fint* op,
+                                  const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Ireduce_scatter_block_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *recvcount,
+                                      *datatype, *op, *comm, request);
+}
+void pmpi_ireduce_scatter_block_c_(const void* sendbuf, void* recvbuf, const MPI_Count* recvcount,
+                                   const MPI_Fint* datatype, const MPI_Fint* op,
+                                   const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Ireduce_scatter_block_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *recvcount,
+                                       *datatype, *op, *comm, request);
+}
+void mpi_reduce_scatter_block_init_c_(const void* sendbuf, void* recvbuf,
+                                      const MPI_Count* recvcount, const MPI_Fint* datatype,
+                                      const MPI_Fint* op, const MPI_Fint* comm,
+                                      const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Reduce_scatter_block_init_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *recvcount,
+                                          *datatype, *op, *comm, *info, request);
+}
+void pmpi_reduce_scatter_block_init_c_(const void* sendbuf, void* recvbuf,
+                                       const MPI_Count* recvcount, const MPI_Fint* datatype,
+                                       const MPI_Fint* op, const MPI_Fint* comm,
+                                       const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Reduce_scatter_block_init_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *recvcount,
+                                           *datatype, *op, *comm, *info, request);
+}
+void mpi_scan_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                 const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                 MPI_Fint* ierr) {
+  *ierr = MPI_Scan_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op, *comm);
+}
+void pmpi_scan_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                  const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                  MPI_Fint* ierr) {
+  *ierr = PMPI_Scan_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op, *comm);
+}
+void mpi_iscan_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                  const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                  MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Iscan_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op, *comm,
+                      request);
+}
+void pmpi_iscan_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                   const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                   MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Iscan_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op, *comm,
+                       request);
+}
+void mpi_scan_init_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                      const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                      const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Scan_init_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op,
+                          *comm, *info, request);
+}
+void pmpi_scan_init_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                       const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                       const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Scan_init_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op,
+                           *comm, *info, request);
+}
+void mpi_exscan_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                   const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                   MPI_Fint* ierr) {
+  *ierr = MPI_Exscan_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op, *comm);
+}
+void pmpi_exscan_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                    const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                    MPI_Fint* ierr) {
+  *ierr =
+      PMPI_Exscan_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op, *comm);
+}
+void mpi_iexscan_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                    const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                    MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Iexscan_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op, *comm,
+                        request);
+}
+void pmpi_iexscan_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                     const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                     MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Iexscan_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op,
+                         *comm, request);
+}
+void mpi_exscan_init_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                        const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                        const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Exscan_init_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op,
+                            *comm, *info, request);
+}
+void pmpi_exscan_init_c_(const void* sendbuf, void* recvbuf, const MPI_Count* count,
+                         const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                         const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Exscan_init_c(choiceBuffer(sendbuf), choiceBuffer(recvbuf), *count, *datatype, *op,
+                             *comm, *info, request);
+}
+void mpi_reduce_local_c_(const void* inbuf, void* inoutbuf, const MPI_Count* count,
+                         const MPI_Fint* datatype, const MPI_Fint* op, MPI_Fint* ierr) {
+  *ierr = MPI_Reduce_local_c(choiceBuffer(inbuf), choiceBuffer(inoutbuf), *count, *datatype, *op);
+}
+void pmpi_reduce_local_c_(const void* inbuf, void* inoutbuf, const MPI_Count* count,
+                          const MPI_Fint* datatype, const MPI_Fint* op, MPI_Fint* ierr) {
+  *ierr = PMPI_Reduce_local_c(choiceBuffer(inbuf), choiceBuffer(inoutbuf), *count, *datatype, *op);
+}
+void mpi_neighbor_allgather_c_(const void* sendbuf, const MPI_Count* sendcount,
+                               const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcount,
+                               const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Neighbor_allgather_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                   choiceBuffer(recvbuf), *recvcount, *recvtype, *comm);
+}
+void pmpi_neighbor_allgather_c_(const void* sendbuf, const MPI_Count* sendcount,
+                                const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcount,
+                                const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = PMPI_Neighbor_allgather_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                    choiceBuffer(recvbuf), *recvcount, *recvtype, *comm);
+}
+void mpi_ineighbor_allgather_c_(const void* sendbuf, const MPI_Count* sendcount,
+                                const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcount,
+                                const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* request,
+                                MPI_Fint* ierr) {
+  *ierr = MPI_Ineighbor_allgather_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                    choiceBuffer(recvbuf), *recvcount, *recvtype, *comm, request);
+}
+void pmpi_ineighbor_allgather_c_(const void* sendbuf, const MPI_Count* sendcount,
+                                 const MPI_Fint* sendtype, void* recvbuf,
+                                 const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                                 const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Ineighbor_allgather_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                     choiceBuffer(recvbuf), *recvcount, *recvtype, *comm, request);
+}
+void mpi_neighbor_allgather_init_c_(const void* sendbuf, const MPI_Count* sendcount,
+                                    const MPI_Fint* sendtype, void* recvbuf,
+                                    const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                                    const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
+                                    MPI_Fint* ierr) {
+  *ierr = MPI_Neighbor_allgather_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                        choiceBuffer(recvbuf), *recvcount, *recvtype, *comm, *info,
+                                        request);
+}
+void pmpi_neighbor_allgather_init_c_(const void* sendbuf, const MPI_Count* sendcount,
+                                     const MPI_Fint* sendtype, void* recvbuf,
+                                     const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                                     const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
+                                     MPI_Fint* ierr) {
+  *ierr = PMPI_Neighbor_allgather_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                         choiceBuffer(recvbuf), *recvcount, *recvtype, *comm, *info,
+                                         request);
+}
+void mpi_neighbor_allgatherv_c_(const void* sendbuf, const MPI_Count* sendcount,
+                                const MPI_Fint* sendtype, void* recvbuf,
+                                const MPI_Count* recvcounts, const MPI_Aint* displs,
+                                const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Neighbor_allgatherv_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                    choiceBuffer(recvbuf), recvcounts, displs, *recvtype, *comm);
+}
+void pmpi_neighbor_allgatherv_c_(const void* sendbuf, const MPI_Count* sendcount,
+                                 const MPI_Fint* sendtype, void* recvbuf,
+                                 const MPI_Count* recvcounts, const MPI_Aint* displs,
+                                 const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = PMPI_Neighbor_allgatherv_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                     choiceBuffer(recvbuf), recvcounts, displs, *recvtype, *comm);
+}
+void mpi_ineighbor_allgatherv_c_(const void* sendbuf, const MPI_Count* sendcount,
+                                 const MPI_Fint* sendtype, void* recvbuf,
+                                 const MPI_Count* recvcounts, const MPI_Aint* displs,
+                                 const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* request,
+                                 MPI_Fint* ierr) {
+  *ierr = MPI_Ineighbor_allgatherv_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                     choiceBuffer(recvbuf), recvcounts, displs, *recvtype, *comm,
+                                     request);
+}
+void pmpi_ineighbor_allgatherv_c_(const void* sendbuf, const MPI_Count* sendcount,
+                                  const MPI_Fint* sendtype, void* recvbuf,
+                                  const MPI_Count* recvcounts, const MPI_Aint* displs,
+                                  const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* request,
+                                  MPI_Fint* ierr) {
+  *ierr = PMPI_Ineighbor_allgatherv_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                      choiceBuffer(recvbuf), recvcounts, displs, *recvtype, *comm,
+                                      request);
+}
+void mpi_neighbor_allgatherv_init_c_(const void* sendbuf, const MPI_Count* sendcount,
+                                     const MPI_Fint* sendtype, void* recvbuf,
+                                     const MPI_Count* recvcounts, const MPI_Aint* displs,
+                                     const MPI_Fint* recvtype, const MPI_Fint* comm,
+                                     const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Neighbor_allgatherv_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                         choiceBuffer(recvbuf), recvcounts, displs, *recvtype,
+                                         *comm, *info, request);
+}
+void pmpi_neighbor_allgatherv_init_c_(const void* sendbuf, const MPI_Count* sendcount,
+                                      const MPI_Fint* sendtype, void* recvbuf,
+                                      const MPI_Count* recvcounts, const MPI_Aint* displs,
+                                      const MPI_Fint* recvtype, const MPI_Fint* comm,
+                                      const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Neighbor_allgatherv_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                          choiceBuffer(recvbuf), recvcounts, displs, *recvtype,
+                                          *comm, *info, request);
+}
+void mpi_neighbor_alltoall_c_(const void* sendbuf, const MPI_Count* sendcount,
+                              const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcount,
+                              const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Neighbor_alltoall_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                  choiceBuffer(recvbuf), *recvcount, *recvtype, *comm);
+}
+void pmpi_neighbor_alltoall_c_(const void* sendbuf, const MPI_Count* sendcount,
+                               const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcount,
+                               const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = PMPI_Neighbor_alltoall_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                   choiceBuffer(recvbuf), *recvcount, *recvtype, *comm);
+}
+void mpi_ineighbor_alltoall_c_(const void* sendbuf, const MPI_Count* sendcount,
+                               const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcount,
+                               const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* request,
+                               MPI_Fint* ierr) {
+  *ierr = MPI_Ineighbor_alltoall_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                   choiceBuffer(recvbuf), *recvcount, *recvtype, *comm, request);
+}
+void pmpi_ineighbor_alltoall_c_(const void* sendbuf, const MPI_Count* sendcount,
+                                const MPI_Fint* sendtype, void* recvbuf, const MPI_Count* recvcount,
+                                const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* request,
+                                MPI_Fint* ierr) {
+  *ierr = PMPI_Ineighbor_alltoall_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                    choiceBuffer(recvbuf), *recvcount, *recvtype, *comm, request);
+}
+void mpi_neighbor_alltoall_init_c_(const void* sendbuf, const MPI_Count* sendcount,
+                                   const MPI_Fint* sendtype, void* recvbuf,
+                                   const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                                   const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
+                                   MPI_Fint* ierr) {
+  *ierr = MPI_Neighbor_alltoall_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                       choiceBuffer(recvbuf), *recvcount, *recvtype, *comm, *info,
+                                       request);
+}
+void pmpi_neighbor_alltoall_init_c_(const void* sendbuf, const MPI_Count* sendcount,
+                                    const MPI_Fint* sendtype, void* recvbuf,
+                                    const MPI_Count* recvcount, const MPI_Fint* recvtype,
+                                    const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
+                                    MPI_Fint* ierr) {
+  *ierr = PMPI_Neighbor_alltoall_init_c(choiceBuffer(sendbuf), *sendcount, *sendtype,
+                                        choiceBuffer(recvbuf), *recvcount, *recvtype, *comm, *info,
+                                        request);
+}
+void mpi_neighbor_alltoallv_c_(const void* sendbuf, const MPI_Count* sendcounts,
+                               const MPI_Aint* sdispls, const MPI_Fint* sendtype, void* recvbuf,
+                               const MPI_Count* recvcounts, const MPI_Aint* rdispls,
+                               const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Neighbor_alltoallv_c(choiceBuffer(sendbuf), sendcounts, sdispls, *sendtype,
+                                   choiceBuffer(recvbuf), recvcounts, rdispls, *recvtype, *comm);
+}
+void pmpi_neighbor_alltoallv_c_(const void* sendbuf, const MPI_Count* sendcounts,
+                                const MPI_Aint* sdispls, const MPI_Fint* sendtype, void* recvbuf,
+                                const MPI_Count* recvcounts, const MPI_Aint* rdispls,
+                                const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = PMPI_Neighbor_alltoallv_c(choiceBuffer(sendbuf), sendcounts, sdispls, *sendtype,
+                                    choiceBuffer(recvbuf), recvcounts, rdispls, *recvtype, *comm);
+}
+void mpi_ineighbor_alltoallv_c_(const void* sendbuf, const MPI_Count* sendcounts,
+                                const MPI_Aint* sdispls, const MPI_Fint* sendtype, void* recvbuf,
+                                const MPI_Count* recvcounts, const MPI_Aint* rdispls,
+                                const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* request,
+                                MPI_Fint* ierr) {
+  *ierr = MPI_Ineighbor_alltoallv_c(choiceBuffer(sendbuf), sendcounts, sdispls, *sendtype,
+                                    choiceBuffer(recvbuf), recvcounts, rdispls, *recvtype, *comm,
+                                    request);
+}
+void pmpi_ineighbor_alltoallv_c_(const void* sendbuf, const MPI_Count* sendcounts,
+                                 const MPI_Aint* sdispls, const MPI_Fint* sendtype, void* recvbuf,
+                                 const MPI_Count* recvcounts, const MPI_Aint* rdispls,
+                                 const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* request,
+                                 MPI_Fint* ierr) {
+  *ierr = PMPI_Ineighbor_alltoallv_c(choiceBuffer(sendbuf), sendcounts, sdispls, *sendtype,
+                                     choiceBuffer(recvbuf), recvcounts, rdispls, *recvtype, *comm,
+                                     request);
+}
+void mpi_neighbor_alltoallv_init_c_(const void* sendbuf, const MPI_Count* sendcounts,
+                                    const MPI_Aint* sdispls, const MPI_Fint* sendtype,
+                                    void* recvbuf, const MPI_Count* recvcounts,
+                                    const MPI_Aint* rdispls, const MPI_Fint* recvtype,
+                                    const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
+                                    MPI_Fint* ierr) {
+  *ierr = MPI_Neighbor_alltoallv_init_c(choiceBuffer(sendbuf), sendcounts, sdispls, *sendtype,
+                                        choiceBuffer(recvbuf), recvcounts, rdispls, *recvtype,
+                                        *comm, *info, request);
+}
+void pmpi_neighbor_alltoallv_init_c_(const void* sendbuf, const MPI_Count* sendcounts,
+                                     const MPI_Aint* sdispls, const MPI_Fint* sendtype,
+                                     void* recvbuf, const MPI_Count* recvcounts,
+                                     const MPI_Aint* rdispls, const MPI_Fint* recvtype,
+                                     const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
+                                     MPI_Fint* ierr) {
+  *ierr = PMPI_Neighbor_alltoallv_init_c(choiceBuffer(sendbuf), sendcounts, sdispls, *sendtype,
+                                         choiceBuffer(recvbuf), recvcounts, rdispls, *recvtype,
+                                         *comm, *info, request);
+}
+void mpi_neighbor_alltoallw_c_(const void* sendbuf, const MPI_Count* sendcounts,
+                               const MPI_Aint* sdispls, const MPI_Fint* sendtypes, void* recvbuf,
+                               const MPI_Count* recvcounts, const MPI_Aint* rdispls,
+                               const MPI_Fint* recvtypes, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Neighbor_alltoallw_c(choiceBuffer(sendbuf), sendcounts, sdispls, sendtypes,
+                                   choiceBuffer(recvbuf), recvcounts, rdispls, recvtypes, *comm);
+}
+void pmpi_neighbor_alltoallw_c_(const void* sendbuf, const MPI_Count* sendcounts,
+                                const MPI_Aint* sdispls, const MPI_Fint* sendtypes, void* recvbuf,
+                                const MPI_Count* recvcounts, const MPI_Aint* rdispls,
+                                const MPI_Fint* recvtypes, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = PMPI_Neighbor_alltoallw_c(choiceBuffer(sendbuf), sendcounts, sdispls, sendtypes,
+                                    choiceBuffer(recvbuf), recvcounts, rdispls, recvtypes, *comm);
+}
+void mpi_ineighbor_alltoallw_c_(const void* sendbuf, const MPI_Count* sendcounts,
+                                const MPI_Aint* sdispls, const MPI_Fint* sendtypes, void* recvbuf,
+                                const MPI_Count* recvcounts, const MPI_Aint* rdispls,
+                                const MPI_Fint* recvtypes, const MPI_Fint* comm, MPI_Fint* request,
+                                MPI_Fint* ierr) {
+  *ierr = MPI_Ineighbor_alltoallw_c(choiceBuffer(sendbuf), sendcounts, sdispls, sendtypes,
+                                    choiceBuffer(recvbuf), recvcounts, rdispls, recvtypes, *comm,
+                                    request);
+}
+void pmpi_ineighbor_alltoallw_c_(const void* sendbuf, const MPI_Count* sendcounts,
+                                 const MPI_Aint* sdispls, const MPI_Fint* sendtypes, void* recvbuf,
+                                 const MPI_Count* recvcounts, const MPI_Aint* rdispls,
+                                 const MPI_Fint* recvtypes, const MPI_Fint* comm, MPI_Fint* request,
+                                 MPI_Fint* ierr) {
+  *ierr = PMPI_Ineighbor_alltoallw_c(choiceBuffer(sendbuf), sendcounts, sdispls, sendtypes,
+                                     choiceBuffer(recvbuf), recvcounts, rdispls, recvtypes, *comm,
+                                     request);
+}
+void mpi_neighbor_alltoallw_init_c_(const void* sendbuf, const MPI_Count* sendcounts,
+                                    const MPI_Aint* sdispls, const MPI_Fint* sendtypes,
+                                    void* recvbuf, const MPI_Count* recvcounts,
+                                    const MPI_Aint* rdispls, const MPI_Fint* recvtypes,
+                                    const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
+                                    MPI_Fint* ierr) {
+  *ierr = MPI_Neighbor_alltoallw_init_c(choiceBuffer(sendbuf), sendcounts, sdispls, sendtypes,
+                                        choiceBuffer(recvbuf), recvcounts, rdispls, recvtypes,
+                                        *comm, *info, request);
+}
+void pmpi_neighbor_alltoallw_init_c_(const void* sendbuf, const MPI_Count* sendcounts,
+                                     const MPI_Aint* sdispls, const MPI_Fint* sendtypes,
+                                     void* recvbuf, const MPI_Count* recvcounts,
+                                     const MPI_Aint* rdispls, const MPI_Fint* recvtypes,
+                                     const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
+                                     MPI_Fint* ierr) {
+  *ierr = PMPI_Neighbor_alltoallw_init_c(choiceBuffer(sendbuf), sendcounts, sdispls, sendtypes,
+                                         choiceBuffer(recvbuf), recvcounts, rdispls, recvtypes,
+                                         *comm, *info, request);
 }
 void mpi_type_contiguous_(const MPI_Fint* count, const MPI_Fint* oldtype, MPI_Fint* newtype,
                           MPI_Fint* ierr) {
@@ -1028,6 +2180,152 @@ void pmpi_pack_external_size_(const char* datarep, const MPI_Fint* incount,
                               size_t datarep_len) {
   std::string datarep_s = fromFortran(datarep, datarep_len);
   *ierr = PMPI_Pack_external_size(datarep_s.c_str(), *incount, *datatype, size);
+}
+void mpi_type_contiguous_c_(const MPI_Count* count, const MPI_Fint* oldtype, MPI_Fint* newtype,
+                            MPI_Fint* ierr) {
+  *ierr = MPI_Type_contiguous_c(*count, *oldtype, newtype);
+}
+void pmpi_type_contiguous_c_(const MPI_Count* count, const MPI_Fint* oldtype, MPI_Fint* newtype,
+                             MPI_Fint* ierr) {
+  *ierr = PMPI_Type_contiguous_c(*count, *oldtype, newtype);
+}
+void mpi_type_vector_c_(const MPI_Count* count, const MPI_Count* blocklength,
+                        const MPI_Count* stride, const MPI_Fint* oldtype, MPI_Fint* newtype,
+                        MPI_Fint* ierr) {
+  *ierr = MPI_Type_vector_c(*count, *blocklength, *stride, *oldtype, newtype);
+}
+void pmpi_type_vector_c_(const MPI_Count* count, const MPI_Count* blocklength,
+                         const MPI_Count* stride, const MPI_Fint* oldtype, MPI_Fint* newtype,
+                         MPI_Fint* ierr) {
+  *ierr = PMPI_Type_vector_c(*count, *blocklength, *stride, *oldtype, newtype);
+}
+void mpi_type_indexed_c_(const MPI_Count* count, const MPI_Count* array_of_blocklengths,
+                         const MPI_Count* array_of_displacements, const MPI_Fint* oldtype,
+                         MPI_Fint* newtype, MPI_Fint* ierr) {
+  *ierr =
+      MPI_Type_indexed_c(*count, array_of_blocklengths, array_of_displacements, *oldtype, newtype);
+}
+void pmpi_type_indexed_c_(const MPI_Count* count, const MPI_Count* array_of_blocklengths,
+                          const MPI_Count* array_of_displacements, const MPI_Fint* oldtype,
+                          MPI_Fint* newtype, MPI_Fint* ierr) {
+  *ierr =
+      PMPI_Type_indexed_c(*count, array_of_blocklengths, array_of_displacements, *oldtype, newtype);
+}
+void mpi_type_create_indexed_block_c_(const MPI_Count* count, const MPI_Count* blocklength,
+                                      const MPI_Count* array_of_displacements,
+                                      const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierr) {
+  *ierr = MPI_Type_create_indexed_block_c(*count, *blocklength, array_of_displacements, *oldtype,
+                                          newtype);
+}
+void pmpi_type_create_indexed_block_c_(const MPI_Count* count, const MPI_Count* blocklength,
+                                       const MPI_Count* array_of_displacements,
+                                       const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierr) {
+  *ierr = PMPI_Type_create_indexed_block_c(*count, *blocklength, array_of_displacements, *oldtype,
+                                           newtype);
+}
+void mpi_type_create_subarray_c_(const MPI_Fint* ndims, const MPI_Count* array_of_sizes,
+                                 const MPI_Count* array_of_subsizes,
+                                 const MPI_Count* array_of_starts, const MPI_Fint* order,
+                                 const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierr) {
+  *ierr = MPI_Type_create_subarray_c(*ndims, array_of_sizes, array_of_subsizes, array_of_starts,
+                                     *order, *oldtype, newtype);
+}
+void pmpi_type_create_subarray_c_(const MPI_Fint* ndims, const MPI_Count* array_of_sizes,
+                                  const MPI_Count* array_of_subsizes,
+                                  const MPI_Count* array_of_starts, const MPI_Fint* order,
+                                  const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierr) {
+  *ierr = PMPI_Type_create_subarray_c(*ndims, array_of_sizes, array_of_subsizes, array_of_starts,
+                                      *order, *oldtype, newtype);
+}
+void mpi_type_create_darray_c_(const MPI_Fint* size, const MPI_Fint* rank, const MPI_Fint* ndims,
+                               const MPI_Count* array_of_gsizes, const MPI_Fint* array_of_distribs,
+                               const MPI_Fint* array_of_dargs, const MPI_Fint* array_of_psizes,
+                               const MPI_Fint* order, const MPI_Fint* oldtype, MPI_Fint* newtype,
+                               MPI_Fint* ierr) {
+  *ierr = MPI_Type_create_darray_c(*size, *rank, *ndims, array_of_gsizes, array_of_distribs,
+                                   array_of_dargs, array_of_psizes, *order, *oldtype, newtype);
+}
+void pmpi_type_create_darray_c_(const MPI_Fint* size, const MPI_Fint* rank, const MPI_Fint* ndims,
+                                const MPI_Count* array_of_gsizes, const MPI_Fint* array_of_distribs,
+                                const MPI_Fint* array_of_dargs, const MPI_Fint* array_of_psizes,
+                                const MPI_Fint* order, const MPI_Fint* oldtype, MPI_Fint* newtype,
+                                MPI_Fint* ierr) {
+  *ierr = PMPI_Type_create_darray_c(*size, *rank, *ndims, array_of_gsizes, array_of_distribs,
+                                    array_of_dargs, array_of_psizes, *order, *oldtype, newtype);
+}
+void mpi_type_size_c_(const MPI_Fint* datatype, MPI_Count* size, MPI_Fint* ierr) {
+  *ierr = MPI_Type_size_c(*datatype, size);
+}
+void pmpi_type_size_c_(const MPI_Fint* datatype, MPI_Count* size, MPI_Fint* ierr) {
+  *ierr = PMPI_Type_size_c(*datatype, size);
+}
+void mpi_get_count_c_(MPI_Fint* status, const MPI_Fint* datatype, MPI_Count* count,
+                      MPI_Fint* ierr) {
+  Status status_c(status, Dir::kIn);
+  *ierr = MPI_Get_count_c(status_c.get(), *datatype, count);
+  status_c.store(*ierr);
+}
+void pmpi_get_count_c_(MPI_Fint* status, const MPI_Fint* datatype, MPI_Count* count,
+                       MPI_Fint* ierr) {
+  Status status_c(status, Dir::kIn);
+  *ierr = PMPI_Get_count_c(status_c.get(), *datatype, count);
+  status_c.store(*ierr);
+}
+void mpi_get_elements_c_(MPI_Fint* status, const MPI_Fint* datatype, MPI_Count* count,
+                         MPI_Fint* ierr) {
+  Status status_c(status, Dir::kIn);
+  *ierr = MPI_Get_elements_c(status_c.get(), *datatype, count);
+  status_c.store(*ierr);
+}
+void pmpi_get_elements_c_(MPI_Fint* status, const MPI_Fint* datatype, MPI_Count* count,
+                          MPI_Fint* ierr) {
+  Status status_c(status, Dir::kIn);
+  *ierr = PMPI_Get_elements_c(status_c.get(), *datatype, count);
+  status_c.store(*ierr);
+}
+void mpi_status_set_elements_c_(MPI_Fint* status, const MPI_Fint* datatype, const MPI_Count* count,
+                                MPI_Fint* ierr) {
+  Status status_c(status, Dir::kInOut);
+  *ierr = MPI_Status_set_elements_c(status_c.get(), *datatype, *count);
+  status_c.store(*ierr);
+}
+void pmpi_status_set_elements_c_(MPI_Fint* status, const MPI_Fint* datatype, const MPI_Count* count,
+                                 MPI_Fint* ierr) {
+  Status status_c(status, Dir::kInOut);
+  *ierr = PMPI_Status_set_elements_c(status_c.get(), *datatype, *count);
+  status_c.store(*ierr);
+}
+void mpi_pack_c_(const void* inbuf, const MPI_Count* incount, const MPI_Fint* datatype,
+                 void* outbuf, const MPI_Count* outsize, MPI_Count* position, const MPI_Fint* comm,
+                 MPI_Fint* ierr) {
+  *ierr = MPI_Pack_c(choiceBuffer(inbuf), *incount, *datatype, choiceBuffer(outbuf), *outsize,
+                     position, *comm);
+}
+void pmpi_pack_c_(const void* inbuf, const MPI_Count* incount, const MPI_Fint* datatype,
+                  void* outbuf, const MPI_Count* outsize, MPI_Count* position, const MPI_Fint* comm,
+                  MPI_Fint* ierr) {
+  *ierr = PMPI_Pack_c(choiceBuffer(inbuf), *incount, *datatype, choiceBuffer(outbuf), *outsize,
+                      position, *comm);
+}
+void mpi_unpack_c_(const void* inbuf, const MPI_Count* insize, MPI_Count* position, void* outbuf,
+                   const MPI_Count* outcount, const MPI_Fint* datatype, const MPI_Fint* comm,
+                   MPI_Fint* ierr) {
+  *ierr = MPI_Unpack_c(choiceBuffer(inbuf), *insize, position, choiceBuffer(outbuf), *outcount,
+                       *datatype, *comm);
+}
+void pmpi_unpack_c_(const void* inbuf, const MPI_Count* insize, MPI_Count* position, void* outbuf,
+                    const MPI_Count* outcount, const MPI_Fint* datatype, const MPI_Fint* comm,
+                    MPI_Fint* ierr) {
+  *ierr = PMPI_Unpack_c(choiceBuffer(inbuf), *insize, position, choiceBuffer(outbuf), *outcount,
+                        *datatype, *comm);
+}
+void mpi_pack_size_c_(const MPI_Count* incount, const MPI_Fint* datatype, const MPI_Fint* comm,
+                      MPI_Count* size, MPI_Fint* ierr) {
+  *ierr = MPI_Pack_size_c(*incount, *datatype, *comm, size);
+}
+void pmpi_pack_size_c_(const MPI_Count* incount, const MPI_Fint* datatype, const MPI_Fint* comm,
+                       MPI_Count* size, MPI_Fint* ierr) {
+  *ierr = PMPI_Pack_size_c(*incount, *datatype, *comm, size);
 }
 void mpi_barrier_(const MPI_Fint* comm, MPI_Fint* ierr) {
   *ierr = MPI_Barrier(*comm);

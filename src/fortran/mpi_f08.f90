@@ -3785,6 +3785,1398 @@ module ccmpi_f08_glue
       integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
       integer :: ierror
     end subroutine
+    subroutine MPI_Comm_attach_buffer_c(comm, buffer, size, ierror)
+      import
+      type(MPI_Comm), intent(in) :: comm
+      type(*), dimension(*) :: buffer
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      integer(kind=MPI_COUNT_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Comm_detach_buffer_c(comm, buffer_addr, size, ierror)
+      import
+      type(MPI_Comm), intent(in) :: comm
+      type(c_ptr) :: buffer_addr
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Session_attach_buffer_c(session, buffer, size, ierror)
+      import
+      type(MPI_Session), intent(in) :: session
+      type(*), dimension(*) :: buffer
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      integer(kind=MPI_COUNT_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Session_detach_buffer_c(session, buffer_addr, size, ierror)
+      import
+      type(MPI_Session), intent(in) :: session
+      type(c_ptr) :: buffer_addr
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Send_c(buf, count, datatype, dest, tag, comm, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Recv_c(buf, count, datatype, source, tag, comm, status, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Bsend_c(buf, count, datatype, dest, tag, comm, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Ssend_c(buf, count, datatype, dest, tag, comm, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Rsend_c(buf, count, datatype, dest, tag, comm, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Buffer_attach_c(buffer, size, ierror)
+      import
+      type(*), dimension(*) :: buffer
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      integer(kind=MPI_COUNT_KIND), intent(in) :: size
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Buffer_detach_c(buffer_addr, size, ierror)
+      import
+      type(c_ptr) :: buffer_addr
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Isend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Issend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Irsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Irecv_c(buf, count, datatype, source, tag, comm, request, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Mrecv_c(buf, count, datatype, message, status, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Message) :: message
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Imrecv_c(buf, count, datatype, message, request, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Message) :: message
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Send_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Recv_init_c(buf, count, datatype, source, tag, comm, request, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+            recvtype, source, recvtag, comm, status, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+            status, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+            recvtype, source, recvtag, comm, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+            request, ierror)
+      import
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Bcast_c(buffer, count, datatype, root, comm, ierror)
+      import
+      type(*), dimension(*) :: buffer
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Ibcast_c(buffer, count, datatype, root, comm, request, ierror)
+      import
+      type(*), dimension(*) :: buffer
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: buffer
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+            ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+            request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+            comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+            root, comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+            root, comm, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+            recvtype, root, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+            ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+            request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+            comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+            root, comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+            root, comm, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+            recvtype, root, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+            request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+            info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+            comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+            comm, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+            recvtype, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+            request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+            info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+            recvtype, comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+            recvtype, comm, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+            rdispls, recvtype, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+            recvtypes, comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), dimension(*) :: sendtypes
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), dimension(*) :: recvtypes
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+            rdispls, recvtypes, comm, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), dimension(*) :: sendtypes
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), dimension(*) :: recvtypes
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+            rdispls, recvtypes, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), dimension(*) :: sendtypes
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), dimension(*) :: recvtypes
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+            ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+            request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
+            ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
+            request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op, ierror)
+      import
+      type(*), dimension(*) :: inbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*) :: inoutbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+            comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+            comm, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+            recvtype, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+            recvtype, comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+            recvtype, comm, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+            displs, recvtype, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+            comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+            comm, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+            recvtype, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+            rdispls, recvtype, comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+            rdispls, recvtype, comm, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+            recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), intent(in) :: sendtype
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+            rdispls, recvtypes, comm, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), dimension(*) :: sendtypes
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), dimension(*) :: recvtypes
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+            recvcounts, rdispls, recvtypes, comm, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), dimension(*) :: sendtypes
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), dimension(*) :: recvtypes
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+            recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      import
+      type(*), dimension(*) :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+      type(MPI_Datatype), dimension(*) :: sendtypes
+      type(*), dimension(*) :: recvbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+      integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+      type(MPI_Datatype), dimension(*) :: recvtypes
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Type_contiguous_c(count, oldtype, newtype, ierror)
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Type_vector_c(count, blocklength, stride, oldtype, newtype, ierror)
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, &
+            newtype, ierror)
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_displacements
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, &
+            newtype, ierror)
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_displacements
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
+            order, oldtype, newtype, ierror)
+      import
+      integer, intent(in) :: ndims
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_sizes
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_subsizes
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_starts
+      integer, intent(in) :: order
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+            array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+      import
+      integer, intent(in) :: size
+      integer, intent(in) :: rank
+      integer, intent(in) :: ndims
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_gsizes
+      integer, dimension(*) :: array_of_distribs
+      integer, dimension(*) :: array_of_dargs
+      integer, dimension(*) :: array_of_psizes
+      integer, intent(in) :: order
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Type_size_c(datatype, size, ierror)
+      import
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Get_count_c(status, datatype, count, ierror)
+      import
+      type(MPI_Status) :: status
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Get_elements_c(status, datatype, count, ierror)
+      import
+      type(MPI_Status) :: status
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Status_set_elements_c(status, datatype, count, ierror)
+      import
+      type(MPI_Status) :: status
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+      import
+      type(*), dimension(*) :: inbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+      type(MPI_Datatype), intent(in) :: datatype
+      type(*), dimension(*) :: outbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: outsize
+      integer(kind=MPI_COUNT_KIND) :: position
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+      import
+      type(*), dimension(*) :: inbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: insize
+      integer(kind=MPI_COUNT_KIND) :: position
+      type(*), dimension(*) :: outbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: outcount
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Pack_size_c(incount, datatype, comm, size, ierror)
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Comm), intent(in) :: comm
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine
     integer(kind=MPI_ADDRESS_KIND) function PMPI_Aint_add(base, disp)
       import
       integer(kind=MPI_ADDRESS_KIND), intent(in) :: base
@@ -4087,6 +5479,1236 @@ module mpi_f08
   external :: MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, MPI_COMM_DUP_FN, &
       MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, MPI_TYPE_DUP_FN, MPI_WIN_NULL_COPY_FN, &
       MPI_WIN_NULL_DELETE_FN, MPI_WIN_DUP_FN, MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN
+  interface MPI_Send
+    module procedure MPI_Send_f08, MPI_Send_f08c
+  end interface
+  interface MPI_Recv
+    module procedure MPI_Recv_f08, MPI_Recv_f08c
+  end interface
+  interface MPI_Get_count
+    module procedure MPI_Get_count_f08, MPI_Get_count_f08c
+  end interface
+  interface MPI_Bsend
+    module procedure MPI_Bsend_f08, MPI_Bsend_f08c
+  end interface
+  interface MPI_Ssend
+    module procedure MPI_Ssend_f08, MPI_Ssend_f08c
+  end interface
+  interface MPI_Rsend
+    module procedure MPI_Rsend_f08, MPI_Rsend_f08c
+  end interface
+  interface MPI_Buffer_attach
+    module procedure MPI_Buffer_attach_f08, MPI_Buffer_attach_f08c
+  end interface
+  interface MPI_Buffer_detach
+    module procedure MPI_Buffer_detach_f08, MPI_Buffer_detach_f08c
+  end interface
+  interface MPI_Isend
+    module procedure MPI_Isend_f08, MPI_Isend_f08c
+  end interface
+  interface MPI_Ibsend
+    module procedure MPI_Ibsend_f08, MPI_Ibsend_f08c
+  end interface
+  interface MPI_Issend
+    module procedure MPI_Issend_f08, MPI_Issend_f08c
+  end interface
+  interface MPI_Irsend
+    module procedure MPI_Irsend_f08, MPI_Irsend_f08c
+  end interface
+  interface MPI_Irecv
+    module procedure MPI_Irecv_f08, MPI_Irecv_f08c
+  end interface
+  interface MPI_Wait
+    module procedure MPI_Wait_f08
+  end interface
+  interface MPI_Test
+    module procedure MPI_Test_f08
+  end interface
+  interface MPI_Request_free
+    module procedure MPI_Request_free_f08
+  end interface
+  interface MPI_Waitany
+    module procedure MPI_Waitany_f08
+  end interface
+  interface MPI_Testany
+    module procedure MPI_Testany_f08
+  end interface
+  interface MPI_Waitall
+    module procedure MPI_Waitall_f08
+  end interface
+  interface MPI_Testall
+    module procedure MPI_Testall_f08
+  end interface
+  interface MPI_Waitsome
+    module procedure MPI_Waitsome_f08
+  end interface
+  interface MPI_Testsome
+    module procedure MPI_Testsome_f08
+  end interface
+  interface MPI_Request_get_status
+    module procedure MPI_Request_get_status_f08
+  end interface
+  interface MPI_Iprobe
+    module procedure MPI_Iprobe_f08
+  end interface
+  interface MPI_Probe
+    module procedure MPI_Probe_f08
+  end interface
+  interface MPI_Improbe
+    module procedure MPI_Improbe_f08
+  end interface
+  interface MPI_Mprobe
+    module procedure MPI_Mprobe_f08
+  end interface
+  interface MPI_Mrecv
+    module procedure MPI_Mrecv_f08, MPI_Mrecv_f08c
+  end interface
+  interface MPI_Imrecv
+    module procedure MPI_Imrecv_f08, MPI_Imrecv_f08c
+  end interface
+  interface MPI_Cancel
+    module procedure MPI_Cancel_f08
+  end interface
+  interface MPI_Test_cancelled
+    module procedure MPI_Test_cancelled_f08
+  end interface
+  interface MPI_Send_init
+    module procedure MPI_Send_init_f08, MPI_Send_init_f08c
+  end interface
+  interface MPI_Bsend_init
+    module procedure MPI_Bsend_init_f08, MPI_Bsend_init_f08c
+  end interface
+  interface MPI_Ssend_init
+    module procedure MPI_Ssend_init_f08, MPI_Ssend_init_f08c
+  end interface
+  interface MPI_Rsend_init
+    module procedure MPI_Rsend_init_f08, MPI_Rsend_init_f08c
+  end interface
+  interface MPI_Recv_init
+    module procedure MPI_Recv_init_f08, MPI_Recv_init_f08c
+  end interface
+  interface MPI_Start
+    module procedure MPI_Start_f08
+  end interface
+  interface MPI_Startall
+    module procedure MPI_Startall_f08
+  end interface
+  interface MPI_Sendrecv
+    module procedure MPI_Sendrecv_f08, MPI_Sendrecv_f08c
+  end interface
+  interface MPI_Sendrecv_replace
+    module procedure MPI_Sendrecv_replace_f08, MPI_Sendrecv_replace_f08c
+  end interface
+  interface MPI_Isendrecv
+    module procedure MPI_Isendrecv_f08, MPI_Isendrecv_f08c
+  end interface
+  interface MPI_Isendrecv_replace
+    module procedure MPI_Isendrecv_replace_f08, MPI_Isendrecv_replace_f08c
+  end interface
+  interface MPI_Buffer_flush
+    module procedure MPI_Buffer_flush_f08
+  end interface
+  interface MPI_Buffer_iflush
+    module procedure MPI_Buffer_iflush_f08
+  end interface
+  interface MPI_Comm_attach_buffer
+    module procedure MPI_Comm_attach_buffer_f08, MPI_Comm_attach_buffer_f08c
+  end interface
+  interface MPI_Comm_detach_buffer
+    module procedure MPI_Comm_detach_buffer_f08, MPI_Comm_detach_buffer_f08c
+  end interface
+  interface MPI_Comm_flush_buffer
+    module procedure MPI_Comm_flush_buffer_f08
+  end interface
+  interface MPI_Comm_iflush_buffer
+    module procedure MPI_Comm_iflush_buffer_f08
+  end interface
+  interface MPI_Session_attach_buffer
+    module procedure MPI_Session_attach_buffer_f08, MPI_Session_attach_buffer_f08c
+  end interface
+  interface MPI_Session_detach_buffer
+    module procedure MPI_Session_detach_buffer_f08, MPI_Session_detach_buffer_f08c
+  end interface
+  interface MPI_Session_flush_buffer
+    module procedure MPI_Session_flush_buffer_f08
+  end interface
+  interface MPI_Session_iflush_buffer
+    module procedure MPI_Session_iflush_buffer_f08
+  end interface
+  interface MPI_Status_set_source
+    module procedure MPI_Status_set_source_f08
+  end interface
+  interface MPI_Status_set_tag
+    module procedure MPI_Status_set_tag_f08
+  end interface
+  interface MPI_Status_set_error
+    module procedure MPI_Status_set_error_f08
+  end interface
+  interface MPI_Request_get_status_any
+    module procedure MPI_Request_get_status_any_f08
+  end interface
+  interface MPI_Request_get_status_all
+    module procedure MPI_Request_get_status_all_f08
+  end interface
+  interface MPI_Request_get_status_some
+    module procedure MPI_Request_get_status_some_f08
+  end interface
+  interface MPI_Psend_init
+    module procedure MPI_Psend_init_f08
+  end interface
+  interface MPI_Precv_init
+    module procedure MPI_Precv_init_f08
+  end interface
+  interface MPI_Pready
+    module procedure MPI_Pready_f08
+  end interface
+  interface MPI_Pready_range
+    module procedure MPI_Pready_range_f08
+  end interface
+  interface MPI_Pready_list
+    module procedure MPI_Pready_list_f08
+  end interface
+  interface MPI_Parrived
+    module procedure MPI_Parrived_f08
+  end interface
+  interface MPI_Type_get_value_index
+    module procedure MPI_Type_get_value_index_f08
+  end interface
+  interface MPI_Type_contiguous
+    module procedure MPI_Type_contiguous_f08, MPI_Type_contiguous_f08c
+  end interface
+  interface MPI_Type_vector
+    module procedure MPI_Type_vector_f08, MPI_Type_vector_f08c
+  end interface
+  interface MPI_Type_create_hvector
+    module procedure MPI_Type_create_hvector_f08
+  end interface
+  interface MPI_Type_indexed
+    module procedure MPI_Type_indexed_f08, MPI_Type_indexed_f08c
+  end interface
+  interface MPI_Type_create_hindexed
+    module procedure MPI_Type_create_hindexed_f08
+  end interface
+  interface MPI_Type_create_indexed_block
+    module procedure MPI_Type_create_indexed_block_f08, MPI_Type_create_indexed_block_f08c
+  end interface
+  interface MPI_Type_create_hindexed_block
+    module procedure MPI_Type_create_hindexed_block_f08
+  end interface
+  interface MPI_Type_create_struct
+    module procedure MPI_Type_create_struct_f08
+  end interface
+  interface MPI_Type_create_subarray
+    module procedure MPI_Type_create_subarray_f08, MPI_Type_create_subarray_f08c
+  end interface
+  interface MPI_Type_create_darray
+    module procedure MPI_Type_create_darray_f08, MPI_Type_create_darray_f08c
+  end interface
+  interface MPI_Get_address
+    module procedure MPI_Get_address_f08
+  end interface
+  interface MPI_Type_size
+    module procedure MPI_Type_size_f08, MPI_Type_size_f08c
+  end interface
+  interface MPI_Type_size_x
+    module procedure MPI_Type_size_x_f08
+  end interface
+  interface MPI_Type_get_extent
+    module procedure MPI_Type_get_extent_f08
+  end interface
+  interface MPI_Type_get_extent_x
+    module procedure MPI_Type_get_extent_x_f08
+  end interface
+  interface MPI_Type_create_resized
+    module procedure MPI_Type_create_resized_f08
+  end interface
+  interface MPI_Type_get_true_extent
+    module procedure MPI_Type_get_true_extent_f08
+  end interface
+  interface MPI_Type_get_true_extent_x
+    module procedure MPI_Type_get_true_extent_x_f08
+  end interface
+  interface MPI_Type_commit
+    module procedure MPI_Type_commit_f08
+  end interface
+  interface MPI_Type_free
+    module procedure MPI_Type_free_f08
+  end interface
+  interface MPI_Type_dup
+    module procedure MPI_Type_dup_f08
+  end interface
+  interface MPI_Get_elements
+    module procedure MPI_Get_elements_f08, MPI_Get_elements_f08c
+  end interface
+  interface MPI_Get_elements_x
+    module procedure MPI_Get_elements_x_f08
+  end interface
+  interface MPI_Type_get_envelope
+    module procedure MPI_Type_get_envelope_f08
+  end interface
+  interface MPI_Type_get_contents
+    module procedure MPI_Type_get_contents_f08
+  end interface
+  interface MPI_Pack
+    module procedure MPI_Pack_f08, MPI_Pack_f08c
+  end interface
+  interface MPI_Unpack
+    module procedure MPI_Unpack_f08, MPI_Unpack_f08c
+  end interface
+  interface MPI_Pack_size
+    module procedure MPI_Pack_size_f08, MPI_Pack_size_f08c
+  end interface
+  interface MPI_Pack_external
+    module procedure MPI_Pack_external_f08
+  end interface
+  interface MPI_Unpack_external
+    module procedure MPI_Unpack_external_f08
+  end interface
+  interface MPI_Pack_external_size
+    module procedure MPI_Pack_external_size_f08
+  end interface
+  interface MPI_Barrier
+    module procedure MPI_Barrier_f08
+  end interface
+  interface MPI_Bcast
+    module procedure MPI_Bcast_f08, MPI_Bcast_f08c
+  end interface
+  interface MPI_Gather
+    module procedure MPI_Gather_f08, MPI_Gather_f08c
+  end interface
+  interface MPI_Gatherv
+    module procedure MPI_Gatherv_f08, MPI_Gatherv_f08c
+  end interface
+  interface MPI_Scatter
+    module procedure MPI_Scatter_f08, MPI_Scatter_f08c
+  end interface
+  interface MPI_Scatterv
+    module procedure MPI_Scatterv_f08, MPI_Scatterv_f08c
+  end interface
+  interface MPI_Allgather
+    module procedure MPI_Allgather_f08, MPI_Allgather_f08c
+  end interface
+  interface MPI_Allgatherv
+    module procedure MPI_Allgatherv_f08, MPI_Allgatherv_f08c
+  end interface
+  interface MPI_Alltoall
+    module procedure MPI_Alltoall_f08, MPI_Alltoall_f08c
+  end interface
+  interface MPI_Alltoallv
+    module procedure MPI_Alltoallv_f08, MPI_Alltoallv_f08c
+  end interface
+  interface MPI_Alltoallw
+    module procedure MPI_Alltoallw_f08, MPI_Alltoallw_f08c
+  end interface
+  interface MPI_Reduce
+    module procedure MPI_Reduce_f08, MPI_Reduce_f08c
+  end interface
+  interface MPI_Op_create
+    module procedure MPI_Op_create_f08
+  end interface
+  interface MPI_Op_free
+    module procedure MPI_Op_free_f08
+  end interface
+  interface MPI_Allreduce
+    module procedure MPI_Allreduce_f08, MPI_Allreduce_f08c
+  end interface
+  interface MPI_Reduce_local
+    module procedure MPI_Reduce_local_f08, MPI_Reduce_local_f08c
+  end interface
+  interface MPI_Op_commutative
+    module procedure MPI_Op_commutative_f08
+  end interface
+  interface MPI_Reduce_scatter_block
+    module procedure MPI_Reduce_scatter_block_f08, MPI_Reduce_scatter_block_f08c
+  end interface
+  interface MPI_Reduce_scatter
+    module procedure MPI_Reduce_scatter_f08, MPI_Reduce_scatter_f08c
+  end interface
+  interface MPI_Scan
+    module procedure MPI_Scan_f08, MPI_Scan_f08c
+  end interface
+  interface MPI_Exscan
+    module procedure MPI_Exscan_f08, MPI_Exscan_f08c
+  end interface
+  interface MPI_Ibarrier
+    module procedure MPI_Ibarrier_f08
+  end interface
+  interface MPI_Ibcast
+    module procedure MPI_Ibcast_f08, MPI_Ibcast_f08c
+  end interface
+  interface MPI_Igather
+    module procedure MPI_Igather_f08, MPI_Igather_f08c
+  end interface
+  interface MPI_Igatherv
+    module procedure MPI_Igatherv_f08, MPI_Igatherv_f08c
+  end interface
+  interface MPI_Iscatter
+    module procedure MPI_Iscatter_f08, MPI_Iscatter_f08c
+  end interface
+  interface MPI_Iscatterv
+    module procedure MPI_Iscatterv_f08, MPI_Iscatterv_f08c
+  end interface
+  interface MPI_Iallgather
+    module procedure MPI_Iallgather_f08, MPI_Iallgather_f08c
+  end interface
+  interface MPI_Iallgatherv
+    module procedure MPI_Iallgatherv_f08, MPI_Iallgatherv_f08c
+  end interface
+  interface MPI_Ialltoall
+    module procedure MPI_Ialltoall_f08, MPI_Ialltoall_f08c
+  end interface
+  interface MPI_Ialltoallv
+    module procedure MPI_Ialltoallv_f08, MPI_Ialltoallv_f08c
+  end interface
+  interface MPI_Ialltoallw
+    module procedure MPI_Ialltoallw_f08, MPI_Ialltoallw_f08c
+  end interface
+  interface MPI_Ireduce
+    module procedure MPI_Ireduce_f08, MPI_Ireduce_f08c
+  end interface
+  interface MPI_Iallreduce
+    module procedure MPI_Iallreduce_f08, MPI_Iallreduce_f08c
+  end interface
+  interface MPI_Ireduce_scatter_block
+    module procedure MPI_Ireduce_scatter_block_f08, MPI_Ireduce_scatter_block_f08c
+  end interface
+  interface MPI_Ireduce_scatter
+    module procedure MPI_Ireduce_scatter_f08, MPI_Ireduce_scatter_f08c
+  end interface
+  interface MPI_Iscan
+    module procedure MPI_Iscan_f08, MPI_Iscan_f08c
+  end interface
+  interface MPI_Iexscan
+    module procedure MPI_Iexscan_f08, MPI_Iexscan_f08c
+  end interface
+  interface MPI_Barrier_init
+    module procedure MPI_Barrier_init_f08
+  end interface
+  interface MPI_Bcast_init
+    module procedure MPI_Bcast_init_f08, MPI_Bcast_init_f08c
+  end interface
+  interface MPI_Gather_init
+    module procedure MPI_Gather_init_f08, MPI_Gather_init_f08c
+  end interface
+  interface MPI_Gatherv_init
+    module procedure MPI_Gatherv_init_f08, MPI_Gatherv_init_f08c
+  end interface
+  interface MPI_Scatter_init
+    module procedure MPI_Scatter_init_f08, MPI_Scatter_init_f08c
+  end interface
+  interface MPI_Scatterv_init
+    module procedure MPI_Scatterv_init_f08, MPI_Scatterv_init_f08c
+  end interface
+  interface MPI_Allgather_init
+    module procedure MPI_Allgather_init_f08, MPI_Allgather_init_f08c
+  end interface
+  interface MPI_Allgatherv_init
+    module procedure MPI_Allgatherv_init_f08, MPI_Allgatherv_init_f08c
+  end interface
+  interface MPI_Alltoall_init
+    module procedure MPI_Alltoall_init_f08, MPI_Alltoall_init_f08c
+  end interface
+  interface MPI_Alltoallv_init
+    module procedure MPI_Alltoallv_init_f08, MPI_Alltoallv_init_f08c
+  end interface
+  interface MPI_Alltoallw_init
+    module procedure MPI_Alltoallw_init_f08, MPI_Alltoallw_init_f08c
+  end interface
+  interface MPI_Reduce_init
+    module procedure MPI_Reduce_init_f08, MPI_Reduce_init_f08c
+  end interface
+  interface MPI_Allreduce_init
+    module procedure MPI_Allreduce_init_f08, MPI_Allreduce_init_f08c
+  end interface
+  interface MPI_Reduce_scatter_block_init
+    module procedure MPI_Reduce_scatter_block_init_f08, MPI_Reduce_scatter_block_init_f08c
+  end interface
+  interface MPI_Reduce_scatter_init
+    module procedure MPI_Reduce_scatter_init_f08, MPI_Reduce_scatter_init_f08c
+  end interface
+  interface MPI_Scan_init
+    module procedure MPI_Scan_init_f08, MPI_Scan_init_f08c
+  end interface
+  interface MPI_Exscan_init
+    module procedure MPI_Exscan_init_f08, MPI_Exscan_init_f08c
+  end interface
+  interface MPI_Group_size
+    module procedure MPI_Group_size_f08
+  end interface
+  interface MPI_Group_rank
+    module procedure MPI_Group_rank_f08
+  end interface
+  interface MPI_Group_translate_ranks
+    module procedure MPI_Group_translate_ranks_f08
+  end interface
+  interface MPI_Group_compare
+    module procedure MPI_Group_compare_f08
+  end interface
+  interface MPI_Comm_group
+    module procedure MPI_Comm_group_f08
+  end interface
+  interface MPI_Group_union
+    module procedure MPI_Group_union_f08
+  end interface
+  interface MPI_Group_intersection
+    module procedure MPI_Group_intersection_f08
+  end interface
+  interface MPI_Group_difference
+    module procedure MPI_Group_difference_f08
+  end interface
+  interface MPI_Group_incl
+    module procedure MPI_Group_incl_f08
+  end interface
+  interface MPI_Group_excl
+    module procedure MPI_Group_excl_f08
+  end interface
+  interface MPI_Group_range_incl
+    module procedure MPI_Group_range_incl_f08
+  end interface
+  interface MPI_Group_range_excl
+    module procedure MPI_Group_range_excl_f08
+  end interface
+  interface MPI_Group_free
+    module procedure MPI_Group_free_f08
+  end interface
+  interface MPI_Comm_size
+    module procedure MPI_Comm_size_f08
+  end interface
+  interface MPI_Comm_rank
+    module procedure MPI_Comm_rank_f08
+  end interface
+  interface MPI_Comm_compare
+    module procedure MPI_Comm_compare_f08
+  end interface
+  interface MPI_Comm_dup
+    module procedure MPI_Comm_dup_f08
+  end interface
+  interface MPI_Comm_dup_with_info
+    module procedure MPI_Comm_dup_with_info_f08
+  end interface
+  interface MPI_Comm_idup
+    module procedure MPI_Comm_idup_f08
+  end interface
+  interface MPI_Comm_idup_with_info
+    module procedure MPI_Comm_idup_with_info_f08
+  end interface
+  interface MPI_Comm_create
+    module procedure MPI_Comm_create_f08
+  end interface
+  interface MPI_Comm_create_group
+    module procedure MPI_Comm_create_group_f08
+  end interface
+  interface MPI_Comm_split
+    module procedure MPI_Comm_split_f08
+  end interface
+  interface MPI_Comm_split_type
+    module procedure MPI_Comm_split_type_f08
+  end interface
+  interface MPI_Comm_free
+    module procedure MPI_Comm_free_f08
+  end interface
+  interface MPI_Comm_set_info
+    module procedure MPI_Comm_set_info_f08
+  end interface
+  interface MPI_Comm_get_info
+    module procedure MPI_Comm_get_info_f08
+  end interface
+  interface MPI_Comm_test_inter
+    module procedure MPI_Comm_test_inter_f08
+  end interface
+  interface MPI_Comm_remote_size
+    module procedure MPI_Comm_remote_size_f08
+  end interface
+  interface MPI_Comm_remote_group
+    module procedure MPI_Comm_remote_group_f08
+  end interface
+  interface MPI_Intercomm_create
+    module procedure MPI_Intercomm_create_f08
+  end interface
+  interface MPI_Intercomm_merge
+    module procedure MPI_Intercomm_merge_f08
+  end interface
+  interface MPI_Session_init
+    module procedure MPI_Session_init_f08
+  end interface
+  interface MPI_Session_finalize
+    module procedure MPI_Session_finalize_f08
+  end interface
+  interface MPI_Session_get_num_psets
+    module procedure MPI_Session_get_num_psets_f08
+  end interface
+  interface MPI_Session_get_nth_pset
+    module procedure MPI_Session_get_nth_pset_f08
+  end interface
+  interface MPI_Session_get_info
+    module procedure MPI_Session_get_info_f08
+  end interface
+  interface MPI_Session_get_pset_info
+    module procedure MPI_Session_get_pset_info_f08
+  end interface
+  interface MPI_Group_from_session_pset
+    module procedure MPI_Group_from_session_pset_f08
+  end interface
+  interface MPI_Comm_create_from_group
+    module procedure MPI_Comm_create_from_group_f08
+  end interface
+  interface MPI_Intercomm_create_from_groups
+    module procedure MPI_Intercomm_create_from_groups_f08
+  end interface
+  interface MPI_Session_create_errhandler
+    module procedure MPI_Session_create_errhandler_f08
+  end interface
+  interface MPI_Session_set_errhandler
+    module procedure MPI_Session_set_errhandler_f08
+  end interface
+  interface MPI_Session_get_errhandler
+    module procedure MPI_Session_get_errhandler_f08
+  end interface
+  interface MPI_Session_call_errhandler
+    module procedure MPI_Session_call_errhandler_f08
+  end interface
+  interface MPI_Comm_free_keyval
+    module procedure MPI_Comm_free_keyval_f08
+  end interface
+  interface MPI_Comm_delete_attr
+    module procedure MPI_Comm_delete_attr_f08
+  end interface
+  interface MPI_Win_free_keyval
+    module procedure MPI_Win_free_keyval_f08
+  end interface
+  interface MPI_Win_delete_attr
+    module procedure MPI_Win_delete_attr_f08
+  end interface
+  interface MPI_Type_free_keyval
+    module procedure MPI_Type_free_keyval_f08
+  end interface
+  interface MPI_Type_delete_attr
+    module procedure MPI_Type_delete_attr_f08
+  end interface
+  interface MPI_Keyval_free
+    module procedure MPI_Keyval_free_f08
+  end interface
+  interface MPI_Attr_delete
+    module procedure MPI_Attr_delete_f08
+  end interface
+  interface MPI_Comm_set_name
+    module procedure MPI_Comm_set_name_f08
+  end interface
+  interface MPI_Comm_get_name
+    module procedure MPI_Comm_get_name_f08
+  end interface
+  interface MPI_Type_set_name
+    module procedure MPI_Type_set_name_f08
+  end interface
+  interface MPI_Type_get_name
+    module procedure MPI_Type_get_name_f08
+  end interface
+  interface MPI_Win_set_name
+    module procedure MPI_Win_set_name_f08
+  end interface
+  interface MPI_Win_get_name
+    module procedure MPI_Win_get_name_f08
+  end interface
+  interface MPI_Cart_create
+    module procedure MPI_Cart_create_f08
+  end interface
+  interface MPI_Dims_create
+    module procedure MPI_Dims_create_f08
+  end interface
+  interface MPI_Graph_create
+    module procedure MPI_Graph_create_f08
+  end interface
+  interface MPI_Dist_graph_create_adjacent
+    module procedure MPI_Dist_graph_create_adjacent_f08
+  end interface
+  interface MPI_Dist_graph_create
+    module procedure MPI_Dist_graph_create_f08
+  end interface
+  interface MPI_Topo_test
+    module procedure MPI_Topo_test_f08
+  end interface
+  interface MPI_Graphdims_get
+    module procedure MPI_Graphdims_get_f08
+  end interface
+  interface MPI_Graph_get
+    module procedure MPI_Graph_get_f08
+  end interface
+  interface MPI_Cartdim_get
+    module procedure MPI_Cartdim_get_f08
+  end interface
+  interface MPI_Cart_get
+    module procedure MPI_Cart_get_f08
+  end interface
+  interface MPI_Cart_rank
+    module procedure MPI_Cart_rank_f08
+  end interface
+  interface MPI_Cart_coords
+    module procedure MPI_Cart_coords_f08
+  end interface
+  interface MPI_Graph_neighbors_count
+    module procedure MPI_Graph_neighbors_count_f08
+  end interface
+  interface MPI_Graph_neighbors
+    module procedure MPI_Graph_neighbors_f08
+  end interface
+  interface MPI_Dist_graph_neighbors_count
+    module procedure MPI_Dist_graph_neighbors_count_f08
+  end interface
+  interface MPI_Dist_graph_neighbors
+    module procedure MPI_Dist_graph_neighbors_f08
+  end interface
+  interface MPI_Cart_shift
+    module procedure MPI_Cart_shift_f08
+  end interface
+  interface MPI_Cart_sub
+    module procedure MPI_Cart_sub_f08
+  end interface
+  interface MPI_Cart_map
+    module procedure MPI_Cart_map_f08
+  end interface
+  interface MPI_Graph_map
+    module procedure MPI_Graph_map_f08
+  end interface
+  interface MPI_Neighbor_allgather
+    module procedure MPI_Neighbor_allgather_f08, MPI_Neighbor_allgather_f08c
+  end interface
+  interface MPI_Neighbor_allgatherv
+    module procedure MPI_Neighbor_allgatherv_f08, MPI_Neighbor_allgatherv_f08c
+  end interface
+  interface MPI_Neighbor_alltoall
+    module procedure MPI_Neighbor_alltoall_f08, MPI_Neighbor_alltoall_f08c
+  end interface
+  interface MPI_Neighbor_alltoallv
+    module procedure MPI_Neighbor_alltoallv_f08, MPI_Neighbor_alltoallv_f08c
+  end interface
+  interface MPI_Neighbor_alltoallw
+    module procedure MPI_Neighbor_alltoallw_f08, MPI_Neighbor_alltoallw_f08c
+  end interface
+  interface MPI_Ineighbor_allgather
+    module procedure MPI_Ineighbor_allgather_f08, MPI_Ineighbor_allgather_f08c
+  end interface
+  interface MPI_Ineighbor_allgatherv
+    module procedure MPI_Ineighbor_allgatherv_f08, MPI_Ineighbor_allgatherv_f08c
+  end interface
+  interface MPI_Ineighbor_alltoall
+    module procedure MPI_Ineighbor_alltoall_f08, MPI_Ineighbor_alltoall_f08c
+  end interface
+  interface MPI_Ineighbor_alltoallv
+    module procedure MPI_Ineighbor_alltoallv_f08, MPI_Ineighbor_alltoallv_f08c
+  end interface
+  interface MPI_Ineighbor_alltoallw
+    module procedure MPI_Ineighbor_alltoallw_f08, MPI_Ineighbor_alltoallw_f08c
+  end interface
+  interface MPI_Neighbor_allgather_init
+    module procedure MPI_Neighbor_allgather_init_f08, MPI_Neighbor_allgather_init_f08c
+  end interface
+  interface MPI_Neighbor_allgatherv_init
+    module procedure MPI_Neighbor_allgatherv_init_f08, MPI_Neighbor_allgatherv_init_f08c
+  end interface
+  interface MPI_Neighbor_alltoall_init
+    module procedure MPI_Neighbor_alltoall_init_f08, MPI_Neighbor_alltoall_init_f08c
+  end interface
+  interface MPI_Neighbor_alltoallv_init
+    module procedure MPI_Neighbor_alltoallv_init_f08, MPI_Neighbor_alltoallv_init_f08c
+  end interface
+  interface MPI_Neighbor_alltoallw_init
+    module procedure MPI_Neighbor_alltoallw_init_f08, MPI_Neighbor_alltoallw_init_f08c
+  end interface
+  interface MPI_Get_version
+    module procedure MPI_Get_version_f08
+  end interface
+  interface MPI_Get_library_version
+    module procedure MPI_Get_library_version_f08
+  end interface
+  interface MPI_Get_processor_name
+    module procedure MPI_Get_processor_name_f08
+  end interface
+  interface MPI_Alloc_mem
+    module procedure MPI_Alloc_mem_f08
+  end interface
+  interface MPI_Free_mem
+    module procedure MPI_Free_mem_f08
+  end interface
+  interface MPI_Comm_create_errhandler
+    module procedure MPI_Comm_create_errhandler_f08
+  end interface
+  interface MPI_Comm_set_errhandler
+    module procedure MPI_Comm_set_errhandler_f08
+  end interface
+  interface MPI_Comm_get_errhandler
+    module procedure MPI_Comm_get_errhandler_f08
+  end interface
+  interface MPI_Win_create_errhandler
+    module procedure MPI_Win_create_errhandler_f08
+  end interface
+  interface MPI_Win_set_errhandler
+    module procedure MPI_Win_set_errhandler_f08
+  end interface
+  interface MPI_Win_get_errhandler
+    module procedure MPI_Win_get_errhandler_f08
+  end interface
+  interface MPI_File_create_errhandler
+    module procedure MPI_File_create_errhandler_f08
+  end interface
+  interface MPI_File_set_errhandler
+    module procedure MPI_File_set_errhandler_f08
+  end interface
+  interface MPI_File_get_errhandler
+    module procedure MPI_File_get_errhandler_f08
+  end interface
+  interface MPI_Errhandler_free
+    module procedure MPI_Errhandler_free_f08
+  end interface
+  interface MPI_Error_string
+    module procedure MPI_Error_string_f08
+  end interface
+  interface MPI_Error_class
+    module procedure MPI_Error_class_f08
+  end interface
+  interface MPI_Add_error_class
+    module procedure MPI_Add_error_class_f08
+  end interface
+  interface MPI_Add_error_code
+    module procedure MPI_Add_error_code_f08
+  end interface
+  interface MPI_Add_error_string
+    module procedure MPI_Add_error_string_f08
+  end interface
+  interface MPI_Comm_call_errhandler
+    module procedure MPI_Comm_call_errhandler_f08
+  end interface
+  interface MPI_Win_call_errhandler
+    module procedure MPI_Win_call_errhandler_f08
+  end interface
+  interface MPI_File_call_errhandler
+    module procedure MPI_File_call_errhandler_f08
+  end interface
+  interface MPI_Finalize
+    module procedure MPI_Finalize_f08
+  end interface
+  interface MPI_Initialized
+    module procedure MPI_Initialized_f08
+  end interface
+  interface MPI_Abort
+    module procedure MPI_Abort_f08
+  end interface
+  interface MPI_Finalized
+    module procedure MPI_Finalized_f08
+  end interface
+  interface MPI_Info_create
+    module procedure MPI_Info_create_f08
+  end interface
+  interface MPI_Info_set
+    module procedure MPI_Info_set_f08
+  end interface
+  interface MPI_Info_delete
+    module procedure MPI_Info_delete_f08
+  end interface
+  interface MPI_Info_get
+    module procedure MPI_Info_get_f08
+  end interface
+  interface MPI_Info_get_valuelen
+    module procedure MPI_Info_get_valuelen_f08
+  end interface
+  interface MPI_Info_get_nkeys
+    module procedure MPI_Info_get_nkeys_f08
+  end interface
+  interface MPI_Info_get_nthkey
+    module procedure MPI_Info_get_nthkey_f08
+  end interface
+  interface MPI_Info_dup
+    module procedure MPI_Info_dup_f08
+  end interface
+  interface MPI_Info_free
+    module procedure MPI_Info_free_f08
+  end interface
+  interface MPI_Comm_get_parent
+    module procedure MPI_Comm_get_parent_f08
+  end interface
+  interface MPI_Open_port
+    module procedure MPI_Open_port_f08
+  end interface
+  interface MPI_Close_port
+    module procedure MPI_Close_port_f08
+  end interface
+  interface MPI_Comm_accept
+    module procedure MPI_Comm_accept_f08
+  end interface
+  interface MPI_Comm_connect
+    module procedure MPI_Comm_connect_f08
+  end interface
+  interface MPI_Publish_name
+    module procedure MPI_Publish_name_f08
+  end interface
+  interface MPI_Unpublish_name
+    module procedure MPI_Unpublish_name_f08
+  end interface
+  interface MPI_Lookup_name
+    module procedure MPI_Lookup_name_f08
+  end interface
+  interface MPI_Comm_disconnect
+    module procedure MPI_Comm_disconnect_f08
+  end interface
+  interface MPI_Comm_join
+    module procedure MPI_Comm_join_f08
+  end interface
+  interface MPI_Win_create
+    module procedure MPI_Win_create_f08
+  end interface
+  interface MPI_Win_allocate
+    module procedure MPI_Win_allocate_f08
+  end interface
+  interface MPI_Win_allocate_shared
+    module procedure MPI_Win_allocate_shared_f08
+  end interface
+  interface MPI_Win_shared_query
+    module procedure MPI_Win_shared_query_f08
+  end interface
+  interface MPI_Win_create_dynamic
+    module procedure MPI_Win_create_dynamic_f08
+  end interface
+  interface MPI_Win_attach
+    module procedure MPI_Win_attach_f08
+  end interface
+  interface MPI_Win_detach
+    module procedure MPI_Win_detach_f08
+  end interface
+  interface MPI_Win_free
+    module procedure MPI_Win_free_f08
+  end interface
+  interface MPI_Win_get_group
+    module procedure MPI_Win_get_group_f08
+  end interface
+  interface MPI_Win_set_info
+    module procedure MPI_Win_set_info_f08
+  end interface
+  interface MPI_Win_get_info
+    module procedure MPI_Win_get_info_f08
+  end interface
+  interface MPI_Put
+    module procedure MPI_Put_f08
+  end interface
+  interface MPI_Get
+    module procedure MPI_Get_f08
+  end interface
+  interface MPI_Accumulate
+    module procedure MPI_Accumulate_f08
+  end interface
+  interface MPI_Get_accumulate
+    module procedure MPI_Get_accumulate_f08
+  end interface
+  interface MPI_Fetch_and_op
+    module procedure MPI_Fetch_and_op_f08
+  end interface
+  interface MPI_Compare_and_swap
+    module procedure MPI_Compare_and_swap_f08
+  end interface
+  interface MPI_Rput
+    module procedure MPI_Rput_f08
+  end interface
+  interface MPI_Rget
+    module procedure MPI_Rget_f08
+  end interface
+  interface MPI_Raccumulate
+    module procedure MPI_Raccumulate_f08
+  end interface
+  interface MPI_Rget_accumulate
+    module procedure MPI_Rget_accumulate_f08
+  end interface
+  interface MPI_Win_fence
+    module procedure MPI_Win_fence_f08
+  end interface
+  interface MPI_Win_start
+    module procedure MPI_Win_start_f08
+  end interface
+  interface MPI_Win_complete
+    module procedure MPI_Win_complete_f08
+  end interface
+  interface MPI_Win_post
+    module procedure MPI_Win_post_f08
+  end interface
+  interface MPI_Win_wait
+    module procedure MPI_Win_wait_f08
+  end interface
+  interface MPI_Win_test
+    module procedure MPI_Win_test_f08
+  end interface
+  interface MPI_Win_lock
+    module procedure MPI_Win_lock_f08
+  end interface
+  interface MPI_Win_lock_all
+    module procedure MPI_Win_lock_all_f08
+  end interface
+  interface MPI_Win_unlock
+    module procedure MPI_Win_unlock_f08
+  end interface
+  interface MPI_Win_unlock_all
+    module procedure MPI_Win_unlock_all_f08
+  end interface
+  interface MPI_Win_flush
+    module procedure MPI_Win_flush_f08
+  end interface
+  interface MPI_Win_flush_all
+    module procedure MPI_Win_flush_all_f08
+  end interface
+  interface MPI_Win_flush_local
+    module procedure MPI_Win_flush_local_f08
+  end interface
+  interface MPI_Win_flush_local_all
+    module procedure MPI_Win_flush_local_all_f08
+  end interface
+  interface MPI_Win_sync
+    module procedure MPI_Win_sync_f08
+  end interface
+  interface MPI_Grequest_complete
+    module procedure MPI_Grequest_complete_f08
+  end interface
+  interface MPI_Status_set_elements
+    module procedure MPI_Status_set_elements_f08, MPI_Status_set_elements_f08c
+  end interface
+  interface MPI_Status_set_elements_x
+    module procedure MPI_Status_set_elements_x_f08
+  end interface
+  interface MPI_Status_set_cancelled
+    module procedure MPI_Status_set_cancelled_f08
+  end interface
+  interface MPI_Query_thread
+    module procedure MPI_Query_thread_f08
+  end interface
+  interface MPI_Is_thread_main
+    module procedure MPI_Is_thread_main_f08
+  end interface
+  interface MPI_File_open
+    module procedure MPI_File_open_f08
+  end interface
+  interface MPI_File_close
+    module procedure MPI_File_close_f08
+  end interface
+  interface MPI_File_delete
+    module procedure MPI_File_delete_f08
+  end interface
+  interface MPI_File_set_size
+    module procedure MPI_File_set_size_f08
+  end interface
+  interface MPI_File_preallocate
+    module procedure MPI_File_preallocate_f08
+  end interface
+  interface MPI_File_get_size
+    module procedure MPI_File_get_size_f08
+  end interface
+  interface MPI_File_get_group
+    module procedure MPI_File_get_group_f08
+  end interface
+  interface MPI_File_get_amode
+    module procedure MPI_File_get_amode_f08
+  end interface
+  interface MPI_File_set_info
+    module procedure MPI_File_set_info_f08
+  end interface
+  interface MPI_File_get_info
+    module procedure MPI_File_get_info_f08
+  end interface
+  interface MPI_File_set_view
+    module procedure MPI_File_set_view_f08
+  end interface
+  interface MPI_File_get_view
+    module procedure MPI_File_get_view_f08
+  end interface
+  interface MPI_File_read_at
+    module procedure MPI_File_read_at_f08
+  end interface
+  interface MPI_File_read_at_all
+    module procedure MPI_File_read_at_all_f08
+  end interface
+  interface MPI_File_write_at
+    module procedure MPI_File_write_at_f08
+  end interface
+  interface MPI_File_write_at_all
+    module procedure MPI_File_write_at_all_f08
+  end interface
+  interface MPI_File_iread_at
+    module procedure MPI_File_iread_at_f08
+  end interface
+  interface MPI_File_iwrite_at
+    module procedure MPI_File_iwrite_at_f08
+  end interface
+  interface MPI_File_iread_at_all
+    module procedure MPI_File_iread_at_all_f08
+  end interface
+  interface MPI_File_iwrite_at_all
+    module procedure MPI_File_iwrite_at_all_f08
+  end interface
+  interface MPI_File_read
+    module procedure MPI_File_read_f08
+  end interface
+  interface MPI_File_read_all
+    module procedure MPI_File_read_all_f08
+  end interface
+  interface MPI_File_write
+    module procedure MPI_File_write_f08
+  end interface
+  interface MPI_File_write_all
+    module procedure MPI_File_write_all_f08
+  end interface
+  interface MPI_File_iread
+    module procedure MPI_File_iread_f08
+  end interface
+  interface MPI_File_iwrite
+    module procedure MPI_File_iwrite_f08
+  end interface
+  interface MPI_File_iread_all
+    module procedure MPI_File_iread_all_f08
+  end interface
+  interface MPI_File_iwrite_all
+    module procedure MPI_File_iwrite_all_f08
+  end interface
+  interface MPI_File_seek
+    module procedure MPI_File_seek_f08
+  end interface
+  interface MPI_File_get_position
+    module procedure MPI_File_get_position_f08
+  end interface
+  interface MPI_File_get_byte_offset
+    module procedure MPI_File_get_byte_offset_f08
+  end interface
+  interface MPI_File_read_shared
+    module procedure MPI_File_read_shared_f08
+  end interface
+  interface MPI_File_write_shared
+    module procedure MPI_File_write_shared_f08
+  end interface
+  interface MPI_File_iread_shared
+    module procedure MPI_File_iread_shared_f08
+  end interface
+  interface MPI_File_iwrite_shared
+    module procedure MPI_File_iwrite_shared_f08
+  end interface
+  interface MPI_File_read_ordered
+    module procedure MPI_File_read_ordered_f08
+  end interface
+  interface MPI_File_write_ordered
+    module procedure MPI_File_write_ordered_f08
+  end interface
+  interface MPI_File_seek_shared
+    module procedure MPI_File_seek_shared_f08
+  end interface
+  interface MPI_File_get_position_shared
+    module procedure MPI_File_get_position_shared_f08
+  end interface
+  interface MPI_File_read_at_all_begin
+    module procedure MPI_File_read_at_all_begin_f08
+  end interface
+  interface MPI_File_read_at_all_end
+    module procedure MPI_File_read_at_all_end_f08
+  end interface
+  interface MPI_File_write_at_all_begin
+    module procedure MPI_File_write_at_all_begin_f08
+  end interface
+  interface MPI_File_write_at_all_end
+    module procedure MPI_File_write_at_all_end_f08
+  end interface
+  interface MPI_File_read_all_begin
+    module procedure MPI_File_read_all_begin_f08
+  end interface
+  interface MPI_File_read_all_end
+    module procedure MPI_File_read_all_end_f08
+  end interface
+  interface MPI_File_write_all_begin
+    module procedure MPI_File_write_all_begin_f08
+  end interface
+  interface MPI_File_write_all_end
+    module procedure MPI_File_write_all_end_f08
+  end interface
+  interface MPI_File_read_ordered_begin
+    module procedure MPI_File_read_ordered_begin_f08
+  end interface
+  interface MPI_File_read_ordered_end
+    module procedure MPI_File_read_ordered_end_f08
+  end interface
+  interface MPI_File_write_ordered_begin
+    module procedure MPI_File_write_ordered_begin_f08
+  end interface
+  interface MPI_File_write_ordered_end
+    module procedure MPI_File_write_ordered_end_f08
+  end interface
+  interface MPI_File_get_type_extent
+    module procedure MPI_File_get_type_extent_f08
+  end interface
+  interface MPI_File_set_atomicity
+    module procedure MPI_File_set_atomicity_f08
+  end interface
+  interface MPI_File_get_atomicity
+    module procedure MPI_File_get_atomicity_f08
+  end interface
+  interface MPI_File_sync
+    module procedure MPI_File_sync_f08
+  end interface
+  interface MPI_Type_create_f90_real
+    module procedure MPI_Type_create_f90_real_f08
+  end interface
+  interface MPI_Type_create_f90_complex
+    module procedure MPI_Type_create_f90_complex_f08
+  end interface
+  interface MPI_Type_create_f90_integer
+    module procedure MPI_Type_create_f90_integer_f08
+  end interface
+  interface MPI_Type_match_size
+    module procedure MPI_Type_match_size_f08
+  end interface
+  interface MPI_Init
+    module procedure MPI_Init_f08
+  end interface
+  interface MPI_Init_thread
+    module procedure MPI_Init_thread_f08
+  end interface
+  interface MPI_Pcontrol
+    module procedure MPI_Pcontrol_f08
+  end interface
+  interface MPI_F_sync_reg
+    module procedure MPI_F_sync_reg_f08
+  end interface
+  interface MPI_Info_create_env
+    module procedure MPI_Info_create_env_f08
+  end interface
+  interface MPI_Info_get_string
+    module procedure MPI_Info_get_string_f08
+  end interface
+  interface MPI_Grequest_start
+    module procedure MPI_Grequest_start_f08
+  end interface
+  interface MPI_Status_f082f
+    module procedure MPI_Status_f082f_f08
+  end interface
+  interface MPI_Status_f2f08
+    module procedure MPI_Status_f2f08_f08
+  end interface
+  interface MPI_Comm_set_attr
+    module procedure MPI_Comm_set_attr_f08
+  end interface
+  interface MPI_Comm_get_attr
+    module procedure MPI_Comm_get_attr_f08
+  end interface
+  interface MPI_Comm_create_keyval
+    module procedure MPI_Comm_create_keyval_f08
+  end interface
+  interface MPI_Type_set_attr
+    module procedure MPI_Type_set_attr_f08
+  end interface
+  interface MPI_Type_get_attr
+    module procedure MPI_Type_get_attr_f08
+  end interface
+  interface MPI_Type_create_keyval
+    module procedure MPI_Type_create_keyval_f08
+  end interface
+  interface MPI_Win_set_attr
+    module procedure MPI_Win_set_attr_f08
+  end interface
+  interface MPI_Win_get_attr
+    module procedure MPI_Win_get_attr_f08
+  end interface
+  interface MPI_Win_create_keyval
+    module procedure MPI_Win_create_keyval_f08
+  end interface
   interface operator(==)
     module procedure ccmpi_eq_comm, ccmpi_eq_group, ccmpi_eq_datatype, ccmpi_eq_request, &
         ccmpi_eq_op, ccmpi_eq_errhandler, ccmpi_eq_info, ccmpi_eq_message, ccmpi_eq_win, &
@@ -4186,7 +6808,7 @@ contains
     type(MPI_Session), intent(in) :: a, b
     ccmpi_ne_session = a%MPI_VAL /= b%MPI_VAL
   end function
-  subroutine MPI_Send(buf, count, datatype, dest, tag, comm, ierror)
+  subroutine MPI_Send_f08(buf, count, datatype, dest, tag, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Send
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4200,7 +6822,7 @@ contains
     call glue(buf, count, datatype, dest, tag, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
+  subroutine MPI_Recv_f08(buf, count, datatype, source, tag, comm, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Recv
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4215,7 +6837,7 @@ contains
     call glue(buf, count, datatype, source, tag, comm, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Get_count(status, datatype, count, ierror)
+  subroutine MPI_Get_count_f08(status, datatype, count, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Get_count
     type(MPI_Status) :: status
     type(MPI_Datatype), intent(in) :: datatype
@@ -4225,7 +6847,7 @@ contains
     call glue(status, datatype, count, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
+  subroutine MPI_Bsend_f08(buf, count, datatype, dest, tag, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Bsend
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4239,7 +6861,7 @@ contains
     call glue(buf, count, datatype, dest, tag, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
+  subroutine MPI_Ssend_f08(buf, count, datatype, dest, tag, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Ssend
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4253,7 +6875,7 @@ contains
     call glue(buf, count, datatype, dest, tag, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
+  subroutine MPI_Rsend_f08(buf, count, datatype, dest, tag, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Rsend
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4267,7 +6889,7 @@ contains
     call glue(buf, count, datatype, dest, tag, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Buffer_attach(buffer, size, ierror)
+  subroutine MPI_Buffer_attach_f08(buffer, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Buffer_attach
     type(*), dimension(*) :: buffer
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
@@ -4277,7 +6899,7 @@ contains
     call glue(buffer, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Buffer_detach(buffer_addr, size, ierror)
+  subroutine MPI_Buffer_detach_f08(buffer_addr, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Buffer_detach
     type(c_ptr) :: buffer_addr
     integer :: size
@@ -4286,7 +6908,7 @@ contains
     call glue(buffer_addr, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
+  subroutine MPI_Isend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Isend
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4301,7 +6923,7 @@ contains
     call glue(buf, count, datatype, dest, tag, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
+  subroutine MPI_Ibsend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Ibsend
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4316,7 +6938,7 @@ contains
     call glue(buf, count, datatype, dest, tag, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
+  subroutine MPI_Issend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Issend
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4331,7 +6953,7 @@ contains
     call glue(buf, count, datatype, dest, tag, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
+  subroutine MPI_Irsend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Irsend
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4346,7 +6968,7 @@ contains
     call glue(buf, count, datatype, dest, tag, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Irecv(buf, count, datatype, source, tag, comm, request, ierror)
+  subroutine MPI_Irecv_f08(buf, count, datatype, source, tag, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Irecv
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4361,7 +6983,7 @@ contains
     call glue(buf, count, datatype, source, tag, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Wait(request, status, ierror)
+  subroutine MPI_Wait_f08(request, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Wait
     type(MPI_Request) :: request
     type(MPI_Status) :: status
@@ -4370,7 +6992,7 @@ contains
     call glue(request, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Test(request, flag, status, ierror)
+  subroutine MPI_Test_f08(request, flag, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Test
     type(MPI_Request) :: request
     logical :: flag
@@ -4380,7 +7002,7 @@ contains
     call glue(request, flag, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Request_free(request, ierror)
+  subroutine MPI_Request_free_f08(request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Request_free
     type(MPI_Request) :: request
     integer, optional, intent(out) :: ierror
@@ -4388,7 +7010,7 @@ contains
     call glue(request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Waitany(count, array_of_requests, index, status, ierror)
+  subroutine MPI_Waitany_f08(count, array_of_requests, index, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Waitany
     integer, intent(in) :: count
     type(MPI_Request), dimension(*) :: array_of_requests
@@ -4399,7 +7021,7 @@ contains
     call glue(count, array_of_requests, index, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Testany(count, array_of_requests, index, flag, status, ierror)
+  subroutine MPI_Testany_f08(count, array_of_requests, index, flag, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Testany
     integer, intent(in) :: count
     type(MPI_Request), dimension(*) :: array_of_requests
@@ -4411,7 +7033,7 @@ contains
     call glue(count, array_of_requests, index, flag, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Waitall(count, array_of_requests, array_of_statuses, ierror)
+  subroutine MPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Waitall
     integer, intent(in) :: count
     type(MPI_Request), dimension(*) :: array_of_requests
@@ -4421,7 +7043,7 @@ contains
     call glue(count, array_of_requests, array_of_statuses, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Testall(count, array_of_requests, flag, array_of_statuses, ierror)
+  subroutine MPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Testall
     integer, intent(in) :: count
     type(MPI_Request), dimension(*) :: array_of_requests
@@ -4432,7 +7054,7 @@ contains
     call glue(count, array_of_requests, flag, array_of_statuses, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, &
+  subroutine MPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indices, &
         array_of_statuses, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Waitsome
     integer, intent(in) :: incount
@@ -4445,7 +7067,7 @@ contains
     call glue(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Testsome(incount, array_of_requests, outcount, array_of_indices, &
+  subroutine MPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indices, &
         array_of_statuses, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Testsome
     integer, intent(in) :: incount
@@ -4458,7 +7080,7 @@ contains
     call glue(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Request_get_status(request, flag, status, ierror)
+  subroutine MPI_Request_get_status_f08(request, flag, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Request_get_status
     type(MPI_Request), intent(in) :: request
     logical :: flag
@@ -4468,7 +7090,7 @@ contains
     call glue(request, flag, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Iprobe(source, tag, comm, flag, status, ierror)
+  subroutine MPI_Iprobe_f08(source, tag, comm, flag, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Iprobe
     integer, intent(in) :: source
     integer, intent(in) :: tag
@@ -4480,7 +7102,7 @@ contains
     call glue(source, tag, comm, flag, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Probe(source, tag, comm, status, ierror)
+  subroutine MPI_Probe_f08(source, tag, comm, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Probe
     integer, intent(in) :: source
     integer, intent(in) :: tag
@@ -4491,7 +7113,7 @@ contains
     call glue(source, tag, comm, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Improbe(source, tag, comm, flag, message, status, ierror)
+  subroutine MPI_Improbe_f08(source, tag, comm, flag, message, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Improbe
     integer, intent(in) :: source
     integer, intent(in) :: tag
@@ -4504,7 +7126,7 @@ contains
     call glue(source, tag, comm, flag, message, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Mprobe(source, tag, comm, message, status, ierror)
+  subroutine MPI_Mprobe_f08(source, tag, comm, message, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Mprobe
     integer, intent(in) :: source
     integer, intent(in) :: tag
@@ -4516,7 +7138,7 @@ contains
     call glue(source, tag, comm, message, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Mrecv(buf, count, datatype, message, status, ierror)
+  subroutine MPI_Mrecv_f08(buf, count, datatype, message, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Mrecv
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4529,7 +7151,7 @@ contains
     call glue(buf, count, datatype, message, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Imrecv(buf, count, datatype, message, request, ierror)
+  subroutine MPI_Imrecv_f08(buf, count, datatype, message, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Imrecv
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4542,7 +7164,7 @@ contains
     call glue(buf, count, datatype, message, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Cancel(request, ierror)
+  subroutine MPI_Cancel_f08(request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Cancel
     type(MPI_Request) :: request
     integer, optional, intent(out) :: ierror
@@ -4550,7 +7172,7 @@ contains
     call glue(request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Test_cancelled(status, flag, ierror)
+  subroutine MPI_Test_cancelled_f08(status, flag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Test_cancelled
     type(MPI_Status) :: status
     logical :: flag
@@ -4559,7 +7181,7 @@ contains
     call glue(status, flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
+  subroutine MPI_Send_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Send_init
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4574,7 +7196,7 @@ contains
     call glue(buf, count, datatype, dest, tag, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+  subroutine MPI_Bsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Bsend_init
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4589,7 +7211,7 @@ contains
     call glue(buf, count, datatype, dest, tag, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+  subroutine MPI_Ssend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Ssend_init
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4604,7 +7226,7 @@ contains
     call glue(buf, count, datatype, dest, tag, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+  subroutine MPI_Rsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Rsend_init
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4619,7 +7241,7 @@ contains
     call glue(buf, count, datatype, dest, tag, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierror)
+  subroutine MPI_Recv_init_f08(buf, count, datatype, source, tag, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Recv_init
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4634,7 +7256,7 @@ contains
     call glue(buf, count, datatype, source, tag, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Start(request, ierror)
+  subroutine MPI_Start_f08(request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Start
     type(MPI_Request) :: request
     integer, optional, intent(out) :: ierror
@@ -4642,7 +7264,7 @@ contains
     call glue(request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Startall(count, array_of_requests, ierror)
+  subroutine MPI_Startall_f08(count, array_of_requests, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Startall
     integer, intent(in) :: count
     type(MPI_Request), dimension(*) :: array_of_requests
@@ -4651,7 +7273,7 @@ contains
     call glue(count, array_of_requests, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+  subroutine MPI_Sendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
         recvtype, source, recvtag, comm, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Sendrecv
     type(*), dimension(*) :: sendbuf
@@ -4674,7 +7296,7 @@ contains
           recvtag, comm, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+  subroutine MPI_Sendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
         status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Sendrecv_replace
     type(*), dimension(*) :: buf
@@ -4692,7 +7314,7 @@ contains
     call glue(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+  subroutine MPI_Isendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
         recvtype, source, recvtag, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Isendrecv
     type(*), dimension(*) :: sendbuf
@@ -4715,7 +7337,7 @@ contains
           recvtag, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+  subroutine MPI_Isendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
         request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Isendrecv_replace
     type(*), dimension(*) :: buf
@@ -4733,14 +7355,14 @@ contains
     call glue(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Buffer_flush(ierror)
+  subroutine MPI_Buffer_flush_f08(ierror)
     use ccmpi_f08_glue, only: glue => MPI_Buffer_flush
     integer, optional, intent(out) :: ierror
     integer :: ierror_
     call glue(ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Buffer_iflush(request, ierror)
+  subroutine MPI_Buffer_iflush_f08(request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Buffer_iflush
     type(MPI_Request) :: request
     integer, optional, intent(out) :: ierror
@@ -4748,7 +7370,7 @@ contains
     call glue(request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_attach_buffer(comm, buffer, size, ierror)
+  subroutine MPI_Comm_attach_buffer_f08(comm, buffer, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_attach_buffer
     type(MPI_Comm), intent(in) :: comm
     type(*), dimension(*) :: buffer
@@ -4759,7 +7381,7 @@ contains
     call glue(comm, buffer, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_detach_buffer(comm, buffer_addr, size, ierror)
+  subroutine MPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_detach_buffer
     type(MPI_Comm), intent(in) :: comm
     type(c_ptr) :: buffer_addr
@@ -4769,7 +7391,7 @@ contains
     call glue(comm, buffer_addr, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_flush_buffer(comm, ierror)
+  subroutine MPI_Comm_flush_buffer_f08(comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_flush_buffer
     type(MPI_Comm), intent(in) :: comm
     integer, optional, intent(out) :: ierror
@@ -4777,7 +7399,7 @@ contains
     call glue(comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_iflush_buffer(comm, request, ierror)
+  subroutine MPI_Comm_iflush_buffer_f08(comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_iflush_buffer
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Request) :: request
@@ -4786,7 +7408,7 @@ contains
     call glue(comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Session_attach_buffer(session, buffer, size, ierror)
+  subroutine MPI_Session_attach_buffer_f08(session, buffer, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Session_attach_buffer
     type(MPI_Session), intent(in) :: session
     type(*), dimension(*) :: buffer
@@ -4797,7 +7419,7 @@ contains
     call glue(session, buffer, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Session_detach_buffer(session, buffer_addr, size, ierror)
+  subroutine MPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Session_detach_buffer
     type(MPI_Session), intent(in) :: session
     type(c_ptr) :: buffer_addr
@@ -4807,7 +7429,7 @@ contains
     call glue(session, buffer_addr, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Session_flush_buffer(session, ierror)
+  subroutine MPI_Session_flush_buffer_f08(session, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Session_flush_buffer
     type(MPI_Session), intent(in) :: session
     integer, optional, intent(out) :: ierror
@@ -4815,7 +7437,7 @@ contains
     call glue(session, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Session_iflush_buffer(session, request, ierror)
+  subroutine MPI_Session_iflush_buffer_f08(session, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Session_iflush_buffer
     type(MPI_Session), intent(in) :: session
     type(MPI_Request) :: request
@@ -4824,7 +7446,7 @@ contains
     call glue(session, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Status_set_source(status, source, ierror)
+  subroutine MPI_Status_set_source_f08(status, source, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Status_set_source
     type(MPI_Status) :: status
     integer, intent(in) :: source
@@ -4833,7 +7455,7 @@ contains
     call glue(status, source, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Status_set_tag(status, tag, ierror)
+  subroutine MPI_Status_set_tag_f08(status, tag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Status_set_tag
     type(MPI_Status) :: status
     integer, intent(in) :: tag
@@ -4842,7 +7464,7 @@ contains
     call glue(status, tag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Status_set_error(status, err, ierror)
+  subroutine MPI_Status_set_error_f08(status, err, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Status_set_error
     type(MPI_Status) :: status
     integer, intent(in) :: err
@@ -4851,7 +7473,7 @@ contains
     call glue(status, err, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Request_get_status_any(count, array_of_requests, index, flag, status, ierror)
+  subroutine MPI_Request_get_status_any_f08(count, array_of_requests, index, flag, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Request_get_status_any
     integer, intent(in) :: count
     type(MPI_Request), dimension(*) :: array_of_requests
@@ -4863,7 +7485,7 @@ contains
     call glue(count, array_of_requests, index, flag, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses, ierror)
+  subroutine MPI_Request_get_status_all_f08(count, array_of_requests, flag, array_of_statuses, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Request_get_status_all
     integer, intent(in) :: count
     type(MPI_Request), dimension(*) :: array_of_requests
@@ -4874,8 +7496,8 @@ contains
     call glue(count, array_of_requests, flag, array_of_statuses, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, &
-        array_of_statuses, ierror)
+  subroutine MPI_Request_get_status_some_f08(incount, array_of_requests, outcount, &
+        array_of_indices, array_of_statuses, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Request_get_status_some
     integer, intent(in) :: incount
     type(MPI_Request), dimension(*) :: array_of_requests
@@ -4887,7 +7509,8 @@ contains
     call glue(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror)
+  subroutine MPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+        ierror)
     use ccmpi_f08_glue, only: glue => MPI_Psend_init
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4904,7 +7527,7 @@ contains
     call glue(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request, &
+  subroutine MPI_Precv_init_f08(buf, partitions, count, datatype, source, tag, comm, info, request, &
         ierror)
     use ccmpi_f08_glue, only: glue => MPI_Precv_init
     type(*), dimension(*) :: buf
@@ -4922,7 +7545,7 @@ contains
     call glue(buf, partitions, count, datatype, source, tag, comm, info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Pready(partition, request, ierror)
+  subroutine MPI_Pready_f08(partition, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Pready
     integer, intent(in) :: partition
     type(MPI_Request), intent(in) :: request
@@ -4931,7 +7554,7 @@ contains
     call glue(partition, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Pready_range(partition_low, partition_high, request, ierror)
+  subroutine MPI_Pready_range_f08(partition_low, partition_high, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Pready_range
     integer, intent(in) :: partition_low
     integer, intent(in) :: partition_high
@@ -4941,7 +7564,7 @@ contains
     call glue(partition_low, partition_high, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Pready_list(length, array_of_partitions, request, ierror)
+  subroutine MPI_Pready_list_f08(length, array_of_partitions, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Pready_list
     integer, intent(in) :: length
     integer, dimension(*) :: array_of_partitions
@@ -4951,7 +7574,7 @@ contains
     call glue(length, array_of_partitions, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Parrived(request, partition, flag, ierror)
+  subroutine MPI_Parrived_f08(request, partition, flag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Parrived
     type(MPI_Request), intent(in) :: request
     integer, intent(in) :: partition
@@ -4961,7 +7584,7 @@ contains
     call glue(request, partition, flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_get_value_index(value_type, index_type, pair_type, ierror)
+  subroutine MPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_get_value_index
     type(MPI_Datatype), intent(in) :: value_type
     type(MPI_Datatype), intent(in) :: index_type
@@ -4971,7 +7594,7 @@ contains
     call glue(value_type, index_type, pair_type, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_contiguous(count, oldtype, newtype, ierror)
+  subroutine MPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_contiguous
     integer, intent(in) :: count
     type(MPI_Datatype), intent(in) :: oldtype
@@ -4981,7 +7604,7 @@ contains
     call glue(count, oldtype, newtype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_vector(count, blocklength, stride, oldtype, newtype, ierror)
+  subroutine MPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_vector
     integer, intent(in) :: count
     integer, intent(in) :: blocklength
@@ -4993,7 +7616,7 @@ contains
     call glue(count, blocklength, stride, oldtype, newtype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype, ierror)
+  subroutine MPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newtype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_create_hvector
     integer, intent(in) :: count
     integer, intent(in) :: blocklength
@@ -5005,7 +7628,7 @@ contains
     call glue(count, blocklength, stride, oldtype, newtype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, &
+  subroutine MPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, &
         newtype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_indexed
     integer, intent(in) :: count
@@ -5018,7 +7641,7 @@ contains
     call glue(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, &
+  subroutine MPI_Type_create_hindexed_f08(count, array_of_blocklengths, array_of_displacements, &
         oldtype, newtype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_create_hindexed
     integer, intent(in) :: count
@@ -5031,7 +7654,7 @@ contains
     call glue(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, &
+  subroutine MPI_Type_create_indexed_block_f08(count, blocklength, array_of_displacements, oldtype, &
         newtype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_create_indexed_block
     integer, intent(in) :: count
@@ -5044,8 +7667,8 @@ contains
     call glue(count, blocklength, array_of_displacements, oldtype, newtype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, &
-        newtype, ierror)
+  subroutine MPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displacements, &
+        oldtype, newtype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_create_hindexed_block
     integer, intent(in) :: count
     integer, intent(in) :: blocklength
@@ -5057,7 +7680,7 @@ contains
     call glue(count, blocklength, array_of_displacements, oldtype, newtype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, &
+  subroutine MPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_displacements, &
         array_of_types, newtype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_create_struct
     integer, intent(in) :: count
@@ -5070,8 +7693,8 @@ contains
     call glue(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
-        order, oldtype, newtype, ierror)
+  subroutine MPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes, &
+        array_of_starts, order, oldtype, newtype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_create_subarray
     integer, intent(in) :: ndims
     integer, dimension(*) :: array_of_sizes
@@ -5086,7 +7709,7 @@ contains
           ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+  subroutine MPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_of_distribs, &
         array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_create_darray
     integer, intent(in) :: size
@@ -5105,7 +7728,7 @@ contains
           order, oldtype, newtype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Get_address(location, address, ierror)
+  subroutine MPI_Get_address_f08(location, address, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Get_address
     type(*), dimension(*) :: location
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
@@ -5127,7 +7750,7 @@ contains
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: addr2
     MPI_Aint_diff = glue(addr1, addr2)
   end function
-  subroutine MPI_Type_size(datatype, size, ierror)
+  subroutine MPI_Type_size_f08(datatype, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_size
     type(MPI_Datatype), intent(in) :: datatype
     integer :: size
@@ -5136,7 +7759,7 @@ contains
     call glue(datatype, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_size_x(datatype, size, ierror)
+  subroutine MPI_Type_size_x_f08(datatype, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_size_x
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_COUNT_KIND) :: size
@@ -5145,7 +7768,7 @@ contains
     call glue(datatype, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_get_extent(datatype, lb, extent, ierror)
+  subroutine MPI_Type_get_extent_f08(datatype, lb, extent, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_get_extent
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_ADDRESS_KIND) :: lb
@@ -5155,7 +7778,7 @@ contains
     call glue(datatype, lb, extent, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_get_extent_x(datatype, lb, extent, ierror)
+  subroutine MPI_Type_get_extent_x_f08(datatype, lb, extent, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_get_extent_x
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_COUNT_KIND) :: lb
@@ -5165,7 +7788,7 @@ contains
     call glue(datatype, lb, extent, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_create_resized(oldtype, lb, extent, newtype, ierror)
+  subroutine MPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_create_resized
     type(MPI_Datatype), intent(in) :: oldtype
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: lb
@@ -5176,7 +7799,7 @@ contains
     call glue(oldtype, lb, extent, newtype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_get_true_extent(datatype, true_lb, true_extent, ierror)
+  subroutine MPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_get_true_extent
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_ADDRESS_KIND) :: true_lb
@@ -5186,7 +7809,7 @@ contains
     call glue(datatype, true_lb, true_extent, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_get_true_extent_x(datatype, true_lb, true_extent, ierror)
+  subroutine MPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_get_true_extent_x
     type(MPI_Datatype), intent(in) :: datatype
     integer(kind=MPI_COUNT_KIND) :: true_lb
@@ -5196,7 +7819,7 @@ contains
     call glue(datatype, true_lb, true_extent, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_commit(datatype, ierror)
+  subroutine MPI_Type_commit_f08(datatype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_commit
     type(MPI_Datatype) :: datatype
     integer, optional, intent(out) :: ierror
@@ -5204,7 +7827,7 @@ contains
     call glue(datatype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_free(datatype, ierror)
+  subroutine MPI_Type_free_f08(datatype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_free
     type(MPI_Datatype) :: datatype
     integer, optional, intent(out) :: ierror
@@ -5212,7 +7835,7 @@ contains
     call glue(datatype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_dup(oldtype, newtype, ierror)
+  subroutine MPI_Type_dup_f08(oldtype, newtype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_dup
     type(MPI_Datatype), intent(in) :: oldtype
     type(MPI_Datatype) :: newtype
@@ -5221,7 +7844,7 @@ contains
     call glue(oldtype, newtype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Get_elements(status, datatype, count, ierror)
+  subroutine MPI_Get_elements_f08(status, datatype, count, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Get_elements
     type(MPI_Status) :: status
     type(MPI_Datatype), intent(in) :: datatype
@@ -5231,7 +7854,7 @@ contains
     call glue(status, datatype, count, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Get_elements_x(status, datatype, count, ierror)
+  subroutine MPI_Get_elements_x_f08(status, datatype, count, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Get_elements_x
     type(MPI_Status) :: status
     type(MPI_Datatype), intent(in) :: datatype
@@ -5241,8 +7864,8 @@ contains
     call glue(status, datatype, count, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner, &
-        ierror)
+  subroutine MPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_datatypes, &
+        combiner, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_get_envelope
     type(MPI_Datatype), intent(in) :: datatype
     integer :: num_integers
@@ -5254,7 +7877,7 @@ contains
     call glue(datatype, num_integers, num_addresses, num_datatypes, combiner, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, &
+  subroutine MPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_datatypes, &
         array_of_integers, array_of_addresses, array_of_datatypes, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_get_contents
     type(MPI_Datatype), intent(in) :: datatype
@@ -5270,7 +7893,7 @@ contains
           array_of_addresses, array_of_datatypes, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+  subroutine MPI_Pack_f08(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Pack
     type(*), dimension(*) :: inbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
@@ -5286,7 +7909,7 @@ contains
     call glue(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+  subroutine MPI_Unpack_f08(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Unpack
     type(*), dimension(*) :: inbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
@@ -5302,7 +7925,7 @@ contains
     call glue(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Pack_size(incount, datatype, comm, size, ierror)
+  subroutine MPI_Pack_size_f08(incount, datatype, comm, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Pack_size
     integer, intent(in) :: incount
     type(MPI_Datatype), intent(in) :: datatype
@@ -5313,7 +7936,8 @@ contains
     call glue(incount, datatype, comm, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror)
+  subroutine MPI_Pack_external_f08(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
+        ierror)
     use ccmpi_f08_glue, only: glue => MPI_Pack_external
     character(len=*) :: datarep
     type(*), dimension(*) :: inbuf
@@ -5329,7 +7953,8 @@ contains
     call glue(datarep, inbuf, incount, datatype, outbuf, outsize, position, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror)
+  subroutine MPI_Unpack_external_f08(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
+        ierror)
     use ccmpi_f08_glue, only: glue => MPI_Unpack_external
     character(len=*) :: datarep
     type(*), dimension(*) :: inbuf
@@ -5345,7 +7970,7 @@ contains
     call glue(datarep, inbuf, insize, position, outbuf, outcount, datatype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Pack_external_size(datarep, incount, datatype, size, ierror)
+  subroutine MPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Pack_external_size
     character(len=*) :: datarep
     integer, intent(in) :: incount
@@ -5356,7 +7981,7 @@ contains
     call glue(datarep, incount, datatype, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Barrier(comm, ierror)
+  subroutine MPI_Barrier_f08(comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Barrier
     type(MPI_Comm), intent(in) :: comm
     integer, optional, intent(out) :: ierror
@@ -5364,7 +7989,7 @@ contains
     call glue(comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Bcast(buffer, count, datatype, root, comm, ierror)
+  subroutine MPI_Bcast_f08(buffer, count, datatype, root, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Bcast
     type(*), dimension(*) :: buffer
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
@@ -5377,7 +8002,7 @@ contains
     call glue(buffer, count, datatype, root, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+  subroutine MPI_Gather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
         ierror)
     use ccmpi_f08_glue, only: glue => MPI_Gather
     type(*), dimension(*) :: sendbuf
@@ -5395,8 +8020,8 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, &
-        comm, ierror)
+  subroutine MPI_Gatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        root, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Gatherv
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5414,8 +8039,8 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        ierror)
+  subroutine MPI_Scatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+        comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Scatter
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5432,7 +8057,7 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+  subroutine MPI_Scatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
         root, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Scatterv
     type(*), dimension(*) :: sendbuf
@@ -5451,7 +8076,8 @@ contains
     call glue(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+  subroutine MPI_Allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        ierror)
     use ccmpi_f08_glue, only: glue => MPI_Allgather
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5467,8 +8093,8 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        comm, ierror)
+  subroutine MPI_Allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Allgatherv
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5485,7 +8111,8 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+  subroutine MPI_Alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        ierror)
     use ccmpi_f08_glue, only: glue => MPI_Alltoall
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5501,8 +8128,8 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-        recvtype, comm, ierror)
+  subroutine MPI_Alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+        rdispls, recvtype, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Alltoallv
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5521,8 +8148,8 @@ contains
           ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
-        recvtypes, comm, ierror)
+  subroutine MPI_Alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+        rdispls, recvtypes, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Alltoallw
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5541,7 +8168,7 @@ contains
           ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+  subroutine MPI_Reduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Reduce
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5557,7 +8184,7 @@ contains
     call glue(sendbuf, recvbuf, count, datatype, op, root, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Op_create(user_fn, commute, op, ierror)
+  subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Op_create
     external :: user_fn
     logical, intent(in) :: commute
@@ -5567,7 +8194,7 @@ contains
     call glue(user_fn, commute, op, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Op_free(op, ierror)
+  subroutine MPI_Op_free_f08(op, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Op_free
     type(MPI_Op) :: op
     integer, optional, intent(out) :: ierror
@@ -5575,7 +8202,7 @@ contains
     call glue(op, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  subroutine MPI_Allreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Allreduce
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5590,7 +8217,7 @@ contains
     call glue(sendbuf, recvbuf, count, datatype, op, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
+  subroutine MPI_Reduce_local_f08(inbuf, inoutbuf, count, datatype, op, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Reduce_local
     type(*), dimension(*) :: inbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
@@ -5604,7 +8231,7 @@ contains
     call glue(inbuf, inoutbuf, count, datatype, op, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Op_commutative(op, commute, ierror)
+  subroutine MPI_Op_commutative_f08(op, commute, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Op_commutative
     type(MPI_Op), intent(in) :: op
     logical :: commute
@@ -5613,7 +8240,7 @@ contains
     call glue(op, commute, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+  subroutine MPI_Reduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Reduce_scatter_block
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5628,7 +8255,7 @@ contains
     call glue(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+  subroutine MPI_Reduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Reduce_scatter
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5643,7 +8270,7 @@ contains
     call glue(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  subroutine MPI_Scan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Scan
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5658,7 +8285,7 @@ contains
     call glue(sendbuf, recvbuf, count, datatype, op, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  subroutine MPI_Exscan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Exscan
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5673,7 +8300,7 @@ contains
     call glue(sendbuf, recvbuf, count, datatype, op, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Ibarrier(comm, request, ierror)
+  subroutine MPI_Ibarrier_f08(comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Ibarrier
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Request) :: request
@@ -5682,7 +8309,7 @@ contains
     call glue(comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
+  subroutine MPI_Ibcast_f08(buffer, count, datatype, root, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Ibcast
     type(*), dimension(*) :: buffer
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
@@ -5696,8 +8323,8 @@ contains
     call glue(buffer, count, datatype, root, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        request, ierror)
+  subroutine MPI_Igather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+        comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Igather
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5715,7 +8342,7 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+  subroutine MPI_Igatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
         root, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Igatherv
     type(*), dimension(*) :: sendbuf
@@ -5736,8 +8363,8 @@ contains
           request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &
-        request, ierror)
+  subroutine MPI_Iscatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+        comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Iscatter
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5755,7 +8382,7 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+  subroutine MPI_Iscatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
         root, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Iscatterv
     type(*), dimension(*) :: sendbuf
@@ -5776,7 +8403,7 @@ contains
           request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+  subroutine MPI_Iallgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
         request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Iallgather
     type(*), dimension(*) :: sendbuf
@@ -5794,8 +8421,8 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        comm, request, ierror)
+  subroutine MPI_Iallgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Iallgatherv
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5814,7 +8441,7 @@ contains
           ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+  subroutine MPI_Ialltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
         request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Ialltoall
     type(*), dimension(*) :: sendbuf
@@ -5832,8 +8459,8 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
-        recvtype, comm, request, ierror)
+  subroutine MPI_Ialltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+        rdispls, recvtype, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Ialltoallv
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5853,8 +8480,8 @@ contains
           request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
-        recvtypes, comm, request, ierror)
+  subroutine MPI_Ialltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+        rdispls, recvtypes, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Ialltoallw
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5874,7 +8501,7 @@ contains
           request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+  subroutine MPI_Ireduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Ireduce
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5891,7 +8518,7 @@ contains
     call glue(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  subroutine MPI_Iallreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Iallreduce
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5907,8 +8534,8 @@ contains
     call glue(sendbuf, recvbuf, count, datatype, op, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, &
-        ierror)
+  subroutine MPI_Ireduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+        request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Ireduce_scatter_block
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5924,7 +8551,8 @@ contains
     call glue(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror)
+  subroutine MPI_Ireduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+        ierror)
     use ccmpi_f08_glue, only: glue => MPI_Ireduce_scatter
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5940,7 +8568,7 @@ contains
     call glue(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  subroutine MPI_Iscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Iscan
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5956,7 +8584,7 @@ contains
     call glue(sendbuf, recvbuf, count, datatype, op, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  subroutine MPI_Iexscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Iexscan
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5972,7 +8600,7 @@ contains
     call glue(sendbuf, recvbuf, count, datatype, op, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Barrier_init(comm, info, request, ierror)
+  subroutine MPI_Barrier_init_f08(comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Barrier_init
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Info), intent(in) :: info
@@ -5982,7 +8610,7 @@ contains
     call glue(comm, info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
+  subroutine MPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Bcast_init
     type(*), dimension(*) :: buffer
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
@@ -5997,7 +8625,7 @@ contains
     call glue(buffer, count, datatype, root, comm, info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+  subroutine MPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
         comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Gather_init
     type(*), dimension(*) :: sendbuf
@@ -6018,8 +8646,8 @@ contains
           ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-        root, comm, info, request, ierror)
+  subroutine MPI_Gatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, root, comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Gatherv_init
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -6040,7 +8668,7 @@ contains
           request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+  subroutine MPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
         comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Scatter_init
     type(*), dimension(*) :: sendbuf
@@ -6061,8 +8689,8 @@ contains
           ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
-        root, comm, info, request, ierror)
+  subroutine MPI_Scatterv_init_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Scatterv_init
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -6083,8 +8711,8 @@ contains
           request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        info, request, ierror)
+  subroutine MPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Allgather_init
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -6102,7 +8730,7 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+  subroutine MPI_Allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
         recvtype, comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Allgatherv_init
     type(*), dimension(*) :: sendbuf
@@ -6123,8 +8751,8 @@ contains
           request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        info, request, ierror)
+  subroutine MPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Alltoall_init
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -6142,7 +8770,7 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+  subroutine MPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
         rdispls, recvtype, comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Alltoallv_init
     type(*), dimension(*) :: sendbuf
@@ -6164,7 +8792,7 @@ contains
           info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+  subroutine MPI_Alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
         rdispls, recvtypes, comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Alltoallw_init
     type(*), dimension(*) :: sendbuf
@@ -6186,7 +8814,8 @@ contains
           info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror)
+  subroutine MPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+        ierror)
     use ccmpi_f08_glue, only: glue => MPI_Reduce_init
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -6204,7 +8833,8 @@ contains
     call glue(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  subroutine MPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+        ierror)
     use ccmpi_f08_glue, only: glue => MPI_Allreduce_init
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -6221,8 +8851,8 @@ contains
     call glue(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &
-        request, ierror)
+  subroutine MPI_Reduce_scatter_block_init_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+        info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Reduce_scatter_block_init
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -6239,7 +8869,7 @@ contains
     call glue(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+  subroutine MPI_Reduce_scatter_init_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
         request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Reduce_scatter_init
     type(*), dimension(*) :: sendbuf
@@ -6257,7 +8887,7 @@ contains
     call glue(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  subroutine MPI_Scan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Scan_init
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -6274,7 +8904,7 @@ contains
     call glue(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+  subroutine MPI_Exscan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Exscan_init
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -6291,7 +8921,7 @@ contains
     call glue(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Group_size(group, size, ierror)
+  subroutine MPI_Group_size_f08(group, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Group_size
     type(MPI_Group), intent(in) :: group
     integer :: size
@@ -6300,7 +8930,7 @@ contains
     call glue(group, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Group_rank(group, rank, ierror)
+  subroutine MPI_Group_rank_f08(group, rank, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Group_rank
     type(MPI_Group), intent(in) :: group
     integer :: rank
@@ -6309,7 +8939,7 @@ contains
     call glue(group, rank, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2, ierror)
+  subroutine MPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Group_translate_ranks
     type(MPI_Group), intent(in) :: group1
     integer, intent(in) :: n
@@ -6321,7 +8951,7 @@ contains
     call glue(group1, n, ranks1, group2, ranks2, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Group_compare(group1, group2, result, ierror)
+  subroutine MPI_Group_compare_f08(group1, group2, result, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Group_compare
     type(MPI_Group), intent(in) :: group1
     type(MPI_Group), intent(in) :: group2
@@ -6331,7 +8961,7 @@ contains
     call glue(group1, group2, result, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_group(comm, group, ierror)
+  subroutine MPI_Comm_group_f08(comm, group, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_group
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Group) :: group
@@ -6340,7 +8970,7 @@ contains
     call glue(comm, group, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Group_union(group1, group2, newgroup, ierror)
+  subroutine MPI_Group_union_f08(group1, group2, newgroup, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Group_union
     type(MPI_Group), intent(in) :: group1
     type(MPI_Group), intent(in) :: group2
@@ -6350,7 +8980,7 @@ contains
     call glue(group1, group2, newgroup, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Group_intersection(group1, group2, newgroup, ierror)
+  subroutine MPI_Group_intersection_f08(group1, group2, newgroup, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Group_intersection
     type(MPI_Group), intent(in) :: group1
     type(MPI_Group), intent(in) :: group2
@@ -6360,7 +8990,7 @@ contains
     call glue(group1, group2, newgroup, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Group_difference(group1, group2, newgroup, ierror)
+  subroutine MPI_Group_difference_f08(group1, group2, newgroup, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Group_difference
     type(MPI_Group), intent(in) :: group1
     type(MPI_Group), intent(in) :: group2
@@ -6370,7 +9000,7 @@ contains
     call glue(group1, group2, newgroup, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Group_incl(group, n, ranks, newgroup, ierror)
+  subroutine MPI_Group_incl_f08(group, n, ranks, newgroup, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Group_incl
     type(MPI_Group), intent(in) :: group
     integer, intent(in) :: n
@@ -6381,7 +9011,7 @@ contains
     call glue(group, n, ranks, newgroup, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Group_excl(group, n, ranks, newgroup, ierror)
+  subroutine MPI_Group_excl_f08(group, n, ranks, newgroup, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Group_excl
     type(MPI_Group), intent(in) :: group
     integer, intent(in) :: n
@@ -6392,7 +9022,7 @@ contains
     call glue(group, n, ranks, newgroup, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Group_range_incl(group, n, ranges, newgroup, ierror)
+  subroutine MPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Group_range_incl
     type(MPI_Group), intent(in) :: group
     integer, intent(in) :: n
@@ -6403,7 +9033,7 @@ contains
     call glue(group, n, ranges, newgroup, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Group_range_excl(group, n, ranges, newgroup, ierror)
+  subroutine MPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Group_range_excl
     type(MPI_Group), intent(in) :: group
     integer, intent(in) :: n
@@ -6414,7 +9044,7 @@ contains
     call glue(group, n, ranges, newgroup, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Group_free(group, ierror)
+  subroutine MPI_Group_free_f08(group, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Group_free
     type(MPI_Group) :: group
     integer, optional, intent(out) :: ierror
@@ -6422,7 +9052,7 @@ contains
     call glue(group, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_size(comm, size, ierror)
+  subroutine MPI_Comm_size_f08(comm, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_size
     type(MPI_Comm), intent(in) :: comm
     integer :: size
@@ -6431,7 +9061,7 @@ contains
     call glue(comm, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_rank(comm, rank, ierror)
+  subroutine MPI_Comm_rank_f08(comm, rank, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_rank
     type(MPI_Comm), intent(in) :: comm
     integer :: rank
@@ -6440,7 +9070,7 @@ contains
     call glue(comm, rank, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_compare(comm1, comm2, result, ierror)
+  subroutine MPI_Comm_compare_f08(comm1, comm2, result, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_compare
     type(MPI_Comm), intent(in) :: comm1
     type(MPI_Comm), intent(in) :: comm2
@@ -6450,7 +9080,7 @@ contains
     call glue(comm1, comm2, result, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_dup(comm, newcomm, ierror)
+  subroutine MPI_Comm_dup_f08(comm, newcomm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_dup
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Comm) :: newcomm
@@ -6459,7 +9089,7 @@ contains
     call glue(comm, newcomm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_dup_with_info(comm, info, newcomm, ierror)
+  subroutine MPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_dup_with_info
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Info), intent(in) :: info
@@ -6469,7 +9099,7 @@ contains
     call glue(comm, info, newcomm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_idup(comm, newcomm, request, ierror)
+  subroutine MPI_Comm_idup_f08(comm, newcomm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_idup
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Comm) :: newcomm
@@ -6479,7 +9109,7 @@ contains
     call glue(comm, newcomm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_idup_with_info(comm, info, newcomm, request, ierror)
+  subroutine MPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_idup_with_info
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Info), intent(in) :: info
@@ -6490,7 +9120,7 @@ contains
     call glue(comm, info, newcomm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_create(comm, group, newcomm, ierror)
+  subroutine MPI_Comm_create_f08(comm, group, newcomm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_create
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Group), intent(in) :: group
@@ -6500,7 +9130,7 @@ contains
     call glue(comm, group, newcomm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_create_group(comm, group, tag, newcomm, ierror)
+  subroutine MPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_create_group
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Group), intent(in) :: group
@@ -6511,7 +9141,7 @@ contains
     call glue(comm, group, tag, newcomm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_split(comm, color, key, newcomm, ierror)
+  subroutine MPI_Comm_split_f08(comm, color, key, newcomm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_split
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: color
@@ -6522,7 +9152,7 @@ contains
     call glue(comm, color, key, newcomm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_split_type(comm, split_type, key, info, newcomm, ierror)
+  subroutine MPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_split_type
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: split_type
@@ -6534,7 +9164,7 @@ contains
     call glue(comm, split_type, key, info, newcomm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_free(comm, ierror)
+  subroutine MPI_Comm_free_f08(comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_free
     type(MPI_Comm) :: comm
     integer, optional, intent(out) :: ierror
@@ -6542,7 +9172,7 @@ contains
     call glue(comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_set_info(comm, info, ierror)
+  subroutine MPI_Comm_set_info_f08(comm, info, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_set_info
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Info), intent(in) :: info
@@ -6551,7 +9181,7 @@ contains
     call glue(comm, info, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_get_info(comm, info_used, ierror)
+  subroutine MPI_Comm_get_info_f08(comm, info_used, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_get_info
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Info) :: info_used
@@ -6560,7 +9190,7 @@ contains
     call glue(comm, info_used, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_test_inter(comm, flag, ierror)
+  subroutine MPI_Comm_test_inter_f08(comm, flag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_test_inter
     type(MPI_Comm), intent(in) :: comm
     logical :: flag
@@ -6569,7 +9199,7 @@ contains
     call glue(comm, flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_remote_size(comm, size, ierror)
+  subroutine MPI_Comm_remote_size_f08(comm, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_remote_size
     type(MPI_Comm), intent(in) :: comm
     integer :: size
@@ -6578,7 +9208,7 @@ contains
     call glue(comm, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_remote_group(comm, group, ierror)
+  subroutine MPI_Comm_remote_group_f08(comm, group, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_remote_group
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Group) :: group
@@ -6587,7 +9217,7 @@ contains
     call glue(comm, group, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, &
+  subroutine MPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_leader, tag, &
         newintercomm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Intercomm_create
     type(MPI_Comm), intent(in) :: local_comm
@@ -6601,7 +9231,7 @@ contains
     call glue(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Intercomm_merge(intercomm, high, newintracomm, ierror)
+  subroutine MPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Intercomm_merge
     type(MPI_Comm), intent(in) :: intercomm
     integer, intent(in) :: high
@@ -6611,7 +9241,7 @@ contains
     call glue(intercomm, high, newintracomm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Session_init(info, errhandler, session, ierror)
+  subroutine MPI_Session_init_f08(info, errhandler, session, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Session_init
     type(MPI_Info), intent(in) :: info
     type(MPI_Errhandler), intent(in) :: errhandler
@@ -6621,7 +9251,7 @@ contains
     call glue(info, errhandler, session, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Session_finalize(session, ierror)
+  subroutine MPI_Session_finalize_f08(session, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Session_finalize
     type(MPI_Session) :: session
     integer, optional, intent(out) :: ierror
@@ -6629,7 +9259,7 @@ contains
     call glue(session, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Session_get_num_psets(session, info, npset_names, ierror)
+  subroutine MPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Session_get_num_psets
     type(MPI_Session), intent(in) :: session
     type(MPI_Info), intent(in) :: info
@@ -6639,7 +9269,7 @@ contains
     call glue(session, info, npset_names, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Session_get_nth_pset(session, info, n, pset_len, pset_name, ierror)
+  subroutine MPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Session_get_nth_pset
     type(MPI_Session), intent(in) :: session
     type(MPI_Info), intent(in) :: info
@@ -6651,7 +9281,7 @@ contains
     call glue(session, info, n, pset_len, pset_name, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Session_get_info(session, info_used, ierror)
+  subroutine MPI_Session_get_info_f08(session, info_used, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Session_get_info
     type(MPI_Session), intent(in) :: session
     type(MPI_Info) :: info_used
@@ -6660,7 +9290,7 @@ contains
     call glue(session, info_used, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Session_get_pset_info(session, pset_name, info, ierror)
+  subroutine MPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Session_get_pset_info
     type(MPI_Session), intent(in) :: session
     character(len=*) :: pset_name
@@ -6670,7 +9300,7 @@ contains
     call glue(session, pset_name, info, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Group_from_session_pset(session, pset_name, newgroup, ierror)
+  subroutine MPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Group_from_session_pset
     type(MPI_Session), intent(in) :: session
     character(len=*) :: pset_name
@@ -6680,7 +9310,7 @@ contains
     call glue(session, pset_name, newgroup, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm, ierror)
+  subroutine MPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, newcomm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_create_from_group
     type(MPI_Group), intent(in) :: group
     character(len=*) :: stringtag
@@ -6692,7 +9322,7 @@ contains
     call glue(group, stringtag, info, errhandler, newcomm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, &
+  subroutine MPI_Intercomm_create_from_groups_f08(local_group, local_leader, remote_group, &
         remote_leader, stringtag, info, errhandler, newintercomm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Intercomm_create_from_groups
     type(MPI_Group), intent(in) :: local_group
@@ -6709,7 +9339,7 @@ contains
           newintercomm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Session_create_errhandler(session_errhandler_fn, errhandler, ierror)
+  subroutine MPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Session_create_errhandler
     external :: session_errhandler_fn
     type(MPI_Errhandler) :: errhandler
@@ -6718,7 +9348,7 @@ contains
     call glue(session_errhandler_fn, errhandler, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Session_set_errhandler(session, errhandler, ierror)
+  subroutine MPI_Session_set_errhandler_f08(session, errhandler, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Session_set_errhandler
     type(MPI_Session), intent(in) :: session
     type(MPI_Errhandler), intent(in) :: errhandler
@@ -6727,7 +9357,7 @@ contains
     call glue(session, errhandler, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Session_get_errhandler(session, errhandler, ierror)
+  subroutine MPI_Session_get_errhandler_f08(session, errhandler, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Session_get_errhandler
     type(MPI_Session), intent(in) :: session
     type(MPI_Errhandler) :: errhandler
@@ -6736,7 +9366,7 @@ contains
     call glue(session, errhandler, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Session_call_errhandler(session, errorcode, ierror)
+  subroutine MPI_Session_call_errhandler_f08(session, errorcode, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Session_call_errhandler
     type(MPI_Session), intent(in) :: session
     integer, intent(in) :: errorcode
@@ -6745,7 +9375,7 @@ contains
     call glue(session, errorcode, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_free_keyval(comm_keyval, ierror)
+  subroutine MPI_Comm_free_keyval_f08(comm_keyval, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_free_keyval
     integer :: comm_keyval
     integer, optional, intent(out) :: ierror
@@ -6753,7 +9383,7 @@ contains
     call glue(comm_keyval, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_delete_attr(comm, comm_keyval, ierror)
+  subroutine MPI_Comm_delete_attr_f08(comm, comm_keyval, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_delete_attr
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: comm_keyval
@@ -6762,7 +9392,7 @@ contains
     call glue(comm, comm_keyval, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_free_keyval(win_keyval, ierror)
+  subroutine MPI_Win_free_keyval_f08(win_keyval, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_free_keyval
     integer :: win_keyval
     integer, optional, intent(out) :: ierror
@@ -6770,7 +9400,7 @@ contains
     call glue(win_keyval, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_delete_attr(win, win_keyval, ierror)
+  subroutine MPI_Win_delete_attr_f08(win, win_keyval, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_delete_attr
     type(MPI_Win), intent(in) :: win
     integer, intent(in) :: win_keyval
@@ -6779,7 +9409,7 @@ contains
     call glue(win, win_keyval, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_free_keyval(type_keyval, ierror)
+  subroutine MPI_Type_free_keyval_f08(type_keyval, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_free_keyval
     integer :: type_keyval
     integer, optional, intent(out) :: ierror
@@ -6787,7 +9417,7 @@ contains
     call glue(type_keyval, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_delete_attr(datatype, type_keyval, ierror)
+  subroutine MPI_Type_delete_attr_f08(datatype, type_keyval, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_delete_attr
     type(MPI_Datatype), intent(in) :: datatype
     integer, intent(in) :: type_keyval
@@ -6796,7 +9426,7 @@ contains
     call glue(datatype, type_keyval, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Keyval_free(keyval, ierror)
+  subroutine MPI_Keyval_free_f08(keyval, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Keyval_free
     integer :: keyval
     integer, optional, intent(out) :: ierror
@@ -6804,7 +9434,7 @@ contains
     call glue(keyval, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Attr_delete(comm, keyval, ierror)
+  subroutine MPI_Attr_delete_f08(comm, keyval, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Attr_delete
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: keyval
@@ -6813,7 +9443,7 @@ contains
     call glue(comm, keyval, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_set_name(comm, comm_name, ierror)
+  subroutine MPI_Comm_set_name_f08(comm, comm_name, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_set_name
     type(MPI_Comm), intent(in) :: comm
     character(len=*) :: comm_name
@@ -6822,7 +9452,7 @@ contains
     call glue(comm, comm_name, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_get_name(comm, comm_name, resultlen, ierror)
+  subroutine MPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_get_name
     type(MPI_Comm), intent(in) :: comm
     character(len=*) :: comm_name
@@ -6832,7 +9462,7 @@ contains
     call glue(comm, comm_name, resultlen, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_set_name(datatype, type_name, ierror)
+  subroutine MPI_Type_set_name_f08(datatype, type_name, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_set_name
     type(MPI_Datatype), intent(in) :: datatype
     character(len=*) :: type_name
@@ -6841,7 +9471,7 @@ contains
     call glue(datatype, type_name, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_get_name(datatype, type_name, resultlen, ierror)
+  subroutine MPI_Type_get_name_f08(datatype, type_name, resultlen, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_get_name
     type(MPI_Datatype), intent(in) :: datatype
     character(len=*) :: type_name
@@ -6851,7 +9481,7 @@ contains
     call glue(datatype, type_name, resultlen, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_set_name(win, win_name, ierror)
+  subroutine MPI_Win_set_name_f08(win, win_name, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_set_name
     type(MPI_Win), intent(in) :: win
     character(len=*) :: win_name
@@ -6860,7 +9490,7 @@ contains
     call glue(win, win_name, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_get_name(win, win_name, resultlen, ierror)
+  subroutine MPI_Win_get_name_f08(win, win_name, resultlen, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_get_name
     type(MPI_Win), intent(in) :: win
     character(len=*) :: win_name
@@ -6870,7 +9500,7 @@ contains
     call glue(win, win_name, resultlen, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
+  subroutine MPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Cart_create
     type(MPI_Comm), intent(in) :: comm_old
     integer, intent(in) :: ndims
@@ -6883,7 +9513,7 @@ contains
     call glue(comm_old, ndims, dims, periods, reorder, comm_cart, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Dims_create(nnodes, ndims, dims, ierror)
+  subroutine MPI_Dims_create_f08(nnodes, ndims, dims, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Dims_create
     integer, intent(in) :: nnodes
     integer, intent(in) :: ndims
@@ -6893,7 +9523,7 @@ contains
     call glue(nnodes, ndims, dims, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph, ierror)
+  subroutine MPI_Graph_create_f08(comm_old, nnodes, index, edges, reorder, comm_graph, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Graph_create
     type(MPI_Comm), intent(in) :: comm_old
     integer, intent(in) :: nnodes
@@ -6906,8 +9536,8 @@ contains
     call glue(comm_old, nnodes, index, edges, reorder, comm_graph, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, &
-        destinations, destweights, info, reorder, comm_dist_graph, ierror)
+  subroutine MPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourceweights, &
+        outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Dist_graph_create_adjacent
     type(MPI_Comm), intent(in) :: comm_old
     integer, intent(in) :: indegree
@@ -6925,7 +9555,7 @@ contains
           reorder, comm_dist_graph, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, &
+  subroutine MPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations, weights, info, &
         reorder, comm_dist_graph, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Dist_graph_create
     type(MPI_Comm), intent(in) :: comm_old
@@ -6943,7 +9573,7 @@ contains
           ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Topo_test(comm, status, ierror)
+  subroutine MPI_Topo_test_f08(comm, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Topo_test
     type(MPI_Comm), intent(in) :: comm
     integer :: status
@@ -6952,7 +9582,7 @@ contains
     call glue(comm, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Graphdims_get(comm, nnodes, nedges, ierror)
+  subroutine MPI_Graphdims_get_f08(comm, nnodes, nedges, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Graphdims_get
     type(MPI_Comm), intent(in) :: comm
     integer :: nnodes
@@ -6962,7 +9592,7 @@ contains
     call glue(comm, nnodes, nedges, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Graph_get(comm, maxindex, maxedges, index, edges, ierror)
+  subroutine MPI_Graph_get_f08(comm, maxindex, maxedges, index, edges, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Graph_get
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: maxindex
@@ -6974,7 +9604,7 @@ contains
     call glue(comm, maxindex, maxedges, index, edges, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Cartdim_get(comm, ndims, ierror)
+  subroutine MPI_Cartdim_get_f08(comm, ndims, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Cartdim_get
     type(MPI_Comm), intent(in) :: comm
     integer :: ndims
@@ -6983,7 +9613,7 @@ contains
     call glue(comm, ndims, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Cart_get(comm, maxdims, dims, periods, coords, ierror)
+  subroutine MPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Cart_get
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: maxdims
@@ -6995,7 +9625,7 @@ contains
     call glue(comm, maxdims, dims, periods, coords, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Cart_rank(comm, coords, rank, ierror)
+  subroutine MPI_Cart_rank_f08(comm, coords, rank, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Cart_rank
     type(MPI_Comm), intent(in) :: comm
     integer, dimension(*) :: coords
@@ -7005,7 +9635,7 @@ contains
     call glue(comm, coords, rank, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Cart_coords(comm, rank, maxdims, coords, ierror)
+  subroutine MPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Cart_coords
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: rank
@@ -7016,7 +9646,7 @@ contains
     call glue(comm, rank, maxdims, coords, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Graph_neighbors_count(comm, rank, nneighbors, ierror)
+  subroutine MPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Graph_neighbors_count
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: rank
@@ -7026,7 +9656,7 @@ contains
     call glue(comm, rank, nneighbors, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Graph_neighbors(comm, rank, maxneighbors, neighbors, ierror)
+  subroutine MPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Graph_neighbors
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: rank
@@ -7037,7 +9667,7 @@ contains
     call glue(comm, rank, maxneighbors, neighbors, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted, ierror)
+  subroutine MPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighted, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Dist_graph_neighbors_count
     type(MPI_Comm), intent(in) :: comm
     integer :: indegree
@@ -7048,7 +9678,7 @@ contains
     call glue(comm, indegree, outdegree, weighted, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, &
+  subroutine MPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweights, maxoutdegree, &
         destinations, destweights, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Dist_graph_neighbors
     type(MPI_Comm), intent(in) :: comm
@@ -7064,7 +9694,7 @@ contains
           ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Cart_shift(comm, direction, disp, rank_source, rank_dest, ierror)
+  subroutine MPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Cart_shift
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: direction
@@ -7076,7 +9706,7 @@ contains
     call glue(comm, direction, disp, rank_source, rank_dest, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Cart_sub(comm, remain_dims, newcomm, ierror)
+  subroutine MPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Cart_sub
     type(MPI_Comm), intent(in) :: comm
     logical, dimension(*) :: remain_dims
@@ -7086,7 +9716,7 @@ contains
     call glue(comm, remain_dims, newcomm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Cart_map(comm, ndims, dims, periods, newrank, ierror)
+  subroutine MPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Cart_map
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: ndims
@@ -7098,7 +9728,7 @@ contains
     call glue(comm, ndims, dims, periods, newrank, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Graph_map(comm, nnodes, index, edges, newrank, ierror)
+  subroutine MPI_Graph_map_f08(comm, nnodes, index, edges, newrank, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Graph_map
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: nnodes
@@ -7110,7 +9740,7 @@ contains
     call glue(comm, nnodes, index, edges, newrank, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+  subroutine MPI_Neighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Neighbor_allgather
     type(*), dimension(*) :: sendbuf
@@ -7127,7 +9757,7 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+  subroutine MPI_Neighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
         recvtype, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Neighbor_allgatherv
     type(*), dimension(*) :: sendbuf
@@ -7145,7 +9775,7 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+  subroutine MPI_Neighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Neighbor_alltoall
     type(*), dimension(*) :: sendbuf
@@ -7162,8 +9792,8 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-        rdispls, recvtype, comm, ierror)
+  subroutine MPI_Neighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+        recvcounts, rdispls, recvtype, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Neighbor_alltoallv
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -7182,8 +9812,8 @@ contains
           ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-        rdispls, recvtypes, comm, ierror)
+  subroutine MPI_Neighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Neighbor_alltoallw
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -7202,8 +9832,8 @@ contains
           ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-        comm, request, ierror)
+  subroutine MPI_Ineighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Ineighbor_allgather
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -7220,8 +9850,8 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-        recvtype, comm, request, ierror)
+  subroutine MPI_Ineighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+        displs, recvtype, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Ineighbor_allgatherv
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -7240,7 +9870,7 @@ contains
           ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+  subroutine MPI_Ineighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Ineighbor_alltoall
     type(*), dimension(*) :: sendbuf
@@ -7258,8 +9888,8 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-        rdispls, recvtype, comm, request, ierror)
+  subroutine MPI_Ineighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+        recvcounts, rdispls, recvtype, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Ineighbor_alltoallv
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -7279,8 +9909,8 @@ contains
           request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-        rdispls, recvtypes, comm, request, ierror)
+  subroutine MPI_Ineighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Ineighbor_alltoallw
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -7300,7 +9930,7 @@ contains
           request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+  subroutine MPI_Neighbor_allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Neighbor_allgather_init
     type(*), dimension(*) :: sendbuf
@@ -7319,7 +9949,7 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+  subroutine MPI_Neighbor_allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
         displs, recvtype, comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Neighbor_allgatherv_init
     type(*), dimension(*) :: sendbuf
@@ -7340,8 +9970,8 @@ contains
           request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-        comm, info, request, ierror)
+  subroutine MPI_Neighbor_alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Neighbor_alltoall_init
     type(*), dimension(*) :: sendbuf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -7359,7 +9989,7 @@ contains
     call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+  subroutine MPI_Neighbor_alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
         recvcounts, rdispls, recvtype, comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Neighbor_alltoallv_init
     type(*), dimension(*) :: sendbuf
@@ -7381,7 +10011,7 @@ contains
           info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+  subroutine MPI_Neighbor_alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
         recvcounts, rdispls, recvtypes, comm, info, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Neighbor_alltoallw_init
     type(*), dimension(*) :: sendbuf
@@ -7403,7 +10033,7 @@ contains
           info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Get_version(version, subversion, ierror)
+  subroutine MPI_Get_version_f08(version, subversion, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Get_version
     integer :: version
     integer :: subversion
@@ -7412,7 +10042,7 @@ contains
     call glue(version, subversion, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Get_library_version(version, resultlen, ierror)
+  subroutine MPI_Get_library_version_f08(version, resultlen, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Get_library_version
     character(len=*) :: version
     integer :: resultlen
@@ -7421,7 +10051,7 @@ contains
     call glue(version, resultlen, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Get_processor_name(name, resultlen, ierror)
+  subroutine MPI_Get_processor_name_f08(name, resultlen, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Get_processor_name
     character(len=*) :: name
     integer :: resultlen
@@ -7430,7 +10060,7 @@ contains
     call glue(name, resultlen, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Alloc_mem(size, info, baseptr, ierror)
+  subroutine MPI_Alloc_mem_f08(size, info, baseptr, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Alloc_mem
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
     type(MPI_Info), intent(in) :: info
@@ -7440,7 +10070,7 @@ contains
     call glue(size, info, baseptr, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Free_mem(base, ierror)
+  subroutine MPI_Free_mem_f08(base, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Free_mem
     type(*), dimension(*) :: base
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
@@ -7449,7 +10079,7 @@ contains
     call glue(base, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_create_errhandler(comm_errhandler_fn, errhandler, ierror)
+  subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_create_errhandler
     external :: comm_errhandler_fn
     type(MPI_Errhandler) :: errhandler
@@ -7458,7 +10088,7 @@ contains
     call glue(comm_errhandler_fn, errhandler, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_set_errhandler(comm, errhandler, ierror)
+  subroutine MPI_Comm_set_errhandler_f08(comm, errhandler, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_set_errhandler
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Errhandler), intent(in) :: errhandler
@@ -7467,7 +10097,7 @@ contains
     call glue(comm, errhandler, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_get_errhandler(comm, errhandler, ierror)
+  subroutine MPI_Comm_get_errhandler_f08(comm, errhandler, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_get_errhandler
     type(MPI_Comm), intent(in) :: comm
     type(MPI_Errhandler) :: errhandler
@@ -7476,7 +10106,7 @@ contains
     call glue(comm, errhandler, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+  subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_create_errhandler
     external :: win_errhandler_fn
     type(MPI_Errhandler) :: errhandler
@@ -7485,7 +10115,7 @@ contains
     call glue(win_errhandler_fn, errhandler, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_set_errhandler(win, errhandler, ierror)
+  subroutine MPI_Win_set_errhandler_f08(win, errhandler, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_set_errhandler
     type(MPI_Win), intent(in) :: win
     type(MPI_Errhandler), intent(in) :: errhandler
@@ -7494,7 +10124,7 @@ contains
     call glue(win, errhandler, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_get_errhandler(win, errhandler, ierror)
+  subroutine MPI_Win_get_errhandler_f08(win, errhandler, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_get_errhandler
     type(MPI_Win), intent(in) :: win
     type(MPI_Errhandler) :: errhandler
@@ -7503,7 +10133,7 @@ contains
     call glue(win, errhandler, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_create_errhandler(file_errhandler_fn, errhandler, ierror)
+  subroutine MPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_create_errhandler
     external :: file_errhandler_fn
     type(MPI_Errhandler) :: errhandler
@@ -7512,7 +10142,7 @@ contains
     call glue(file_errhandler_fn, errhandler, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_set_errhandler(file, errhandler, ierror)
+  subroutine MPI_File_set_errhandler_f08(file, errhandler, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_set_errhandler
     type(MPI_File), intent(in) :: file
     type(MPI_Errhandler), intent(in) :: errhandler
@@ -7521,7 +10151,7 @@ contains
     call glue(file, errhandler, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_get_errhandler(file, errhandler, ierror)
+  subroutine MPI_File_get_errhandler_f08(file, errhandler, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_get_errhandler
     type(MPI_File), intent(in) :: file
     type(MPI_Errhandler) :: errhandler
@@ -7530,7 +10160,7 @@ contains
     call glue(file, errhandler, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Errhandler_free(errhandler, ierror)
+  subroutine MPI_Errhandler_free_f08(errhandler, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Errhandler_free
     type(MPI_Errhandler) :: errhandler
     integer, optional, intent(out) :: ierror
@@ -7538,7 +10168,7 @@ contains
     call glue(errhandler, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Error_string(errorcode, string, resultlen, ierror)
+  subroutine MPI_Error_string_f08(errorcode, string, resultlen, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Error_string
     integer, intent(in) :: errorcode
     character(len=*) :: string
@@ -7548,7 +10178,7 @@ contains
     call glue(errorcode, string, resultlen, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Error_class(errorcode, errorclass, ierror)
+  subroutine MPI_Error_class_f08(errorcode, errorclass, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Error_class
     integer, intent(in) :: errorcode
     integer :: errorclass
@@ -7557,7 +10187,7 @@ contains
     call glue(errorcode, errorclass, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Add_error_class(errorclass, ierror)
+  subroutine MPI_Add_error_class_f08(errorclass, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Add_error_class
     integer :: errorclass
     integer, optional, intent(out) :: ierror
@@ -7565,7 +10195,7 @@ contains
     call glue(errorclass, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Add_error_code(errorclass, errorcode, ierror)
+  subroutine MPI_Add_error_code_f08(errorclass, errorcode, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Add_error_code
     integer, intent(in) :: errorclass
     integer :: errorcode
@@ -7574,7 +10204,7 @@ contains
     call glue(errorclass, errorcode, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Add_error_string(errorcode, string, ierror)
+  subroutine MPI_Add_error_string_f08(errorcode, string, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Add_error_string
     integer, intent(in) :: errorcode
     character(len=*) :: string
@@ -7583,7 +10213,7 @@ contains
     call glue(errorcode, string, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_call_errhandler(comm, errorcode, ierror)
+  subroutine MPI_Comm_call_errhandler_f08(comm, errorcode, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_call_errhandler
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: errorcode
@@ -7592,7 +10222,7 @@ contains
     call glue(comm, errorcode, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_call_errhandler(win, errorcode, ierror)
+  subroutine MPI_Win_call_errhandler_f08(win, errorcode, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_call_errhandler
     type(MPI_Win), intent(in) :: win
     integer, intent(in) :: errorcode
@@ -7601,7 +10231,7 @@ contains
     call glue(win, errorcode, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_call_errhandler(fh, errorcode, ierror)
+  subroutine MPI_File_call_errhandler_f08(fh, errorcode, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_call_errhandler
     type(MPI_File), intent(in) :: fh
     integer, intent(in) :: errorcode
@@ -7618,14 +10248,14 @@ contains
     use ccmpi_f08_glue, only: glue => MPI_Wtick
     MPI_Wtick = glue()
   end function
-  subroutine MPI_Finalize(ierror)
+  subroutine MPI_Finalize_f08(ierror)
     use ccmpi_f08_glue, only: glue => MPI_Finalize
     integer, optional, intent(out) :: ierror
     integer :: ierror_
     call glue(ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Initialized(flag, ierror)
+  subroutine MPI_Initialized_f08(flag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Initialized
     logical :: flag
     integer, optional, intent(out) :: ierror
@@ -7633,7 +10263,7 @@ contains
     call glue(flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Abort(comm, errorcode, ierror)
+  subroutine MPI_Abort_f08(comm, errorcode, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Abort
     type(MPI_Comm), intent(in) :: comm
     integer, intent(in) :: errorcode
@@ -7642,7 +10272,7 @@ contains
     call glue(comm, errorcode, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Finalized(flag, ierror)
+  subroutine MPI_Finalized_f08(flag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Finalized
     logical :: flag
     integer, optional, intent(out) :: ierror
@@ -7650,7 +10280,7 @@ contains
     call glue(flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Info_create(info, ierror)
+  subroutine MPI_Info_create_f08(info, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Info_create
     type(MPI_Info) :: info
     integer, optional, intent(out) :: ierror
@@ -7658,7 +10288,7 @@ contains
     call glue(info, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Info_set(info, key, value, ierror)
+  subroutine MPI_Info_set_f08(info, key, value, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Info_set
     type(MPI_Info), intent(in) :: info
     character(len=*) :: key
@@ -7668,7 +10298,7 @@ contains
     call glue(info, key, value, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Info_delete(info, key, ierror)
+  subroutine MPI_Info_delete_f08(info, key, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Info_delete
     type(MPI_Info), intent(in) :: info
     character(len=*) :: key
@@ -7677,7 +10307,7 @@ contains
     call glue(info, key, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Info_get(info, key, valuelen, value, flag, ierror)
+  subroutine MPI_Info_get_f08(info, key, valuelen, value, flag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Info_get
     type(MPI_Info), intent(in) :: info
     character(len=*) :: key
@@ -7689,7 +10319,7 @@ contains
     call glue(info, key, valuelen, value, flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Info_get_valuelen(info, key, valuelen, flag, ierror)
+  subroutine MPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Info_get_valuelen
     type(MPI_Info), intent(in) :: info
     character(len=*) :: key
@@ -7700,7 +10330,7 @@ contains
     call glue(info, key, valuelen, flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Info_get_nkeys(info, nkeys, ierror)
+  subroutine MPI_Info_get_nkeys_f08(info, nkeys, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Info_get_nkeys
     type(MPI_Info), intent(in) :: info
     integer :: nkeys
@@ -7709,7 +10339,7 @@ contains
     call glue(info, nkeys, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Info_get_nthkey(info, n, key, ierror)
+  subroutine MPI_Info_get_nthkey_f08(info, n, key, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Info_get_nthkey
     type(MPI_Info), intent(in) :: info
     integer, intent(in) :: n
@@ -7719,7 +10349,7 @@ contains
     call glue(info, n, key, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Info_dup(info, newinfo, ierror)
+  subroutine MPI_Info_dup_f08(info, newinfo, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Info_dup
     type(MPI_Info), intent(in) :: info
     type(MPI_Info) :: newinfo
@@ -7728,7 +10358,7 @@ contains
     call glue(info, newinfo, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Info_free(info, ierror)
+  subroutine MPI_Info_free_f08(info, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Info_free
     type(MPI_Info) :: info
     integer, optional, intent(out) :: ierror
@@ -7736,7 +10366,7 @@ contains
     call glue(info, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_get_parent(parent, ierror)
+  subroutine MPI_Comm_get_parent_f08(parent, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_get_parent
     type(MPI_Comm) :: parent
     integer, optional, intent(out) :: ierror
@@ -7744,7 +10374,7 @@ contains
     call glue(parent, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Open_port(info, port_name, ierror)
+  subroutine MPI_Open_port_f08(info, port_name, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Open_port
     type(MPI_Info), intent(in) :: info
     character(len=*) :: port_name
@@ -7753,7 +10383,7 @@ contains
     call glue(info, port_name, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Close_port(port_name, ierror)
+  subroutine MPI_Close_port_f08(port_name, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Close_port
     character(len=*) :: port_name
     integer, optional, intent(out) :: ierror
@@ -7761,7 +10391,7 @@ contains
     call glue(port_name, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_accept(port_name, info, root, comm, newcomm, ierror)
+  subroutine MPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_accept
     character(len=*) :: port_name
     type(MPI_Info), intent(in) :: info
@@ -7773,7 +10403,7 @@ contains
     call glue(port_name, info, root, comm, newcomm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_connect(port_name, info, root, comm, newcomm, ierror)
+  subroutine MPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_connect
     character(len=*) :: port_name
     type(MPI_Info), intent(in) :: info
@@ -7785,7 +10415,7 @@ contains
     call glue(port_name, info, root, comm, newcomm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Publish_name(service_name, info, port_name, ierror)
+  subroutine MPI_Publish_name_f08(service_name, info, port_name, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Publish_name
     character(len=*) :: service_name
     type(MPI_Info), intent(in) :: info
@@ -7795,7 +10425,7 @@ contains
     call glue(service_name, info, port_name, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Unpublish_name(service_name, info, port_name, ierror)
+  subroutine MPI_Unpublish_name_f08(service_name, info, port_name, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Unpublish_name
     character(len=*) :: service_name
     type(MPI_Info), intent(in) :: info
@@ -7805,7 +10435,7 @@ contains
     call glue(service_name, info, port_name, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Lookup_name(service_name, info, port_name, ierror)
+  subroutine MPI_Lookup_name_f08(service_name, info, port_name, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Lookup_name
     character(len=*) :: service_name
     type(MPI_Info), intent(in) :: info
@@ -7815,7 +10445,7 @@ contains
     call glue(service_name, info, port_name, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_disconnect(comm, ierror)
+  subroutine MPI_Comm_disconnect_f08(comm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_disconnect
     type(MPI_Comm) :: comm
     integer, optional, intent(out) :: ierror
@@ -7823,7 +10453,7 @@ contains
     call glue(comm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_join(fd, intercomm, ierror)
+  subroutine MPI_Comm_join_f08(fd, intercomm, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_join
     integer, intent(in) :: fd
     type(MPI_Comm) :: intercomm
@@ -7832,7 +10462,7 @@ contains
     call glue(fd, intercomm, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
+  subroutine MPI_Win_create_f08(base, size, disp_unit, info, comm, win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_create
     type(*), dimension(*) :: base
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
@@ -7846,7 +10476,7 @@ contains
     call glue(base, size, disp_unit, info, comm, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
+  subroutine MPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_allocate
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
     integer, intent(in) :: disp_unit
@@ -7859,7 +10489,7 @@ contains
     call glue(size, disp_unit, info, comm, baseptr, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
+  subroutine MPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_allocate_shared
     integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
     integer, intent(in) :: disp_unit
@@ -7872,7 +10502,7 @@ contains
     call glue(size, disp_unit, info, comm, baseptr, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
+  subroutine MPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_shared_query
     type(MPI_Win), intent(in) :: win
     integer, intent(in) :: rank
@@ -7884,7 +10514,7 @@ contains
     call glue(win, rank, size, disp_unit, baseptr, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_create_dynamic(info, comm, win, ierror)
+  subroutine MPI_Win_create_dynamic_f08(info, comm, win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_create_dynamic
     type(MPI_Info), intent(in) :: info
     type(MPI_Comm), intent(in) :: comm
@@ -7894,7 +10524,7 @@ contains
     call glue(info, comm, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_attach(win, base, size, ierror)
+  subroutine MPI_Win_attach_f08(win, base, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_attach
     type(MPI_Win), intent(in) :: win
     type(*), dimension(*) :: base
@@ -7905,7 +10535,7 @@ contains
     call glue(win, base, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_detach(win, base, ierror)
+  subroutine MPI_Win_detach_f08(win, base, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_detach
     type(MPI_Win), intent(in) :: win
     type(*), dimension(*) :: base
@@ -7915,7 +10545,7 @@ contains
     call glue(win, base, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_free(win, ierror)
+  subroutine MPI_Win_free_f08(win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_free
     type(MPI_Win) :: win
     integer, optional, intent(out) :: ierror
@@ -7923,7 +10553,7 @@ contains
     call glue(win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_get_group(win, group, ierror)
+  subroutine MPI_Win_get_group_f08(win, group, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_get_group
     type(MPI_Win), intent(in) :: win
     type(MPI_Group) :: group
@@ -7932,7 +10562,7 @@ contains
     call glue(win, group, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_set_info(win, info, ierror)
+  subroutine MPI_Win_set_info_f08(win, info, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_set_info
     type(MPI_Win), intent(in) :: win
     type(MPI_Info), intent(in) :: info
@@ -7941,7 +10571,7 @@ contains
     call glue(win, info, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_get_info(win, info_used, ierror)
+  subroutine MPI_Win_get_info_f08(win, info_used, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_get_info
     type(MPI_Win), intent(in) :: win
     type(MPI_Info) :: info_used
@@ -7950,7 +10580,7 @@ contains
     call glue(win, info_used, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+  subroutine MPI_Put_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Put
     type(*), dimension(*) :: origin_addr
@@ -7968,7 +10598,7 @@ contains
           target_datatype, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+  subroutine MPI_Get_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Get
     type(*), dimension(*) :: origin_addr
@@ -7986,8 +10616,8 @@ contains
           target_datatype, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, op, win, ierror)
+  subroutine MPI_Accumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+        target_disp, target_count, target_datatype, op, win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Accumulate
     type(*), dimension(*) :: origin_addr
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
@@ -8005,7 +10635,7 @@ contains
           target_datatype, op, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+  subroutine MPI_Get_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
         result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
         win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Get_accumulate
@@ -8029,7 +10659,7 @@ contains
           target_rank, target_disp, target_count, target_datatype, op, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, &
+  subroutine MPI_Fetch_and_op_f08(origin_addr, result_addr, datatype, target_rank, target_disp, op, &
         win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Fetch_and_op
     type(*), dimension(*) :: origin_addr
@@ -8046,8 +10676,8 @@ contains
     call glue(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, &
-        target_disp, win, ierror)
+  subroutine MPI_Compare_and_swap_f08(origin_addr, compare_addr, result_addr, datatype, &
+        target_rank, target_disp, win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Compare_and_swap
     type(*), dimension(*) :: origin_addr
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
@@ -8064,7 +10694,7 @@ contains
     call glue(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+  subroutine MPI_Rput_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Rput
     type(*), dimension(*) :: origin_addr
@@ -8083,7 +10713,7 @@ contains
           target_datatype, win, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+  subroutine MPI_Rget_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Rget
     type(*), dimension(*) :: origin_addr
@@ -8102,8 +10732,8 @@ contains
           target_datatype, win, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        target_count, target_datatype, op, win, request, ierror)
+  subroutine MPI_Raccumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+        target_disp, target_count, target_datatype, op, win, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Raccumulate
     type(*), dimension(*) :: origin_addr
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
@@ -8122,7 +10752,7 @@ contains
           target_datatype, op, win, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+  subroutine MPI_Rget_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
         result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
         win, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Rget_accumulate
@@ -8147,7 +10777,7 @@ contains
           target_rank, target_disp, target_count, target_datatype, op, win, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_fence(assert, win, ierror)
+  subroutine MPI_Win_fence_f08(assert, win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_fence
     integer, intent(in) :: assert
     type(MPI_Win), intent(in) :: win
@@ -8156,7 +10786,7 @@ contains
     call glue(assert, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_start(group, assert, win, ierror)
+  subroutine MPI_Win_start_f08(group, assert, win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_start
     type(MPI_Group), intent(in) :: group
     integer, intent(in) :: assert
@@ -8166,7 +10796,7 @@ contains
     call glue(group, assert, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_complete(win, ierror)
+  subroutine MPI_Win_complete_f08(win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_complete
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
@@ -8174,7 +10804,7 @@ contains
     call glue(win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_post(group, assert, win, ierror)
+  subroutine MPI_Win_post_f08(group, assert, win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_post
     type(MPI_Group), intent(in) :: group
     integer, intent(in) :: assert
@@ -8184,7 +10814,7 @@ contains
     call glue(group, assert, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_wait(win, ierror)
+  subroutine MPI_Win_wait_f08(win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_wait
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
@@ -8192,7 +10822,7 @@ contains
     call glue(win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_test(win, flag, ierror)
+  subroutine MPI_Win_test_f08(win, flag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_test
     type(MPI_Win), intent(in) :: win
     logical :: flag
@@ -8201,7 +10831,7 @@ contains
     call glue(win, flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_lock(lock_type, rank, assert, win, ierror)
+  subroutine MPI_Win_lock_f08(lock_type, rank, assert, win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_lock
     integer, intent(in) :: lock_type
     integer, intent(in) :: rank
@@ -8212,7 +10842,7 @@ contains
     call glue(lock_type, rank, assert, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_lock_all(assert, win, ierror)
+  subroutine MPI_Win_lock_all_f08(assert, win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_lock_all
     integer, intent(in) :: assert
     type(MPI_Win), intent(in) :: win
@@ -8221,7 +10851,7 @@ contains
     call glue(assert, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_unlock(rank, win, ierror)
+  subroutine MPI_Win_unlock_f08(rank, win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_unlock
     integer, intent(in) :: rank
     type(MPI_Win), intent(in) :: win
@@ -8230,7 +10860,7 @@ contains
     call glue(rank, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_unlock_all(win, ierror)
+  subroutine MPI_Win_unlock_all_f08(win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_unlock_all
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
@@ -8238,7 +10868,7 @@ contains
     call glue(win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_flush(rank, win, ierror)
+  subroutine MPI_Win_flush_f08(rank, win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_flush
     integer, intent(in) :: rank
     type(MPI_Win), intent(in) :: win
@@ -8247,7 +10877,7 @@ contains
     call glue(rank, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_flush_all(win, ierror)
+  subroutine MPI_Win_flush_all_f08(win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_flush_all
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
@@ -8255,7 +10885,7 @@ contains
     call glue(win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_flush_local(rank, win, ierror)
+  subroutine MPI_Win_flush_local_f08(rank, win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_flush_local
     integer, intent(in) :: rank
     type(MPI_Win), intent(in) :: win
@@ -8264,7 +10894,7 @@ contains
     call glue(rank, win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_flush_local_all(win, ierror)
+  subroutine MPI_Win_flush_local_all_f08(win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_flush_local_all
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
@@ -8272,7 +10902,7 @@ contains
     call glue(win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_sync(win, ierror)
+  subroutine MPI_Win_sync_f08(win, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_sync
     type(MPI_Win), intent(in) :: win
     integer, optional, intent(out) :: ierror
@@ -8280,7 +10910,7 @@ contains
     call glue(win, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Grequest_complete(request, ierror)
+  subroutine MPI_Grequest_complete_f08(request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Grequest_complete
     type(MPI_Request), intent(in) :: request
     integer, optional, intent(out) :: ierror
@@ -8288,7 +10918,7 @@ contains
     call glue(request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Status_set_elements(status, datatype, count, ierror)
+  subroutine MPI_Status_set_elements_f08(status, datatype, count, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Status_set_elements
     type(MPI_Status) :: status
     type(MPI_Datatype), intent(in) :: datatype
@@ -8298,7 +10928,7 @@ contains
     call glue(status, datatype, count, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Status_set_elements_x(status, datatype, count, ierror)
+  subroutine MPI_Status_set_elements_x_f08(status, datatype, count, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Status_set_elements_x
     type(MPI_Status) :: status
     type(MPI_Datatype), intent(in) :: datatype
@@ -8308,7 +10938,7 @@ contains
     call glue(status, datatype, count, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Status_set_cancelled(status, flag, ierror)
+  subroutine MPI_Status_set_cancelled_f08(status, flag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Status_set_cancelled
     type(MPI_Status) :: status
     logical, intent(in) :: flag
@@ -8317,7 +10947,7 @@ contains
     call glue(status, flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Query_thread(provided, ierror)
+  subroutine MPI_Query_thread_f08(provided, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Query_thread
     integer :: provided
     integer, optional, intent(out) :: ierror
@@ -8325,7 +10955,7 @@ contains
     call glue(provided, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Is_thread_main(flag, ierror)
+  subroutine MPI_Is_thread_main_f08(flag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Is_thread_main
     logical :: flag
     integer, optional, intent(out) :: ierror
@@ -8333,7 +10963,7 @@ contains
     call glue(flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_open(comm, filename, amode, info, fh, ierror)
+  subroutine MPI_File_open_f08(comm, filename, amode, info, fh, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_open
     type(MPI_Comm), intent(in) :: comm
     character(len=*) :: filename
@@ -8345,7 +10975,7 @@ contains
     call glue(comm, filename, amode, info, fh, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_close(fh, ierror)
+  subroutine MPI_File_close_f08(fh, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_close
     type(MPI_File) :: fh
     integer, optional, intent(out) :: ierror
@@ -8353,7 +10983,7 @@ contains
     call glue(fh, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_delete(filename, info, ierror)
+  subroutine MPI_File_delete_f08(filename, info, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_delete
     character(len=*) :: filename
     type(MPI_Info), intent(in) :: info
@@ -8362,7 +10992,7 @@ contains
     call glue(filename, info, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_set_size(fh, size, ierror)
+  subroutine MPI_File_set_size_f08(fh, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_set_size
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: size
@@ -8371,7 +11001,7 @@ contains
     call glue(fh, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_preallocate(fh, size, ierror)
+  subroutine MPI_File_preallocate_f08(fh, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_preallocate
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: size
@@ -8380,7 +11010,7 @@ contains
     call glue(fh, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_get_size(fh, size, ierror)
+  subroutine MPI_File_get_size_f08(fh, size, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_get_size
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND) :: size
@@ -8389,7 +11019,7 @@ contains
     call glue(fh, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_get_group(fh, group, ierror)
+  subroutine MPI_File_get_group_f08(fh, group, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_get_group
     type(MPI_File), intent(in) :: fh
     type(MPI_Group) :: group
@@ -8398,7 +11028,7 @@ contains
     call glue(fh, group, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_get_amode(fh, amode, ierror)
+  subroutine MPI_File_get_amode_f08(fh, amode, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_get_amode
     type(MPI_File), intent(in) :: fh
     integer :: amode
@@ -8407,7 +11037,7 @@ contains
     call glue(fh, amode, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_set_info(fh, info, ierror)
+  subroutine MPI_File_set_info_f08(fh, info, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_set_info
     type(MPI_File), intent(in) :: fh
     type(MPI_Info), intent(in) :: info
@@ -8416,7 +11046,7 @@ contains
     call glue(fh, info, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_get_info(fh, info_used, ierror)
+  subroutine MPI_File_get_info_f08(fh, info_used, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_get_info
     type(MPI_File), intent(in) :: fh
     type(MPI_Info) :: info_used
@@ -8425,7 +11055,7 @@ contains
     call glue(fh, info_used, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_set_view(fh, disp, etype, filetype, datarep, info, ierror)
+  subroutine MPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_set_view
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: disp
@@ -8438,7 +11068,7 @@ contains
     call glue(fh, disp, etype, filetype, datarep, info, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_get_view(fh, disp, etype, filetype, datarep, ierror)
+  subroutine MPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_get_view
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND) :: disp
@@ -8450,7 +11080,7 @@ contains
     call glue(fh, disp, etype, filetype, datarep, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_read_at(fh, offset, buf, count, datatype, status, ierror)
+  subroutine MPI_File_read_at_f08(fh, offset, buf, count, datatype, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_read_at
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -8464,7 +11094,7 @@ contains
     call glue(fh, offset, buf, count, datatype, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror)
+  subroutine MPI_File_read_at_all_f08(fh, offset, buf, count, datatype, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_read_at_all
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -8478,7 +11108,7 @@ contains
     call glue(fh, offset, buf, count, datatype, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_write_at(fh, offset, buf, count, datatype, status, ierror)
+  subroutine MPI_File_write_at_f08(fh, offset, buf, count, datatype, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_write_at
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -8492,7 +11122,7 @@ contains
     call glue(fh, offset, buf, count, datatype, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierror)
+  subroutine MPI_File_write_at_all_f08(fh, offset, buf, count, datatype, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_write_at_all
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -8506,7 +11136,7 @@ contains
     call glue(fh, offset, buf, count, datatype, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
+  subroutine MPI_File_iread_at_f08(fh, offset, buf, count, datatype, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_iread_at
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -8520,7 +11150,7 @@ contains
     call glue(fh, offset, buf, count, datatype, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
+  subroutine MPI_File_iwrite_at_f08(fh, offset, buf, count, datatype, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_iwrite_at
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -8534,7 +11164,7 @@ contains
     call glue(fh, offset, buf, count, datatype, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror)
+  subroutine MPI_File_iread_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_iread_at_all
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -8548,7 +11178,7 @@ contains
     call glue(fh, offset, buf, count, datatype, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror)
+  subroutine MPI_File_iwrite_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_iwrite_at_all
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -8562,7 +11192,7 @@ contains
     call glue(fh, offset, buf, count, datatype, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_read(fh, buf, count, datatype, status, ierror)
+  subroutine MPI_File_read_f08(fh, buf, count, datatype, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_read
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8575,7 +11205,7 @@ contains
     call glue(fh, buf, count, datatype, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_read_all(fh, buf, count, datatype, status, ierror)
+  subroutine MPI_File_read_all_f08(fh, buf, count, datatype, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_read_all
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8588,7 +11218,7 @@ contains
     call glue(fh, buf, count, datatype, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_write(fh, buf, count, datatype, status, ierror)
+  subroutine MPI_File_write_f08(fh, buf, count, datatype, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_write
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8601,7 +11231,7 @@ contains
     call glue(fh, buf, count, datatype, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_write_all(fh, buf, count, datatype, status, ierror)
+  subroutine MPI_File_write_all_f08(fh, buf, count, datatype, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_write_all
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8614,7 +11244,7 @@ contains
     call glue(fh, buf, count, datatype, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_iread(fh, buf, count, datatype, request, ierror)
+  subroutine MPI_File_iread_f08(fh, buf, count, datatype, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_iread
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8627,7 +11257,7 @@ contains
     call glue(fh, buf, count, datatype, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_iwrite(fh, buf, count, datatype, request, ierror)
+  subroutine MPI_File_iwrite_f08(fh, buf, count, datatype, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_iwrite
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8640,7 +11270,7 @@ contains
     call glue(fh, buf, count, datatype, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_iread_all(fh, buf, count, datatype, request, ierror)
+  subroutine MPI_File_iread_all_f08(fh, buf, count, datatype, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_iread_all
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8653,7 +11283,7 @@ contains
     call glue(fh, buf, count, datatype, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
+  subroutine MPI_File_iwrite_all_f08(fh, buf, count, datatype, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_iwrite_all
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8666,7 +11296,7 @@ contains
     call glue(fh, buf, count, datatype, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_seek(fh, offset, whence, ierror)
+  subroutine MPI_File_seek_f08(fh, offset, whence, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_seek
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -8676,7 +11306,7 @@ contains
     call glue(fh, offset, whence, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_get_position(fh, offset, ierror)
+  subroutine MPI_File_get_position_f08(fh, offset, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_get_position
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND) :: offset
@@ -8685,7 +11315,7 @@ contains
     call glue(fh, offset, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_get_byte_offset(fh, offset, disp, ierror)
+  subroutine MPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_get_byte_offset
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -8695,7 +11325,7 @@ contains
     call glue(fh, offset, disp, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_read_shared(fh, buf, count, datatype, status, ierror)
+  subroutine MPI_File_read_shared_f08(fh, buf, count, datatype, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_read_shared
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8708,7 +11338,7 @@ contains
     call glue(fh, buf, count, datatype, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_write_shared(fh, buf, count, datatype, status, ierror)
+  subroutine MPI_File_write_shared_f08(fh, buf, count, datatype, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_write_shared
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8721,7 +11351,7 @@ contains
     call glue(fh, buf, count, datatype, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
+  subroutine MPI_File_iread_shared_f08(fh, buf, count, datatype, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_iread_shared
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8734,7 +11364,7 @@ contains
     call glue(fh, buf, count, datatype, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
+  subroutine MPI_File_iwrite_shared_f08(fh, buf, count, datatype, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_iwrite_shared
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8747,7 +11377,7 @@ contains
     call glue(fh, buf, count, datatype, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
+  subroutine MPI_File_read_ordered_f08(fh, buf, count, datatype, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_read_ordered
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8760,7 +11390,7 @@ contains
     call glue(fh, buf, count, datatype, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
+  subroutine MPI_File_write_ordered_f08(fh, buf, count, datatype, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_write_ordered
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8773,7 +11403,7 @@ contains
     call glue(fh, buf, count, datatype, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_seek_shared(fh, offset, whence, ierror)
+  subroutine MPI_File_seek_shared_f08(fh, offset, whence, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_seek_shared
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -8783,7 +11413,7 @@ contains
     call glue(fh, offset, whence, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_get_position_shared(fh, offset, ierror)
+  subroutine MPI_File_get_position_shared_f08(fh, offset, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_get_position_shared
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND) :: offset
@@ -8792,7 +11422,7 @@ contains
     call glue(fh, offset, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
+  subroutine MPI_File_read_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_read_at_all_begin
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -8805,7 +11435,7 @@ contains
     call glue(fh, offset, buf, count, datatype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_read_at_all_end(fh, buf, status, ierror)
+  subroutine MPI_File_read_at_all_end_f08(fh, buf, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_read_at_all_end
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8816,7 +11446,7 @@ contains
     call glue(fh, buf, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
+  subroutine MPI_File_write_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_write_at_all_begin
     type(MPI_File), intent(in) :: fh
     integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
@@ -8829,7 +11459,7 @@ contains
     call glue(fh, offset, buf, count, datatype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_write_at_all_end(fh, buf, status, ierror)
+  subroutine MPI_File_write_at_all_end_f08(fh, buf, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_write_at_all_end
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8840,7 +11470,7 @@ contains
     call glue(fh, buf, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_read_all_begin(fh, buf, count, datatype, ierror)
+  subroutine MPI_File_read_all_begin_f08(fh, buf, count, datatype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_read_all_begin
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8852,7 +11482,7 @@ contains
     call glue(fh, buf, count, datatype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_read_all_end(fh, buf, status, ierror)
+  subroutine MPI_File_read_all_end_f08(fh, buf, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_read_all_end
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8863,7 +11493,7 @@ contains
     call glue(fh, buf, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_write_all_begin(fh, buf, count, datatype, ierror)
+  subroutine MPI_File_write_all_begin_f08(fh, buf, count, datatype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_write_all_begin
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8875,7 +11505,7 @@ contains
     call glue(fh, buf, count, datatype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_write_all_end(fh, buf, status, ierror)
+  subroutine MPI_File_write_all_end_f08(fh, buf, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_write_all_end
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8886,7 +11516,7 @@ contains
     call glue(fh, buf, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
+  subroutine MPI_File_read_ordered_begin_f08(fh, buf, count, datatype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_read_ordered_begin
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8898,7 +11528,7 @@ contains
     call glue(fh, buf, count, datatype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_read_ordered_end(fh, buf, status, ierror)
+  subroutine MPI_File_read_ordered_end_f08(fh, buf, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_read_ordered_end
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8909,7 +11539,7 @@ contains
     call glue(fh, buf, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
+  subroutine MPI_File_write_ordered_begin_f08(fh, buf, count, datatype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_write_ordered_begin
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8921,7 +11551,7 @@ contains
     call glue(fh, buf, count, datatype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_write_ordered_end(fh, buf, status, ierror)
+  subroutine MPI_File_write_ordered_end_f08(fh, buf, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_write_ordered_end
     type(MPI_File), intent(in) :: fh
     type(*), dimension(*) :: buf
@@ -8932,7 +11562,7 @@ contains
     call glue(fh, buf, status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_get_type_extent(fh, datatype, extent, ierror)
+  subroutine MPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_get_type_extent
     type(MPI_File), intent(in) :: fh
     type(MPI_Datatype), intent(in) :: datatype
@@ -8942,7 +11572,7 @@ contains
     call glue(fh, datatype, extent, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_set_atomicity(fh, flag, ierror)
+  subroutine MPI_File_set_atomicity_f08(fh, flag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_set_atomicity
     type(MPI_File), intent(in) :: fh
     logical, intent(in) :: flag
@@ -8951,7 +11581,7 @@ contains
     call glue(fh, flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_get_atomicity(fh, flag, ierror)
+  subroutine MPI_File_get_atomicity_f08(fh, flag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_get_atomicity
     type(MPI_File), intent(in) :: fh
     logical :: flag
@@ -8960,7 +11590,7 @@ contains
     call glue(fh, flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_File_sync(fh, ierror)
+  subroutine MPI_File_sync_f08(fh, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_sync
     type(MPI_File), intent(in) :: fh
     integer, optional, intent(out) :: ierror
@@ -8968,7 +11598,7 @@ contains
     call glue(fh, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_create_f90_real(p, r, newtype, ierror)
+  subroutine MPI_Type_create_f90_real_f08(p, r, newtype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_create_f90_real
     integer, intent(in) :: p
     integer, intent(in) :: r
@@ -8978,7 +11608,7 @@ contains
     call glue(p, r, newtype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_create_f90_complex(p, r, newtype, ierror)
+  subroutine MPI_Type_create_f90_complex_f08(p, r, newtype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_create_f90_complex
     integer, intent(in) :: p
     integer, intent(in) :: r
@@ -8988,7 +11618,7 @@ contains
     call glue(p, r, newtype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_create_f90_integer(r, newtype, ierror)
+  subroutine MPI_Type_create_f90_integer_f08(r, newtype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_create_f90_integer
     integer, intent(in) :: r
     type(MPI_Datatype) :: newtype
@@ -8997,7 +11627,7 @@ contains
     call glue(r, newtype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_match_size(typeclass, size, datatype, ierror)
+  subroutine MPI_Type_match_size_f08(typeclass, size, datatype, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_match_size
     integer, intent(in) :: typeclass
     integer, intent(in) :: size
@@ -9007,14 +11637,14 @@ contains
     call glue(typeclass, size, datatype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Init(ierror)
+  subroutine MPI_Init_f08(ierror)
     use ccmpi_f08_glue, only: glue => MPI_Init
     integer, optional, intent(out) :: ierror
     integer :: ierror_
     call glue(ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Init_thread(required, provided, ierror)
+  subroutine MPI_Init_thread_f08(required, provided, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Init_thread
     integer, intent(in) :: required
     integer, intent(out) :: provided
@@ -9023,18 +11653,18 @@ contains
     call glue(required, provided, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Pcontrol(level)
+  subroutine MPI_Pcontrol_f08(level)
     use ccmpi_f08_glue, only: glue => MPI_Pcontrol
     integer, intent(in) :: level
     call glue(level)
   end subroutine
-  subroutine MPI_F_sync_reg(buf)
+  subroutine MPI_F_sync_reg_f08(buf)
     use ccmpi_f08_glue, only: glue => MPI_F_sync_reg
     type(*), dimension(*) :: buf
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
     call glue(buf)
   end subroutine
-  subroutine MPI_Info_create_env(info, ierror)
+  subroutine MPI_Info_create_env_f08(info, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Info_create_env
     type(MPI_Info), intent(out) :: info
     integer, optional, intent(out) :: ierror
@@ -9042,7 +11672,7 @@ contains
     call glue(info, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Info_get_string(info, key, buflen, value, flag, ierror)
+  subroutine MPI_Info_get_string_f08(info, key, buflen, value, flag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Info_get_string
     type(MPI_Info), intent(in) :: info
     character(len=*), intent(in) :: key
@@ -9054,7 +11684,7 @@ contains
     call glue(info, key, buflen, value, flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+  subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Grequest_start
     external :: query_fn
     external :: free_fn
@@ -9066,7 +11696,7 @@ contains
     call glue(query_fn, free_fn, cancel_fn, extra_state, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Status_f082f(f08_status, f_status, ierror)
+  subroutine MPI_Status_f082f_f08(f08_status, f_status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Status_f082f
     type(MPI_Status), intent(in) :: f08_status
     integer, intent(out) :: f_status(MPI_STATUS_SIZE)
@@ -9075,7 +11705,7 @@ contains
     call glue(f08_status, f_status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Status_f2f08(f_status, f08_status, ierror)
+  subroutine MPI_Status_f2f08_f08(f_status, f08_status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Status_f2f08
     integer, intent(in) :: f_status(MPI_STATUS_SIZE)
     type(MPI_Status), intent(out) :: f08_status
@@ -9084,7 +11714,7 @@ contains
     call glue(f_status, f08_status, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_set_attr(obj, keyval, attribute_val, ierror)
+  subroutine MPI_Comm_set_attr_f08(obj, keyval, attribute_val, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_set_attr
     type(MPI_Comm), intent(in) :: obj
     integer, intent(in) :: keyval
@@ -9094,7 +11724,7 @@ contains
     call glue(obj, keyval, attribute_val, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_get_attr(obj, keyval, attribute_val, flag, ierror)
+  subroutine MPI_Comm_get_attr_f08(obj, keyval, attribute_val, flag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_get_attr
     type(MPI_Comm), intent(in) :: obj
     integer, intent(in) :: keyval
@@ -9105,7 +11735,7 @@ contains
     call glue(obj, keyval, attribute_val, flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state, ierror)
+  subroutine MPI_Comm_create_keyval_f08(copy_fn, delete_fn, keyval, extra_state, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Comm_create_keyval
     external :: copy_fn
     external :: delete_fn
@@ -9116,7 +11746,7 @@ contains
     call glue(copy_fn, delete_fn, keyval, extra_state, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_set_attr(obj, keyval, attribute_val, ierror)
+  subroutine MPI_Type_set_attr_f08(obj, keyval, attribute_val, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_set_attr
     type(MPI_Datatype), intent(in) :: obj
     integer, intent(in) :: keyval
@@ -9126,7 +11756,7 @@ contains
     call glue(obj, keyval, attribute_val, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_get_attr(obj, keyval, attribute_val, flag, ierror)
+  subroutine MPI_Type_get_attr_f08(obj, keyval, attribute_val, flag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_get_attr
     type(MPI_Datatype), intent(in) :: obj
     integer, intent(in) :: keyval
@@ -9137,7 +11767,7 @@ contains
     call glue(obj, keyval, attribute_val, flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_create_keyval(copy_fn, delete_fn, keyval, extra_state, ierror)
+  subroutine MPI_Type_create_keyval_f08(copy_fn, delete_fn, keyval, extra_state, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Type_create_keyval
     external :: copy_fn
     external :: delete_fn
@@ -9148,7 +11778,7 @@ contains
     call glue(copy_fn, delete_fn, keyval, extra_state, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_set_attr(obj, keyval, attribute_val, ierror)
+  subroutine MPI_Win_set_attr_f08(obj, keyval, attribute_val, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_set_attr
     type(MPI_Win), intent(in) :: obj
     integer, intent(in) :: keyval
@@ -9158,7 +11788,7 @@ contains
     call glue(obj, keyval, attribute_val, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_get_attr(obj, keyval, attribute_val, flag, ierror)
+  subroutine MPI_Win_get_attr_f08(obj, keyval, attribute_val, flag, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_get_attr
     type(MPI_Win), intent(in) :: obj
     integer, intent(in) :: keyval
@@ -9169,7 +11799,7 @@ contains
     call glue(obj, keyval, attribute_val, flag, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Win_create_keyval(copy_fn, delete_fn, keyval, extra_state, ierror)
+  subroutine MPI_Win_create_keyval_f08(copy_fn, delete_fn, keyval, extra_state, ierror)
     use ccmpi_f08_glue, only: glue => MPI_Win_create_keyval
     external :: copy_fn
     external :: delete_fn
@@ -9178,6 +11808,1740 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: ierror_
     call glue(copy_fn, delete_fn, keyval, extra_state, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Comm_attach_buffer_f08c(comm, buffer, size, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Comm_attach_buffer_c
+    type(MPI_Comm), intent(in) :: comm
+    type(*), dimension(*) :: buffer
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(comm, buffer, size, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Comm_detach_buffer_f08c(comm, buffer_addr, size, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Comm_detach_buffer_c
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr) :: buffer_addr
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(comm, buffer_addr, size, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Session_attach_buffer_f08c(session, buffer, size, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Session_attach_buffer_c
+    type(MPI_Session), intent(in) :: session
+    type(*), dimension(*) :: buffer
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(session, buffer, size, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Session_detach_buffer_f08c(session, buffer_addr, size, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Session_detach_buffer_c
+    type(MPI_Session), intent(in) :: session
+    type(c_ptr) :: buffer_addr
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(session, buffer_addr, size, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Send_f08c(buf, count, datatype, dest, tag, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Send_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, dest, tag, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Recv_f08c(buf, count, datatype, source, tag, comm, status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Recv_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, source, tag, comm, status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Bsend_f08c(buf, count, datatype, dest, tag, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Bsend_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, dest, tag, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Ssend_f08c(buf, count, datatype, dest, tag, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Ssend_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, dest, tag, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Rsend_f08c(buf, count, datatype, dest, tag, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Rsend_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, dest, tag, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Buffer_attach_f08c(buffer, size, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Buffer_attach_c
+    type(*), dimension(*) :: buffer
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buffer, size, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Buffer_detach_f08c(buffer_addr, size, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Buffer_detach_c
+    type(c_ptr) :: buffer_addr
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buffer_addr, size, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Isend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Isend_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, dest, tag, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Ibsend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Ibsend_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, dest, tag, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Issend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Issend_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, dest, tag, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Irsend_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Irsend_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, dest, tag, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Irecv_f08c(buf, count, datatype, source, tag, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Irecv_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, source, tag, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Mrecv_f08c(buf, count, datatype, message, status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Mrecv_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Message) :: message
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, message, status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Imrecv_f08c(buf, count, datatype, message, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Imrecv_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Message) :: message
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, message, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Send_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Send_init_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, dest, tag, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Bsend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Bsend_init_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, dest, tag, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Ssend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Ssend_init_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, dest, tag, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Rsend_init_f08c(buf, count, datatype, dest, tag, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Rsend_init_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, dest, tag, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Recv_init_f08c(buf, count, datatype, source, tag, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Recv_init_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: source
+    integer, intent(in) :: tag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, source, tag, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Sendrecv_f08c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+        recvtype, source, recvtag, comm, status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Sendrecv_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, &
+          recvtag, comm, status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Sendrecv_replace_f08c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+        status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Sendrecv_replace_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Isendrecv_f08c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+        recvtype, source, recvtag, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Isendrecv_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, &
+          recvtag, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Isendrecv_replace_f08c(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
+        request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Isendrecv_replace_c
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: dest
+    integer, intent(in) :: sendtag
+    integer, intent(in) :: source
+    integer, intent(in) :: recvtag
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Bcast_f08c(buffer, count, datatype, root, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Bcast_c
+    type(*), dimension(*) :: buffer
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buffer, count, datatype, root, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Ibcast_f08c(buffer, count, datatype, root, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Ibcast_c
+    type(*), dimension(*) :: buffer
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buffer, count, datatype, root, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Bcast_init_f08c(buffer, count, datatype, root, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Bcast_init_c
+    type(*), dimension(*) :: buffer
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(buffer, count, datatype, root, comm, info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Gather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+        comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Gather_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Igather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+        comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Igather_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Gather_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+        comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Gather_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, &
+          ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Gatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        root, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Gatherv_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Igatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+        root, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Igatherv_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &
+          request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Gatherv_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, root, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Gatherv_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, &
+          request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Scatter_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+        comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Scatter_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Iscatter_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+        comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Iscatter_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Scatter_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        root, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Scatter_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, &
+          ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Scatterv_f08c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+        root, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Scatterv_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Iscatterv_f08c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Iscatterv_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &
+          request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Scatterv_init_f08c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+        recvtype, root, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Scatterv_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &
+          request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Allgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Allgather_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Iallgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Iallgather_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Allgather_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Allgather_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Allgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Allgatherv_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Iallgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Iallgatherv_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, &
+          ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Allgatherv_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        recvtype, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Allgatherv_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, &
+          request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Alltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Alltoall_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Ialltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+        request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Ialltoall_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Alltoall_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Alltoall_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Alltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+        rdispls, recvtype, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Alltoallv_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &
+          ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Ialltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+        rdispls, recvtype, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Ialltoallv_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &
+          request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Alltoallv_init_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+        rdispls, recvtype, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Alltoallv_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &
+          info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Alltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+        rdispls, recvtypes, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Alltoallw_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+    type(MPI_Datatype), dimension(*) :: sendtypes
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+    type(MPI_Datatype), dimension(*) :: recvtypes
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &
+          ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Ialltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+        rdispls, recvtypes, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Ialltoallw_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+    type(MPI_Datatype), dimension(*) :: sendtypes
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+    type(MPI_Datatype), dimension(*) :: recvtypes
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &
+          request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Alltoallw_init_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+        rdispls, recvtypes, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Alltoallw_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+    type(MPI_Datatype), dimension(*) :: sendtypes
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+    type(MPI_Datatype), dimension(*) :: recvtypes
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &
+          info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Reduce_f08c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Reduce_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, count, datatype, op, root, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Ireduce_f08c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Ireduce_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Reduce_init_f08c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
+        ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Reduce_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Allreduce_f08c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Allreduce_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, count, datatype, op, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Iallreduce_f08c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Iallreduce_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, count, datatype, op, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Allreduce_init_f08c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+        ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Allreduce_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Reduce_scatter_f08c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Reduce_scatter_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Ireduce_scatter_f08c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+        ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Ireduce_scatter_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Reduce_scatter_init_f08c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
+        request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Reduce_scatter_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Reduce_scatter_block_f08c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Reduce_scatter_block_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Ireduce_scatter_block_f08c(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+        request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Ireduce_scatter_block_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, recvcount, datatype, op, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Reduce_scatter_block_init_f08c(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+        info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Reduce_scatter_block_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Scan_f08c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Scan_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, count, datatype, op, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Iscan_f08c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Iscan_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, count, datatype, op, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Scan_init_f08c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Scan_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Exscan_f08c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Exscan_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, count, datatype, op, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Iexscan_f08c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Iexscan_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, count, datatype, op, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Exscan_init_f08c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Exscan_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Reduce_local_f08c(inbuf, inoutbuf, count, datatype, op, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Reduce_local_c
+    type(*), dimension(*) :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    type(*), dimension(*) :: inoutbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(inbuf, inoutbuf, count, datatype, op, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Neighbor_allgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Neighbor_allgather_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Ineighbor_allgather_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Ineighbor_allgather_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Neighbor_allgather_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Neighbor_allgather_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Neighbor_allgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+        displs, recvtype, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Neighbor_allgatherv_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Ineighbor_allgatherv_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+        displs, recvtype, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Ineighbor_allgatherv_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, &
+          ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Neighbor_allgatherv_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+        displs, recvtype, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Neighbor_allgatherv_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: displs
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, &
+          request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Neighbor_alltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Neighbor_alltoall_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Ineighbor_alltoall_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Ineighbor_alltoall_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Neighbor_alltoall_init_f08c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        recvtype, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Neighbor_alltoall_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: sendcount
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: recvcount
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Neighbor_alltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+        recvcounts, rdispls, recvtype, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Neighbor_alltoallv_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &
+          ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Ineighbor_alltoallv_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+        recvcounts, rdispls, recvtype, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Ineighbor_alltoallv_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &
+          request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Neighbor_alltoallv_init_f08c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+        recvcounts, rdispls, recvtype, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Neighbor_alltoallv_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+    type(MPI_Datatype), intent(in) :: sendtype
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+    type(MPI_Datatype), intent(in) :: recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &
+          info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Neighbor_alltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Neighbor_alltoallw_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+    type(MPI_Datatype), dimension(*) :: sendtypes
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+    type(MPI_Datatype), dimension(*) :: recvtypes
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &
+          ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Ineighbor_alltoallw_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Ineighbor_alltoallw_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+    type(MPI_Datatype), dimension(*) :: sendtypes
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+    type(MPI_Datatype), dimension(*) :: recvtypes
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &
+          request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Neighbor_alltoallw_init_f08c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+        recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Neighbor_alltoallw_init_c
+    type(*), dimension(*) :: sendbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: sendcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: sdispls
+    type(MPI_Datatype), dimension(*) :: sendtypes
+    type(*), dimension(*) :: recvbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: recvcounts
+    integer(kind=MPI_ADDRESS_KIND), dimension(*) :: rdispls
+    type(MPI_Datatype), dimension(*) :: recvtypes
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &
+          info, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Type_contiguous_f08c(count, oldtype, newtype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Type_contiguous_c
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(count, oldtype, newtype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Type_vector_f08c(count, blocklength, stride, oldtype, newtype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Type_vector_c
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+    integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(count, blocklength, stride, oldtype, newtype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Type_indexed_f08c(count, array_of_blocklengths, array_of_displacements, oldtype, &
+        newtype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Type_indexed_c
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_blocklengths
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_displacements
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Type_create_indexed_block_f08c(count, blocklength, array_of_displacements, &
+        oldtype, newtype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Type_create_indexed_block_c
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_displacements
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(count, blocklength, array_of_displacements, oldtype, newtype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Type_create_subarray_f08c(ndims, array_of_sizes, array_of_subsizes, &
+        array_of_starts, order, oldtype, newtype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Type_create_subarray_c
+    integer, intent(in) :: ndims
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_sizes
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_subsizes
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_starts
+    integer, intent(in) :: order
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, &
+          ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Type_create_darray_f08c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+        array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Type_create_darray_c
+    integer, intent(in) :: size
+    integer, intent(in) :: rank
+    integer, intent(in) :: ndims
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_gsizes
+    integer, dimension(*) :: array_of_distribs
+    integer, dimension(*) :: array_of_dargs
+    integer, dimension(*) :: array_of_psizes
+    integer, intent(in) :: order
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, &
+          order, oldtype, newtype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Type_size_f08c(datatype, size, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Type_size_c
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(datatype, size, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Get_count_f08c(status, datatype, count, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Get_count_c
+    type(MPI_Status) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(status, datatype, count, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Get_elements_f08c(status, datatype, count, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Get_elements_c
+    type(MPI_Status) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(status, datatype, count, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Status_set_elements_f08c(status, datatype, count, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Status_set_elements_c
+    type(MPI_Status) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(status, datatype, count, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Pack_f08c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Pack_c
+    type(*), dimension(*) :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(*), dimension(*) :: outbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: outsize
+    integer(kind=MPI_COUNT_KIND) :: position
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Unpack_f08c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Unpack_c
+    type(*), dimension(*) :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: insize
+    integer(kind=MPI_COUNT_KIND) :: position
+    type(*), dimension(*) :: outbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: outcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Pack_size_f08c(incount, datatype, comm, size, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Pack_size_c
+    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Comm), intent(in) :: comm
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(incount, datatype, comm, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
   integer(kind=MPI_ADDRESS_KIND) function PMPI_Aint_add(base, disp)

@@ -1,5 +1,5 @@
 ! Program using `use mpi_f08`: TYPE(MPI_Comm), TYPE(MPI_Status), TYPE(MPI_Request) ... with
-! ierror left out and given; point-to-point (status components, MPI_ANY_SOURCE, get_count,
+! ierror left out and given, large-count overloads; point-to-point (status components, MPI_ANY_SOURCE, get_count,
 ! waitall, MPI_STATUSES_IGNORE), collectives (MPI_IN_PLACE, gatherv, scatterv, alltoallv,
 ! MPI_MAXLOC on MPI_2DOUBLE_PRECISION, MPI_LAND on MPI_LOGICAL), communicators and handle
 ! comparison, derived datatypes, names, errors, MPI_Wtime, attributes, a Cartesian topology.
@@ -105,6 +105,12 @@ contains
     call MPI_Sendrecv(rank, 1, MPI_INTEGER, next, 1, i, 1, MPI_INTEGER, prev, 1, &
                       MPI_COMM_WORLD, MPI_STATUS_IGNORE)
     call chk(i == prev, 'sendrecv')
+    ! The large-count form (MPI_Sendrecv_c) through the same generic name, and a specific name.
+    i = -1
+    call MPI_Sendrecv(rank, 1_MPI_COUNT_KIND, MPI_INTEGER, next, 6, i, 1_MPI_COUNT_KIND, &
+                      MPI_INTEGER, prev, 6, MPI_COMM_WORLD, status)
+    call chk(i == prev .and. status%MPI_SOURCE == prev, 'large-count sendrecv')
+    call MPI_Barrier_f08(MPI_COMM_WORLD)
   end subroutine
 
   subroutine test_coll()
