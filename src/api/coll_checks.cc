@@ -12,9 +12,12 @@ namespace {
 const char* typeName(const datatype::Datatype& dt) {
   return dt.name().empty() ? "(unnamed derived datatype)" : dt.name().c_str();
 }
+}  // namespace
 
-int checkCount(const char* func, MPI_Comm comm, int count, const char* what) {
-  if (count < 0) return raiseCommf(comm, func, MPI_ERR_COUNT, "%s %d is negative", what, count);
+int checkCount(const char* func, MPI_Comm comm, int64_t count, const char* what) {
+  if (count < 0)
+    return raiseCommf(comm, func, MPI_ERR_COUNT, "%s %lld is negative", what,
+                      static_cast<long long>(count));
   return MPI_SUCCESS;
 }
 
@@ -27,6 +30,8 @@ int checkType(const char* func, MPI_Comm comm, MPI_Datatype type, const char* wh
                       typeName(*dt));
   return MPI_SUCCESS;
 }
+
+namespace {
 
 // count >= 0, a valid committed type, and a non-NULL buffer when a predefined type says
 // there is data (a derived type may address absolute memory from MPI_BOTTOM).

@@ -57,6 +57,10 @@ int checkInterAlltoallw(const char* func, MPI_Comm comm, const comm::Comm& c, co
 // a persistent one.
 int checkRequestOut(const char* func, MPI_Comm comm, const MPI_Request* request);
 int checkInfo(const char* func, MPI_Comm comm, MPI_Info info);
+// count >= 0 (MPI_ERR_COUNT), and a valid committed datatype (MPI_ERR_TYPE); `what` names
+// the argument in the message.
+int checkCount(const char* func, MPI_Comm comm, int64_t count, const char* what);
+int checkType(const char* func, MPI_Comm comm, MPI_Datatype type, const char* what);
 // Raises rc (an algorithm's error) on comm, or returns MPI_SUCCESS.
 int finish(const char* func, MPI_Comm comm, int rc);
 

@@ -21,26 +21,6 @@ using Kind = coll::NeighborCall::Kind;
 namespace ccmpi::api {
 namespace {
 
-int64_t countAt(const coll::NeighborCall& k, const void* a, size_t i) {
-  return k.largeCounts ? static_cast<const MPI_Count*>(a)[i] : static_cast<const int*>(a)[i];
-}
-
-int checkType(const char* func, MPI_Comm comm, MPI_Datatype type, const char* what) {
-  const datatype::Datatype* dt = datatype::lookup(type);
-  if (!dt)
-    return raiseCommf(comm, func, MPI_ERR_TYPE, "%s: invalid datatype handle 0x%x", what, type);
-  if (!dt->committed())
-    return raiseCommf(comm, func, MPI_ERR_TYPE, "%s: datatype is not committed", what);
-  return MPI_SUCCESS;
-}
-
-int checkCount(const char* func, MPI_Comm comm, int64_t count, const char* what) {
-  if (count < 0)
-    return raiseCommf(comm, func, MPI_ERR_COUNT, "%s %lld is negative", what,
-                      static_cast<long long>(count));
-  return MPI_SUCCESS;
-}
-
 // Per-neighbour arrays: present when there is a neighbour, counts >= 0, and (w form) a
 // valid type wherever a count is positive. A type of an empty block may be anything: it
 // is replaced by MPI_BYTE in *types.
@@ -53,7 +33,7 @@ int checkPerNeighbor(const char* func, MPI_Comm comm, const coll::NeighborCall& 
   const bool w = k.kind == Kind::kAlltoallw;
   if (w && !types) return raiseCommf(comm, func, MPI_ERR_ARG, "%s types array is NULL", side);
   for (size_t i = 0; i < n; ++i) {
-    const int64_t c = countAt(k, counts, i);
+    const int64_t c = k.countAt(counts, i);
     if (c < 0)
       return raiseCommf(comm, func, MPI_ERR_COUNT, "%s count %lld (neighbour %zu) is negative",
                         side, static_cast<long long>(c), i);
@@ -62,8 +42,7 @@ int checkPerNeighbor(const char* func, MPI_Comm comm, const coll::NeighborCall& 
   if (w) {
     typesOut->assign(types, types + n);
     for (size_t i = 0; i < n; ++i)
-      if (countAt(k, counts, i) == 0 && !datatype::lookup((*typesOut)[i]))
-        (*typesOut)[i] = MPI_BYTE;
+      if (k.countAt(counts, i) == 0 && !datatype::lookup((*typesOut)[i])) (*typesOut)[i] = MPI_BYTE;
   }
   return MPI_SUCCESS;
 }

@@ -10,13 +10,6 @@
 namespace ccmpi::coll {
 namespace {
 
-int64_t countAt(const void* a, bool large, size_t i) {
-  return large ? static_cast<const MPI_Count*>(a)[i] : static_cast<const int*>(a)[i];
-}
-int64_t displAt(const void* a, bool large, size_t i) {
-  return large ? static_cast<const MPI_Aint*>(a)[i] : static_cast<const int*>(a)[i];
-}
-
 // The order in which a rank posts its sends: destination index order, except on a
 // Cartesian topology where each dimension's +1 neighbour (index 2d + 1) comes before its -1
 // neighbour (2d) (see neighbor.h).
@@ -49,12 +42,11 @@ int neighborLinear(Plan& p) {
         break;
       case K::kAllgatherv:
       case K::kAlltoallv:
-        b = Block{elemAt(k.recvbuf, displAt(k.rdispls, k.largeCounts, i), typeOf(k.recvtype)),
-                  countAt(k.recvcounts, k.largeCounts, i), k.recvtype};
+        b = Block{elemAt(k.recvbuf, k.displAt(k.rdispls, i), typeOf(k.recvtype)),
+                  k.countAt(k.recvcounts, i), k.recvtype};
         break;
       case K::kAlltoallw:
-        b = Block{byteAt(k.recvbuf, k.rdisplsW[i]), countAt(k.recvcounts, k.largeCounts, i),
-                  k.recvtypes[i]};
+        b = Block{byteAt(k.recvbuf, k.rdisplsW[i]), k.countAt(k.recvcounts, i), k.recvtypes[i]};
         break;
     }
     s.recv(b.addr, b.count, b.type, sources[i]);
@@ -75,12 +67,12 @@ int neighborLinear(Plan& p) {
         count = k.sendcount;
         break;
       case K::kAlltoallv:
-        addr = elemAt(k.sendbuf, displAt(k.sdispls, k.largeCounts, i), typeOf(k.sendtype));
-        count = countAt(k.sendcounts, k.largeCounts, i);
+        addr = elemAt(k.sendbuf, k.displAt(k.sdispls, i), typeOf(k.sendtype));
+        count = k.countAt(k.sendcounts, i);
         break;
       case K::kAlltoallw:
         addr = byteAt(k.sendbuf, k.sdisplsW[i]);
-        count = countAt(k.sendcounts, k.largeCounts, i);
+        count = k.countAt(k.sendcounts, i);
         type = k.sendtypes[i];
         break;
     }

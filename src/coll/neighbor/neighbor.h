@@ -43,6 +43,14 @@ struct NeighborCall {
   const MPI_Aint* rdisplsW = nullptr;
   const MPI_Datatype* sendtypes = nullptr;
   const MPI_Datatype* recvtypes = nullptr;
+
+  // Element i of a counts or displacements array of this call.
+  int64_t countAt(const void* a, size_t i) const {
+    return largeCounts ? static_cast<const MPI_Count*>(a)[i] : static_cast<const int*>(a)[i];
+  }
+  int64_t displAt(const void* a, size_t i) const {
+    return largeCounts ? static_cast<const MPI_Aint*>(a)[i] : static_cast<const int*>(a)[i];
+  }
 };
 
 // The collective's name in its algorithm table ("neighbor_alltoallv").
