@@ -6,7 +6,7 @@
 #   exec      exec runs in the right namespace with the right host name and exit status
 #   loss      --loss without netem drops about that share of the packets
 #   mpi       mpirun --launcher 'ccmpi-cluster exec' runs MPI programs across 4 hosts; the
-#             ranks agree on the link rate: declared by exec, or found (CCMPI_LINK_MBITS=0)
+#             ranks agree on the link rate: declared (CCMPI_LINK_MBITS), or found (unset or 0)
 #             in the hosts' tbf shaper and, on a --no-gso cluster, their htb class, or
 #             measured by packet trains (CCMPI_LINK_FIND=probe)
 #   mcast     multicast Bcast and Scatterv on 4 hosts under loss, duplication and
@@ -192,13 +192,14 @@ case "$CASE" in
     [ "$(hostname)" != "$n-h1" ] || fail "exec changed the host name of the machine"
     run "$CLUSTER" exec --name "$n" h2 hostname
     [ "$(cat "$WORK/out")" = "$n-h2" ] || fail "exec --name NAME hK"
-    # The hosts' programs are told the link rate (default 100mbit); a value already set wins.
+    # The hosts' programs are told nothing about the link (ccmpi finds it, as on a real
+    # cluster); the caller's environment passes through.
     # shellcheck disable=SC2016 # the remote shell expands it
-    run "$CLUSTER" exec --name "$n" h1 'echo "$CCMPI_LINK_MBITS"'
-    [ "$(cat "$WORK/out")" = 100 ] || fail "CCMPI_LINK_MBITS on a 100mbit host: $(cat "$WORK/out")"
+    run env -u CCMPI_LINK_MBITS "$CLUSTER" exec --name "$n" h1 'echo "[${CCMPI_LINK_MBITS-unset}]"'
+    [ "$(cat "$WORK/out")" = "[unset]" ] || fail "exec declared CCMPI_LINK_MBITS: $(cat "$WORK/out")"
     # shellcheck disable=SC2016
     CCMPI_LINK_MBITS=7 run "$CLUSTER" exec --name "$n" h1 'echo "$CCMPI_LINK_MBITS"'
-    [ "$(cat "$WORK/out")" = 7 ] || fail "exec overrode CCMPI_LINK_MBITS=7"
+    [ "$(cat "$WORK/out")" = 7 ] || fail "exec did not pass CCMPI_LINK_MBITS=7 on"
     run "$CLUSTER" exec "$n-h1" 'exit 7'
     [ "$RC" -eq 7 ] || fail "exit status not passed on: $RC"
     run "$CLUSTER" exec "$n-h9" true
@@ -240,17 +241,22 @@ case "$CASE" in
     # Bytes the switch port of host K received from it.
     sent_by() { port_stat "ccmpi-$n-sw" "h${1}r0" RX 1; }
     for k in 1 2 3 4; do before[k]=$(sent_by "$k"); done
-    run timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" --iface r0 -n 4 \
-      "$CLUSTER_HOSTS" 4 "$n-h"
+    CCMPI_LINK_MBITS=100 run timeout 60 "$MPIRUN" --hostfile "$hostfile" \
+      --launcher "$CLUSTER exec" --iface r0 -n 4 "$CLUSTER_HOSTS" 4 "$n-h"
     [ "$RC" -eq 0 ] && grep -q "^PASS cluster_hosts" "$WORK/out" || fail "cluster_hosts: rc $RC"
     grep -q "^hosts: 0=$n-h1 1=$n-h2 2=$n-h3 3=$n-h4$" "$WORK/out" || fail "placement"
     grep -q "^link: 100 declared CCMPI_LINK_MBITS$" "$WORK/out" || fail "link rate (declared)"
-    # Not declared: every rank finds the 100mbit tbf shaper on its cable.
-    CCMPI_LINK_MBITS=0 run timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" \
-      --iface r0 -n 4 "$CLUSTER_HOSTS" 4 "$n-h"
-    [ "$RC" -eq 0 ] && grep -q "^PASS cluster_hosts" "$WORK/out" || fail "cluster_hosts (found): rc $RC"
-    grep -q "^link: 100 found tbf qdisc on r0 (its NIC reports 10000 Mbit/s) (slowest of 4 ranks)$" \
-      "$WORK/out" || fail "link rate (found): $(grep '^link:' "$WORK/out")"
+    # Not declared (nothing set, as exec sets nothing; and 0): every rank finds the 100mbit
+    # tbf shaper on its cable.
+    for declared in "-u CCMPI_LINK_MBITS" CCMPI_LINK_MBITS=0; do
+      # shellcheck disable=SC2086 # two words or one
+      run env $declared timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" \
+        --iface r0 -n 4 "$CLUSTER_HOSTS" 4 "$n-h"
+      [ "$RC" -eq 0 ] && grep -q "^PASS cluster_hosts" "$WORK/out" ||
+        fail "cluster_hosts (found, $declared): rc $RC"
+      grep -q "^link: 100 found tbf qdisc on r0 (its NIC reports 10000 Mbit/s) (slowest of 4 ranks)$" \
+        "$WORK/out" || fail "link rate (found, $declared): $(grep '^link:' "$WORK/out")"
+    done
     # Neither shaper nor NIC speed looked at: the hosts' packet trains measure it (within 5%).
     CCMPI_LINK_MBITS=0 CCMPI_LINK_FIND=probe run timeout 60 "$MPIRUN" --hostfile "$hostfile" \
       --launcher "$CLUSTER exec" --iface r0 -n 4 "$CLUSTER_HOSTS" 4 "$n-h"

@@ -16,7 +16,7 @@ class Units(unittest.TestCase):
         self.assertIsNone(units.rate_bps("none"))
 
     def test_link_mbits(self):
-        # What `ccmpi-cluster exec` puts in CCMPI_LINK_MBITS.
+        # A cluster's rate as CCMPI_LINK_MBITS declares it.
         self.assertEqual(units.rate_mbits("100mbit"), "100")
         self.assertEqual(units.rate_mbits("1gbit"), "1000")
         self.assertEqual(units.rate_mbits("1.5gbit"), "1500")

@@ -11,8 +11,7 @@ an agent starts once per host and rank.
 import os
 import re
 
-from .. import units
-from .state import DEFAULT_NAME, NETNS_DIR, ClusterError, Config
+from .state import DEFAULT_NAME, NETNS_DIR, ClusterError
 
 
 def resolve_host(host, cluster):
@@ -30,21 +29,12 @@ def resolve_host(host, cluster):
     return host
 
 
-def link_mbits(host):
-    """CCMPI_LINK_MBITS for a host: the cluster's rate in Mbit/s, as a site's administrator
-    would state it for ccmpi (phased schedules' cost model, multicast and TCP pacing);
-    None when the environment already has a value (it wins) or the rate is none."""
-    if os.environ.get("CCMPI_LINK_MBITS"):
-        return None
-    cfg = Config.load(host.rsplit("-h", 1)[0])
-    return units.rate_mbits(cfg.rate) if cfg is not None else None
-
-
-def command_line(host, words, mbits):
-    """The argv that runs `words` on `host` (see the module's comment)."""
+def command_line(host, words):
+    """The argv that runs `words` on `host` (see the module's comment). The command's
+    environment is the caller's: nothing is declared for it (ccmpi finds the hosts' link
+    rate itself, as on a real cluster; CCMPI_LINK_MBITS set by the caller still wins)."""
     command = " ".join(words) if words else "exec " + os.environ.get("SHELL", "/bin/bash")
-    env = ["env"] + (["CCMPI_LINK_MBITS=" + mbits] if mbits else [])
-    return (["ip", "netns", "exec", "ccmpi-" + host, "unshare", "--uts", "--"] + env +
+    return (["ip", "netns", "exec", "ccmpi-" + host, "unshare", "--uts", "--"] +
             ["bash", "-c", "printf %%s %s >/proc/sys/kernel/hostname || exit 1; %s"
              % (host, command)])
 
@@ -52,5 +42,5 @@ def command_line(host, words, mbits):
 def run(host, cluster, words):
     """Replaces this process with the command on the host (never returns)."""
     host = resolve_host(host, cluster)
-    argv = command_line(host, words, link_mbits(host))
+    argv = command_line(host, words)
     os.execvp(argv[0], argv)
