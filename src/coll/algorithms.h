@@ -92,6 +92,10 @@ int alltoallPairwise(const void* sendbuf, int64_t sendcount, MPI_Datatype sendty
 int alltoallvLinear(const void* sendbuf, const int* sendcounts, const int* sdispls,
                     MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls,
                     MPI_Datatype recvtype, comm::Comm& c);
+// DRS_N (alltoallv_drs.cc): test-and-set active messages before each message.
+int alltoallvDrsN(const void* sendbuf, const int* sendcounts, const int* sdispls,
+                  MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls,
+                  MPI_Datatype recvtype, comm::Comm& c);
 int alltoallwLinear(const void* sendbuf, const int* sendcounts, const int* sdispls,
                     const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
                     const int* rdispls, const MPI_Datatype* recvtypes, comm::Comm& c);

@@ -41,13 +41,30 @@ struct Deferred {
 std::deque<Deferred> gDeferred;
 std::vector<size_t> gDeferredOf;  // deferred messages per handler id
 
+InternalAmHandler gInternal[transport::kAmInternalHandlers] = {};
+
+bool internal(int id) {
+  return id < 0;
+}
+InternalAmHandler internalHandler(int id) {
+  return id < 0 && id >= -transport::kAmInternalHandlers ? gInternal[-id - 1] : nullptr;
+}
+
 bool registered(int id) {
+  if (internal(id)) return internalHandler(id) != nullptr;
   return id >= 0 && id < static_cast<int>(gHandlers.size());
+}
+
+// Messages for this id wait behind earlier ones (internal handlers never wait).
+bool waiting(int id) {
+  return !internal(id) && static_cast<size_t>(id) < gDeferredOf.size() &&
+         gDeferredOf[static_cast<size_t>(id)] > 0;
 }
 
 void defer(int id, uint32_t context, int peer, uint64_t word, const void* payload, size_t len) {
   const auto* p = static_cast<const unsigned char*>(payload);
   gDeferred.push_back(Deferred{id, context, peer, word, std::vector<unsigned char>(p, p + len)});
+  if (internal(id)) return;
   if (gDeferredOf.size() <= static_cast<size_t>(id))
     gDeferredOf.resize(static_cast<size_t>(id) + 1);
   ++gDeferredOf[static_cast<size_t>(id)];
@@ -60,7 +77,12 @@ int contextError(int peer, int id) {
                        peer, id);
 }
 
-void run(int id, int peer, uint64_t word, const void* payload, size_t len) {
+void run(int id, uint32_t context, int peer, uint64_t word, const void* payload, size_t len) {
+  if (internal(id)) {
+    ++gHandled;
+    internalHandler(id)(context, peer, word, payload, len);
+    return;
+  }
   const Entry& e = gHandlers[static_cast<size_t>(id)];
   ++gHandled;
   e.fn(e.comm->peerRankOfWorld(peer), word, payload, len, e.state);
@@ -79,12 +101,14 @@ bool runDeferred() {
       keep.push_back(std::move(m));
       continue;
     }
-    --gDeferredOf[static_cast<size_t>(m.handler)];
-    if (gHandlers[static_cast<size_t>(m.handler)].comm->contextId != m.context) {
-      contextError(m.peer, m.handler);
-      log::fatal("%s", lastErrorCause().c_str());
+    if (!internal(m.handler)) {
+      --gDeferredOf[static_cast<size_t>(m.handler)];
+      if (gHandlers[static_cast<size_t>(m.handler)].comm->contextId != m.context) {
+        contextError(m.peer, m.handler);
+        log::fatal("%s", lastErrorCause().c_str());
+      }
     }
-    run(m.handler, m.peer, m.word, m.payload.data(), m.payload.size());
+    run(m.handler, m.context, m.peer, m.word, m.payload.data(), m.payload.size());
     ran = true;
   }
   // Those still waiting go before what handlers deferred meanwhile.
@@ -128,6 +152,22 @@ int amSend(const comm::Comm& c, int dest, int id, uint64_t word, const void* pay
   return MPI_SUCCESS;
 }
 
+void amSetInternal(InternalAm slot, InternalAmHandler fn) {
+  gInternal[static_cast<int>(slot)] = fn;
+}
+
+void amSendInternal(const comm::Comm& c, int dest, InternalAm slot, uint64_t word,
+                    const void* payload, size_t len) {
+  const int id = -1 - static_cast<int>(slot);
+  const int world = c.peerWorldRank(dest);
+  if (!c.isInter() && dest == c.rank) {
+    defer(id, c.contextId, world, word, payload, len);
+    progress::engine().addHook(runDeferred);
+    return;
+  }
+  sendActiveMessage(world, c.contextId, id, word, payload, len);
+}
+
 size_t amMaxPayload() {
   return static_cast<size_t>(eagerLimit());
 }
@@ -152,16 +192,15 @@ void amShutdown() {
 
 int amFrame(int peer, const transport::FrameHeader& h, transport::PayloadTarget* t) {
   const int id = h.tag;
-  const bool later = !registered(id) || (static_cast<size_t>(id) < gDeferredOf.size() &&
-                                         gDeferredOf[static_cast<size_t>(id)] > 0);
-  if (!later && gHandlers[static_cast<size_t>(id)].comm->contextId != h.context)
+  const bool later = !registered(id) || waiting(id);
+  if (!later && !internal(id) && gHandlers[static_cast<size_t>(id)].comm->contextId != h.context)
     return contextError(peer, id);
   if (h.payloadLen == 0) {
     if (later) {
       defer(id, h.context, peer, h.a, nullptr, 0);
       progress::engine().addHook(runDeferred);
     } else {
-      run(id, peer, h.a, nullptr, 0);
+      run(id, h.context, peer, h.a, nullptr, 0);
     }
     return MPI_SUCCESS;
   }
@@ -177,13 +216,12 @@ void amPayload(int peer, const transport::FrameHeader& h, const transport::Paylo
   // The handler may send (and so poll nothing) but not receive: the staging buffer stays
   // valid while it runs.
   const int id = h.tag;
-  if (!registered(id) ||
-      (static_cast<size_t>(id) < gDeferredOf.size() && gDeferredOf[static_cast<size_t>(id)] > 0)) {
+  if (!registered(id) || waiting(id)) {
     defer(id, h.context, peer, h.a, t.dest, t.keep);
     progress::engine().addHook(runDeferred);
     return;
   }
-  run(id, peer, h.a, t.dest, t.keep);
+  run(id, h.context, peer, h.a, t.dest, t.keep);
 }
 
 }  // namespace ccmpi::p2p

@@ -37,6 +37,19 @@ uint64_t amHandled();
 // Drops every registration (MPI_Finalize).
 void amShutdown();
 
+// Library-internal handlers (collective algorithms): a fixed slot each, the same on every
+// rank from the start, so no registration order is needed. The handler gets the context id
+// of the communicator the message was sent on and the sender's world rank, and finds its
+// own state from them; it must accept messages for a call it has not entered yet (a
+// faster rank's) by keeping them. Messages to self go through the progress hook, as
+// amSend's do.
+enum class InternalAm : int { kDrsN = 0, kGenerateRecv = 1 };
+using InternalAmHandler = void (*)(uint32_t context, int sourceWorld, uint64_t word,
+                                   const void* payload, size_t len);
+void amSetInternal(InternalAm slot, InternalAmHandler fn);
+void amSendInternal(const comm::Comm& c, int dest, InternalAm slot, uint64_t word,
+                    const void* payload, size_t len);
+
 // Sends a kAm frame with a copy of the payload (p2p.cc).
 void sendActiveMessage(int peerWorld, uint32_t context, int handler, uint64_t word,
                        const void* payload, size_t len);

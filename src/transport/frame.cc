@@ -138,7 +138,8 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
         return bad("repair range");
       break;
     case FrameType::kAm:
-      if (f.tag < 0 || f.tag >= kAmMaxHandlers) return bad("active message handler");
+      if (f.tag < -kAmInternalHandlers || f.tag >= kAmMaxHandlers)
+        return bad("active message handler");
       if (f.context >= lim.maxContext) return bad("context id");
       if (f.payloadLen > lim.maxEager || f.payloadLen != f.msgSize || f.offset != 0 || f.flags != 0)
         return bad("active message fields");

@@ -42,6 +42,8 @@ enum class FrameType : uint8_t {
 
 // Handler ids of active messages are below this (p2p/am.h).
 constexpr int32_t kAmMaxHandlers = 1024;
+// Library-internal active-message handlers (p2p/am.h) use the ids -1 .. -kAmInternalHandlers.
+constexpr int32_t kAmInternalHandlers = 16;
 
 enum FrameFlags : uint8_t {
   kFlagSync = 1,        // synchronous send (completion needs the match)

@@ -27,6 +27,11 @@ const Algorithm<AlltoallvFn> kAlgorithms[] = {
      "pattern replays its cached schedule; largest message < CCMPI_PHASED_MIN: linear, and "
      "the next call skips the agreement",
      viaSchedule<alltoallvPhasedCachedSchedule>, kAnySize},
+    {"drs_n",
+     "distributed random scheduling (CM-5 seed, DRS_N): before each message a test-and-set "
+     "active message takes the destination's receive lock; busy destinations are asked "
+     "again after a back-off while others are tried; each rank receives one message at a time",
+     alltoallvDrsN, kAnySize},
     {"node",
      "several hosts: count rows and blocks gathered at each host's leader, one message per "
      "pair of hosts among the leaders, scatterv within each host",
