@@ -33,6 +33,8 @@ struct Message {
   int src = 0;
   int dst = 0;
   int64_t bytes = 0;
+  // A piece of a larger message (randomNodeHeap): the piece's first byte in it.
+  int64_t offset = 0;
   bool operator==(const Message&) const = default;
 };
 
@@ -69,6 +71,25 @@ Phases best(int n, const Pattern& pattern, int64_t smallThreshold, const CostMod
 // sending or receiving twice in a non-small phase, the small phase (at most one, last)
 // holding only messages below the threshold. Returns "" or what is wrong.
 std::string validate(int n, const Pattern& pattern, const Phases& phases, int64_t smallThreshold);
+
+// ---- The CM-5 seed's random schedulers (Wang, Lin, Ranka; sched/random.cc) ----
+// RS_N (its Figure 4): the pattern decomposed into partial permutations. Every row (sender)
+// holds its destinations in a random order; a phase visits the rows in a random order and
+// each row takes the first of its remaining destinations that no earlier row of the phase
+// took. Every phase is contention-free (no small phase). The random choices come from
+// `seed` alone, so ranks computing from the same pattern and seed agree.
+Phases randomNode(int n, const Pattern& pattern, uint64_t seed);
+// RS_NH: RS_N with each row's destinations ordered by remaining size (a heap, largest
+// first) and a cutoff per phase, the mean remaining size of the phase's messages (at least
+// `minPiece` bytes, and a multiple of `unit`): a message above it sends a piece of cutoff
+// bytes (Message::offset says where) and keeps the rest for a later phase, so one phase is
+// not as long as its largest message while others idle.
+Phases randomNodeHeap(int n, const Pattern& pattern, uint64_t seed, int64_t minPiece,
+                      int64_t unit = 1);
+// Checks a schedule whose messages may be split into pieces: the pieces of every
+// schedulable message cover it exactly once in order, and no phase has a rank send or
+// receive twice. Returns "" or what is wrong.
+std::string validatePieces(int n, const Pattern& pattern, const Phases& phases);
 
 // ---- Host-level schedules ----
 // Several ranks of one host share its cable. A host-level schedule runs the conflict test

@@ -550,3 +550,106 @@ TEST(SchedHostMap, RunsAndSingleHosts) {
 
 }  // namespace
 }  // namespace ccmpi::sched
+
+// ---- RS_N and RS_NH (the CM-5 seed) ----
+namespace ccmpi::sched {
+namespace {
+
+// Every rank sends to d distinct random others (d-regular out, random in).
+Pattern randomDestinations(int n, int d, uint64_t seed, int64_t lo, int64_t hi) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int64_t> size(lo, hi);
+  Pattern p;
+  for (int s = 0; s < n; ++s) {
+    std::vector<int> others;
+    for (int t = 0; t < n; ++t)
+      if (t != s) others.push_back(t);
+    std::shuffle(others.begin(), others.end(), rng);
+    for (int k = 0; k < d; ++k) p.push_back({s, others[k], size(rng)});
+  }
+  return p;
+}
+
+TEST(RandomSched, RsNIsPartialPermutationsCoveringThePattern) {
+  for (int d : {1, 4, 8, 16, 31}) {
+    const Pattern p = randomDestinations(32, d, 100 + d, 16, 128 * 1024);
+    const Phases ph = randomNode(32, p, 7);
+    EXPECT_EQ(validatePieces(32, p, ph), "") << "d=" << d;
+    size_t messages = 0;
+    for (const Phase& x : ph) {
+      messages += x.messages.size();
+      EXPECT_FALSE(x.small);
+      for (const Message& m : x.messages) EXPECT_EQ(m.offset, 0);
+    }
+    EXPECT_EQ(messages, p.size());
+    // At least d phases (a row's d messages), and near the paper's d + log d on average:
+    // well under 2d + 4 for these patterns.
+    EXPECT_GE(ph.size(), static_cast<size_t>(d));
+    EXPECT_LE(ph.size(), static_cast<size_t>(2 * d + 4)) << "d=" << d;
+  }
+}
+
+TEST(RandomSched, RsNIsTheSameForTheSameSeedOnly) {
+  const Pattern p = randomDestinations(16, 6, 3, 1, 1000);
+  const Phases a = randomNode(16, p, 42), b = randomNode(16, p, 42), c = randomNode(16, p, 43);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].messages, b[i].messages);
+  bool differs = a.size() != c.size();
+  for (size_t i = 0; !differs && i < a.size(); ++i) differs = a[i].messages != c[i].messages;
+  EXPECT_TRUE(differs);
+}
+
+TEST(RandomSched, RsNSkipsEmptyAndSelfMessages) {
+  const Pattern p = {{0, 0, 100}, {0, 1, 0}, {1, 0, 5}, {2, 1, 7}};
+  const Phases ph = randomNode(3, p, 1);
+  EXPECT_EQ(validatePieces(3, p, ph), "");
+  size_t m = 0;
+  for (const Phase& x : ph) m += x.messages.size();
+  EXPECT_EQ(m, 2u);
+  EXPECT_TRUE(randomNode(4, {}, 1).empty());
+}
+
+TEST(RandomSched, RsNHSplitsLargeMessagesIntoOrderedPieces) {
+  // Non-uniform sizes: a few huge messages among small ones.
+  Pattern p = randomDestinations(16, 4, 11, 64, 4096);
+  p[0].bytes = 1 << 20;
+  p[5].bytes = 700001;
+  const Phases ph = randomNodeHeap(16, p, 9, 1024, 8);
+  EXPECT_EQ(validatePieces(16, p, ph), "");
+  size_t pieces0 = 0;
+  for (const Phase& x : ph)
+    for (const Message& m : x.messages) {
+      if (m.src == p[0].src && m.dst == p[0].dst) ++pieces0;
+      // Every piece but a message's last is a multiple of the unit.
+      const bool of5 = m.src == p[5].src && m.dst == p[5].dst;
+      if (of5 && m.offset + m.bytes != p[5].bytes) {
+        EXPECT_EQ(m.bytes % 8, 0);
+      }
+    }
+  EXPECT_GT(pieces0, 1u);
+  // The largest piece of a phase is far below the huge message: the phases are balanced.
+  int64_t longest = 0;
+  for (const Phase& x : ph) longest = std::max(longest, x.largest());
+  EXPECT_LT(longest, int64_t{1} << 20);
+  // Uniform sizes are not split.
+  const Pattern u = randomDestinations(16, 4, 12, 5000, 5000);
+  for (const Phase& x : randomNodeHeap(16, u, 9, 1024, 8))
+    for (const Message& m : x.messages) EXPECT_EQ(m.bytes, 5000);
+}
+
+TEST(RandomSched, ValidatePiecesFindsErrors) {
+  const Pattern p = {{0, 1, 10}, {2, 1, 10}};
+  Phases bad(1);
+  bad[0].messages = {{0, 1, 10}, {2, 1, 10}};  // rank 1 receives twice
+  EXPECT_NE(validatePieces(3, p, bad), "");
+  Phases gap(2);
+  gap[0].messages = {{0, 1, 4}};
+  gap[1].messages = {{0, 1, 6, 5}, {2, 1, 10}};  // piece at 5, expected 4
+  EXPECT_NE(validatePieces(3, p, gap), "");
+  Phases missing(1);
+  missing[0].messages = {{0, 1, 10}};
+  EXPECT_NE(validatePieces(3, p, missing), "");
+}
+
+}  // namespace
+}  // namespace ccmpi::sched
