@@ -108,6 +108,15 @@ int alltoallPhasedSchedule(Plan& p);
 int alltoallPhasedBarrierSchedule(Plan& p);
 int alltoallvPhasedSchedule(Plan& p);        // Level 1 at every call
 int alltoallvPhasedCachedSchedule(Plan& p);  // blocking only: agreement + pattern cache
+// The CM-5 seed's random schedules (alltoallv_random.cc): the pattern gathered, then RS_N
+// (whole messages) or RS_NH (large ones in pieces) phases; a persistent request gathers
+// and schedules at its first start only and replays the phases after.
+int alltoallvRsNSchedule(Plan& p);
+int alltoallvRsNHSchedule(Plan& p);
+// Bruck allgather of rows of s.size() int64 values: rows[0 .. n) holds this rank's row;
+// afterwards row i (at rows + i * n) is the row of rank (rank + i) mod n. rows must hold
+// n * n values and live until the rounds have run.
+void addAllgatherRows(Schedule& s, int64_t* rows);
 int allgatherPhasedSchedule(Plan& p);
 int allgatherPhasedBarrierSchedule(Plan& p);
 

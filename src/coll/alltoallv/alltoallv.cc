@@ -27,6 +27,14 @@ const Algorithm<AlltoallvFn> kAlgorithms[] = {
      "pattern replays its cached schedule; largest message < CCMPI_PHASED_MIN: linear, and "
      "the next call skips the agreement",
      viaSchedule<alltoallvPhasedCachedSchedule>, kAnySize},
+    {"rs_n",
+     "random scheduling (CM-5 seed, RS_N): the gathered pattern split into partial "
+     "permutations with a shared seed, phases loosely synchronous",
+     viaSchedule<alltoallvRsNSchedule>, kAnySize},
+    {"rs_nh",
+     "RS_N with largest messages first and a per-phase cutoff (CM-5 seed, RS_NH): "
+     "large messages go in pieces over several phases",
+     viaSchedule<alltoallvRsNHSchedule>, kAnySize},
     {"drs_n",
      "distributed random scheduling (CM-5 seed, DRS_N): before each message a test-and-set "
      "active message takes the destination's receive lock; busy destinations are asked "

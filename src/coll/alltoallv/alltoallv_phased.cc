@@ -248,16 +248,10 @@ void addLinearWithTrailer(Schedule& s, const std::shared_ptr<Call>& call, Patter
 // Bruck allgather of every rank's row: afterwards call->gathered row i (n values) is the
 // row of rank (r + i) mod n.
 void addGatherRows(Schedule& s, const std::shared_ptr<Call>& call) {
-  const int n = s.size(), r = s.rank();
+  const int n = s.size();
   call->gathered.assign(static_cast<size_t>(n) * n, 0);
   std::copy(call->row.begin(), call->row.end(), call->gathered.begin());
-  for (int k = 1; k < n; k <<= 1) {
-    const int blocks = std::min(k, n - k);
-    s.recv(call->gathered.data() + static_cast<size_t>(k) * n, int64_t{blocks} * n, MPI_INT64_T,
-           (r + k) % n);
-    s.send(call->gathered.data(), int64_t{blocks} * n, MPI_INT64_T, (r - k + n) % n);
-    s.endRound();
-  }
+  addAllgatherRows(s, call->gathered.data());
 }
 
 sched::Pattern gatheredPattern(const Call& call, int n, int r) {
@@ -273,6 +267,16 @@ sched::Pattern gatheredPattern(const Call& call, int n, int r) {
 }
 
 }  // namespace
+
+void addAllgatherRows(Schedule& s, int64_t* rows) {
+  const int n = s.size(), r = s.rank();
+  for (int k = 1; k < n; k <<= 1) {
+    const int blocks = std::min(k, n - k);
+    s.recv(rows + static_cast<size_t>(k) * n, int64_t{blocks} * n, MPI_INT64_T, (r + k) % n);
+    s.send(rows, int64_t{blocks} * n, MPI_INT64_T, (r - k + n) % n);
+    s.endRound();
+  }
+}
 
 // Level 1 at every call (nonblocking and persistent forms): gather, then schedule or go
 // linear.

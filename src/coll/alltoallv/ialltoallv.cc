@@ -14,6 +14,16 @@ const Algorithm<ScheduleFn> kAlgorithms[] = {
      "Level 1 at every start: allgather the byte counts, schedule contention-free phases; "
      "linear when the largest message < CCMPI_PHASED_MIN",
      alltoallvPhasedSchedule, kAnySize},
+    {"rs_n",
+     "random scheduling (CM-5 seed, RS_N): the gathered pattern split into partial "
+     "permutations with a shared seed, phases loosely synchronous"
+     "; a persistent request schedules at its first start only",
+     alltoallvRsNSchedule, kAnySize},
+    {"rs_nh",
+     "RS_N with largest messages first and a per-phase cutoff (CM-5 seed, RS_NH): "
+     "large messages go in pieces over several phases"
+     "; a persistent request schedules at its first start only",
+     alltoallvRsNHSchedule, kAnySize},
 };
 AlgorithmTable gTable("ialltoallv", "CCMPI_IALLTOALLV_ALGORITHM", kAlgorithms);
 
