@@ -142,6 +142,17 @@ int MPIX_Comm_get_mcast_group(MPI_Comm comm, char *address, int *port);
 enum { MPIX_LINK_DECLARED = 1, MPIX_LINK_FOUND = 2, MPIX_LINK_ASSUMED = 3 };
 int MPIX_Link_get_rate(double *mbits, int *origin, char *how);
 
+/* ---- Generate_Recv (docs/unstructured.md) ----
+ *
+ * MPIX_Generate_recv: collective over comm (an intracommunicator). Each rank gives what it
+ * will send to every rank (sendcounts[p], any unit); each gets what every rank will send it
+ * (recvcounts[p] = rank p's sendcounts[this rank]), e.g. to post the receives of a sparse
+ * exchange or an MPI_Alltoallv whose receivers do not know their counts.
+ * CCMPI_GENERATE_RECV chooses how: am (default; the CM-5 seed's Figure 1: a reduce-scatter
+ * of the send masks, then one short active message per non-empty count) or concat (an
+ * allgather of every rank's counts). */
+int MPIX_Generate_recv(const int sendcounts[], int recvcounts[], MPI_Comm comm);
+
 /* ---- Active messages (docs/active-messages.md) ----
  *
  * MPIX_Am_register: registers `handler` for active messages on comm and gives its id.

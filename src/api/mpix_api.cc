@@ -13,6 +13,7 @@
 #include "base/link.h"
 #include "coll/algorithms.h"
 #include "coll/alltoallv/alltoallv_levels.h"
+#include "coll/generate_recv/generate_recv.h"
 #include "coll/mcast/mcast_coll.h"
 #include "coll/mcast/mcast_subgroup.h"
 #include "coll/util.h"
@@ -70,6 +71,20 @@ extern "C" int MPIX_Alltoallv_control1(const int sendcounts[], MPI_Datatype send
   coll::CompiledPtr plan;
   const int rc = coll::compileAlltoallvLevel1(sendcounts, sendtype, *c, &plan);
   return deliverSchedule(kFunc, comm, rc, std::move(plan), schedule);
+}
+
+extern "C" int MPIX_Generate_recv(const int sendcounts[], int recvcounts[], MPI_Comm comm) {
+  CCMPI_API_BEGIN("MPIX_Generate_recv");
+  comm::Comm* c = nullptr;
+  CCMPI_TRY(checkCollComm(kFunc, comm, &c));
+  CCMPI_CHECK(comm, sendcounts, MPI_ERR_ARG, "sendcounts is NULL");
+  CCMPI_CHECK(comm, recvcounts, MPI_ERR_ARG, "recvcounts is NULL");
+  for (int i = 0; i < c->size; ++i)
+    CCMPI_CHECK(comm, sendcounts[i] >= 0, MPI_ERR_COUNT, "sendcounts[%d] = %d is negative", i,
+                sendcounts[i]);
+  const int rc = coll::generateRecv(sendcounts, recvcounts, *c, coll::GenerateRecvMethod::kAuto);
+  if (rc != MPI_SUCCESS) return api::raiseComm(comm, kFunc, rc);
+  return MPI_SUCCESS;
 }
 
 extern "C" int MPIX_Alltoallv_control2(const MPI_Count pattern[], MPI_Comm comm,
