@@ -53,11 +53,25 @@
  *                     paper's msg_unit)
  *   nonuniform        as uniform, but the message i->j is s x (1 + r % 32) bytes with a
  *                     random r per pair (test set 2: msg_unit .. 32 msg_unit)
+ *   mesh              test set 3: the halo exchange of an unstructured mesh, a random
+ *                     geometric graph of --points P points in the unit square (radius for
+ *                     an average degree of 6, like a triangulation's) split into NPROCS
+ *                     parts by recursive coordinate bisection; part p sends part q one
+ *                     msg_unit per point of p with a neighbour in q. Rank 0 prints the
+ *                     pattern's statistics first ("stats ..." : messages per rank, message
+ *                     sizes in points)
+ *   The three test sets take --form alltoallv (default: MPI_Alltoallv), neighbor
+ *   (MPI_Neighbor_alltoallv on a distributed graph of the pattern: MPI_Dist_graph_create_
+ *   adjacent, not reordered) or persistent (MPI_Alltoallv_init once, MPI_Start + MPI_Wait;
+ *   MPI 4.0), and --pattern reused (default: one pattern, the graph or request made once
+ *   outside the timing) or fresh (8 patterns from seeds --seed + k, a different one at
+ *   every iteration; with neighbor the graph is created and freed inside the timing, as a
+ *   program whose pattern changes must)
  *
  * Options: --sizes a,b,c (bytes; default 1024), --target-ms T (default 1000): after
  * --warmup W iterations (default 2) the number of timed iterations is T / (time of the
  * last warm-up iteration), clamped to [--min-iters 3, --max-iters 200]; --degree d
- * (default 4), --seed S (default 20031).
+ * (default 4), --seed S (default 20031), --points P (default 2800), --form, --pattern.
  *
  * Method: every timed iteration is a synchronization, then the operation between two
  * MPI_Wtime calls on every rank; the iteration's time is the maximum over ranks (an MPI_Reduce of
@@ -85,6 +99,7 @@
 #define COLL_BENCH_MPIX 1
 #endif
 #endif
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +110,9 @@ typedef struct {
   int n, rank;
   int degree;
   uint64_t seed;
+  int points;
+  int form;  /* 0 alltoallv, 1 neighbor, 2 persistent */
+  int fresh; /* a new pattern every iteration */
   int warmup, min_iters, max_iters;
   double target_ms;
 } Config;
@@ -139,12 +157,82 @@ static void shuffle_ints(int* a, int n, uint64_t* s) {
   }
 }
 
+/* Test set 3's mesh (see "mesh" above). */
+static const double* g_coord; /* x, y of every point: the sort key of rcb */
+static int g_axis;
+static int cmp_axis(const void* a, const void* b) {
+  double x = g_coord[2 * *(const int*)a + g_axis], y = g_coord[2 * *(const int*)b + g_axis];
+  return x < y ? -1 : x > y ? 1 : *(const int*)a - *(const int*)b;
+}
+/* Recursive coordinate bisection of idx[0..count) into parts first .. first + parts - 1,
+ * cut across the longer side of the points' box, in proportion to the parts each side. */
+static void rcb(int* idx, int count, int first, int parts, const double* xy, int* part) {
+  if (parts == 1 || count == 0) {
+    for (int i = 0; i < count; ++i) part[idx[i]] = first;
+    return;
+  }
+  double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
+  for (int i = 0; i < count; ++i)
+    for (int a = 0; a < 2; ++a) {
+      double v = xy[2 * idx[i] + a];
+      if (v < lo[a]) lo[a] = v;
+      if (v > hi[a]) hi[a] = v;
+    }
+  g_coord = xy, g_axis = hi[0] - lo[0] >= hi[1] - lo[1] ? 0 : 1;
+  qsort(idx, (size_t)count, sizeof(int), cmp_axis);
+  int left = parts / 2, cut = (int)((long long)count * left / parts);
+  rcb(idx, cut, first, left, xy, part);
+  rcb(idx + cut, count - cut, first + left, parts - left, xy, part);
+}
+/* m[p * n + q] += unit for every point of part p with a neighbour in part q; returns the
+ * number of graph edges. */
+static long long mesh_matrix(int n, int points, uint64_t* st, long long unit, long long* m) {
+  double* xy = malloc(sizeof(double) * 2 * (size_t)points);
+  int *idx = malloc(sizeof(int) * (size_t)points), *part = malloc(sizeof(int) * (size_t)points);
+  for (int i = 0; i < 2 * points; ++i) xy[i] = (double)(rng_next(st) >> 11) / 9007199254740992.0;
+  for (int i = 0; i < points; ++i) idx[i] = i;
+  rcb(idx, points, 0, n, xy, part);
+  const double radius = sqrt(6.0 / (3.141592653589793 * points));
+  const int g = (int)(1.0 / radius) > 0 ? (int)(1.0 / radius) : 1;
+  int *head = malloc(sizeof(int) * (size_t)g * (size_t)g),
+      *next = malloc(sizeof(int) * (size_t)points);
+  for (int i = 0; i < g * g; ++i) head[i] = -1;
+  for (int i = 0; i < points; ++i) {
+    int cx = (int)(xy[2 * i] * g), cy = (int)(xy[2 * i + 1] * g);
+    cx = cx < g ? cx : g - 1, cy = cy < g ? cy : g - 1;
+    next[i] = head[cy * g + cx], head[cy * g + cx] = i;
+  }
+  int* seen = malloc(sizeof(int) * (size_t)n);
+  for (int q = 0; q < n; ++q) seen[q] = -1;
+  long long edges = 0;
+  for (int u = 0; u < points; ++u) {
+    int cx = (int)(xy[2 * u] * g), cy = (int)(xy[2 * u + 1] * g);
+    cx = cx < g ? cx : g - 1, cy = cy < g ? cy : g - 1;
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        int x = cx + dx, y = cy + dy;
+        if (x < 0 || y < 0 || x >= g || y >= g) continue;
+        for (int v = head[y * g + x]; v >= 0; v = next[v]) {
+          double ex = xy[2 * u] - xy[2 * v], ey = xy[2 * u + 1] - xy[2 * v + 1];
+          if (v == u || ex * ex + ey * ey > radius * radius) continue;
+          edges += u < v;
+          int q = part[v];
+          if (q != part[u] && seen[q] != u) seen[q] = u, m[part[u] * n + q] += unit;
+        }
+      }
+  }
+  free(xy), free(idx), free(part), free(head), free(next), free(seen);
+  return edges;
+}
+
 /* Fills the n x n byte matrix m (m[i*n+j] = bytes from i to j) for the matrix tests.
- * Every rank computes the same matrix from the same seed. */
-static void make_matrix(const Config* c, size_t s, long long* m) {
+ * Every rank computes the same matrix from the same seed. Returns the mesh's edges (mesh)
+ * or 0. */
+static long long make_matrix(const Config* c, size_t s, uint64_t seed, long long* m) {
   const int n = c->n;
-  uint64_t st = c->seed * 0x9E3779B97F4A7C15ull + 1;
+  uint64_t st = seed * 0x9E3779B97F4A7C15ull + 1;
   memset(m, 0, sizeof(long long) * (size_t)n * (size_t)n);
+  if (!strcmp(c->test, "mesh")) return mesh_matrix(n, c->points, &st, (long long)s, m);
   if (!strncmp(c->test, "alltoallv-random", 16)) {
     const int pairs = n * (n - 1);
     const int n64 = pairs * 160 / 240, n16 = pairs * 20 / 240;
@@ -157,7 +245,7 @@ static void make_matrix(const Config* c, size_t s, long long* m) {
         if (i != j) m[i * n + j] = sizes[order[p++]];
     free(sizes);
     free(order);
-    return;
+    return 0;
   }
   /* uniform / nonuniform: a union of d derangements that share no pair. A random
    * permutation is drawn until it fits (bounded); if none fits, a shift i -> i + k of a
@@ -191,6 +279,7 @@ static void make_matrix(const Config* c, size_t s, long long* m) {
     if (m[i]) m[i] = (long long)s * (nonuniform ? (long long)(1 + rng_next(&st) % 32) : 1);
   free(perm);
   free(label);
+  return 0;
 }
 
 typedef struct {
@@ -207,7 +296,14 @@ typedef struct {
   MPI_Count* pattern;     /* kind 8, levels 2, 5: the global pattern, every rank alike */
   MPIX_Schedule sched;    /* kind 8, level 3: made in bench_size */
 #endif
-  MPI_Request req; /* kind 7: made in bench_size */
+  MPI_Request req; /* kind 7 and kind 2's persistent form: made in bench_size */
+  /* kind 2: npat patterns (counts of pattern k at [k * n, (k + 1) * n)), all with the
+   * same displacements (each block's largest count over the patterns), so the send
+   * buffer is filled once; cur is the pattern of the next run. */
+  int n, npat, cur, form, fresh;
+  size_t rbytes;
+  MPI_Comm graph;                           /* neighbor form, reused pattern: made in bench_size */
+  int *nsrc, *ndst, *nsc, *nsd, *nrc, *nrd; /* neighbor form: this run's compact lists */
 } Op;
 
 static int is_receiver5(int r, int n) { /* the 5 (or n-1) ranks scatterv5 sends to */
@@ -241,40 +337,70 @@ static int setup(const Config* c, size_t s, Op* op) {
     op->bound = (long long)receivers * (long long)s;
   } else if (!strcmp(c->test, "alltoallv") || !strcmp(c->test, "alltoallv-random") ||
              !strcmp(c->test, "uniform") || !strcmp(c->test, "nonuniform") ||
-             !strcmp(c->test, "alltoallv-random-p2p") || !strcmp(c->test, "alltoallv-random-l1") ||
-             !strcmp(c->test, "alltoallv-random-l2") || !strcmp(c->test, "alltoallv-random-l3") ||
-             !strcmp(c->test, "alltoallv-random-c1") || !strcmp(c->test, "alltoallv-random-c2")) {
+             !strcmp(c->test, "mesh") || !strcmp(c->test, "alltoallv-random-p2p") ||
+             !strcmp(c->test, "alltoallv-random-l1") || !strcmp(c->test, "alltoallv-random-l2") ||
+             !strcmp(c->test, "alltoallv-random-l3") || !strcmp(c->test, "alltoallv-random-c1") ||
+             !strcmp(c->test, "alltoallv-random-c2")) {
     op->kind = strlen(c->test) > 16 && !strncmp(c->test, "alltoallv-random-", 17) ? 8 : 2;
     /* level 0 p2p, 1-3 Levels 1-3, 4 and 5 the control of Level 1 and 2 alone */
     op->level = op->kind != 8        ? 0
                 : c->test[17] == 'l' ? c->test[18] - '0'
                 : c->test[17] == 'c' ? 3 + (c->test[18] - '0')
                                      : 0;
+    const int sets =
+        !strcmp(c->test, "uniform") || !strcmp(c->test, "nonuniform") || !strcmp(c->test, "mesh");
+    op->n = n;
+    op->form = sets ? c->form : 0;
+    op->fresh = sets && c->fresh;
+    op->npat = op->fresh ? 8 : 1;
     long long* m = malloc(sizeof(long long) * (size_t)n * (size_t)n);
-    if (!strcmp(c->test, "alltoallv")) {
-      for (int i = 0; i < n * n; ++i) m[i] = (i / n == i % n) ? 0 : (long long)s;
-    } else {
-      make_matrix(c, s, m);
-    }
-    op->scounts = calloc((size_t)n, sizeof(int)), op->sdispls = calloc((size_t)n, sizeof(int));
-    op->rcounts = calloc((size_t)n, sizeof(int)), op->rdispls = calloc((size_t)n, sizeof(int));
-    for (int j = 0; j < n; ++j) {
-      op->scounts[j] = (int)m[r * n + j], op->sdispls[j] = (int)sb, sb += (size_t)m[r * n + j];
-      op->rcounts[j] = (int)m[j * n + r], op->rdispls[j] = (int)rb, rb += (size_t)m[j * n + r];
-    }
+    op->scounts = calloc((size_t)n * op->npat, sizeof(int));
+    op->rcounts = calloc((size_t)n * op->npat, sizeof(int));
+    op->sdispls = calloc((size_t)n, sizeof(int)), op->rdispls = calloc((size_t)n, sizeof(int));
+    long long bounds = 0;
+    for (int k = 0; k < op->npat; ++k) {
+      if (!strcmp(c->test, "alltoallv")) {
+        for (int i = 0; i < n * n; ++i) m[i] = (i / n == i % n) ? 0 : (long long)s;
+      } else {
+        make_matrix(c, s, c->seed + (uint64_t)k, m);
+      }
+      for (int j = 0; j < n; ++j) {
+        op->scounts[k * n + j] = (int)m[r * n + j];
+        op->rcounts[k * n + j] = (int)m[j * n + r];
+      }
 #ifdef COLL_BENCH_MPIX
-    if (op->kind == 8 && (op->level == 2 || op->level == 5)) {
-      op->pattern = malloc(sizeof(MPI_Count) * (size_t)n * (size_t)n);
-      for (int i = 0; i < n * n; ++i) op->pattern[i] = (MPI_Count)m[i];
-    }
+      if (op->kind == 8 && (op->level == 2 || op->level == 5)) {
+        op->pattern = malloc(sizeof(MPI_Count) * (size_t)n * (size_t)n);
+        for (int i = 0; i < n * n; ++i) op->pattern[i] = (MPI_Count)m[i];
+      }
 #endif
-    for (int i = 0; i < n; ++i) {
-      long long out = 0, in = 0;
-      for (int j = 0; j < n; ++j)
-        if (i != j) out += m[i * n + j], in += m[j * n + i];
-      if (out > op->bound) op->bound = out;
-      if (in > op->bound) op->bound = in;
+      long long bound = 0;
+      for (int i = 0; i < n; ++i) {
+        long long out = 0, in = 0;
+        for (int j = 0; j < n; ++j)
+          if (i != j) out += m[i * n + j], in += m[j * n + i];
+        if (out > bound) bound = out;
+        if (in > bound) bound = in;
+      }
+      bounds += bound;
     }
+    op->bound = bounds / op->npat; /* the patterns' mean */
+    for (int j = 0; j < n; ++j) {
+      int smax = 0, rmax = 0;
+      for (int k = 0; k < op->npat; ++k) {
+        if (op->scounts[k * n + j] > smax) smax = op->scounts[k * n + j];
+        if (op->rcounts[k * n + j] > rmax) rmax = op->rcounts[k * n + j];
+      }
+      op->sdispls[j] = (int)sb, sb += (size_t)smax;
+      op->rdispls[j] = (int)rb, rb += (size_t)rmax;
+    }
+    op->rbytes = rb;
+    if (op->form == 1) {
+      op->nsrc = malloc(sizeof(int) * (size_t)n), op->ndst = malloc(sizeof(int) * (size_t)n);
+      op->nsc = malloc(sizeof(int) * (size_t)n), op->nsd = malloc(sizeof(int) * (size_t)n);
+      op->nrc = malloc(sizeof(int) * (size_t)n), op->nrd = malloc(sizeof(int) * (size_t)n);
+    }
+    op->graph = MPI_COMM_NULL;
     free(m);
   } else {
     return -1;
@@ -306,7 +432,12 @@ static int setup(const Config* c, size_t s, Op* op) {
       break;
     case 2:
     case 8:
-      for (int j = 0; j < n; ++j) fill(op->sbuf + op->sdispls[j], (size_t)op->scounts[j], r, j);
+      for (int j = 0; j < n; ++j) {
+        int most = 0;
+        for (int k = 0; k < op->npat; ++k)
+          if (op->scounts[k * n + j] > most) most = op->scounts[k * n + j];
+        fill(op->sbuf + op->sdispls[j], (size_t)most, r, j);
+      }
       break;
   }
   return 0;
@@ -318,6 +449,7 @@ static void teardown(Op* op) {
 #endif
   free(op->sbuf), free(op->rbuf);
   free(op->scounts), free(op->sdispls), free(op->rcounts), free(op->rdispls);
+  free(op->nsrc), free(op->ndst), free(op->nsc), free(op->nsd), free(op->nrc), free(op->nrd);
 }
 
 static void clear_recv(const Config* c, Op* op) {
@@ -342,7 +474,7 @@ static void clear_recv(const Config* c, Op* op) {
       break;
     case 2:
     case 8:
-      for (int j = 0; j < c->n; ++j) rb += (size_t)op->rcounts[j];
+      rb = op->rbytes;
       break;
   }
   memset(op->rbuf, 0, rb);
@@ -357,10 +489,33 @@ static void run(const Op* op) {
     case 1:
       MPI_Alltoall(op->sbuf, s, MPI_BYTE, op->rbuf, s, MPI_BYTE, MPI_COMM_WORLD);
       break;
-    case 2:
-      MPI_Alltoallv(op->sbuf, op->scounts, op->sdispls, MPI_BYTE, op->rbuf, op->rcounts,
-                    op->rdispls, MPI_BYTE, MPI_COMM_WORLD);
+    case 2: {
+      const int n = op->n, *sc = op->scounts + op->cur * n, *rc = op->rcounts + op->cur * n;
+      if (op->form == 0) {
+        MPI_Alltoallv(op->sbuf, sc, op->sdispls, MPI_BYTE, op->rbuf, rc, op->rdispls, MPI_BYTE,
+                      MPI_COMM_WORLD);
+      } else if (op->form == 1) {
+        int in = 0, out = 0;
+        for (int j = 0; j < n; ++j) {
+          if (rc[j]) op->nsrc[in] = j, op->nrc[in] = rc[j], op->nrd[in++] = op->rdispls[j];
+          if (sc[j]) op->ndst[out] = j, op->nsc[out] = sc[j], op->nsd[out++] = op->sdispls[j];
+        }
+        MPI_Comm g = op->graph;
+        if (op->fresh)
+          MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, in, op->nsrc, MPI_UNWEIGHTED, out,
+                                         op->ndst, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
+        MPI_Neighbor_alltoallv(op->sbuf, op->nsc, op->nsd, MPI_BYTE, op->rbuf, op->nrc, op->nrd,
+                               MPI_BYTE, g);
+        if (op->fresh) MPI_Comm_free(&g);
+      } else {
+#if MPI_VERSION >= 4 || defined(CCMPI)
+        MPI_Request req = op->req;
+        MPI_Start(&req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+#endif
+      }
       break;
+    }
     case 3: {
       int rank;
       MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -433,7 +588,7 @@ static void validate(const Config* c, const Op* op) {
     case 8:
       if (op->level >= 4) break; /* control only: nothing received */
       for (int j = 0; j < n; ++j)
-        check(op->rbuf + op->rdispls[j], (size_t)op->rcounts[j], j, r, c, s);
+        check(op->rbuf + op->rdispls[j], (size_t)op->rcounts[op->cur * n + j], j, r, c, s);
       break;
     case 3:
       if (r != 0) check(op->rbuf, s, 0, 0, c, s);
@@ -488,7 +643,7 @@ static void bench_size(const Config* c, size_t s) {
   if (op.kind == 8 && op.level == 3) {
     MPI_Count* pat = malloc(sizeof(MPI_Count) * (size_t)c->n * (size_t)c->n);
     long long* m = malloc(sizeof(long long) * (size_t)c->n * (size_t)c->n);
-    make_matrix(c, s, m);
+    make_matrix(c, s, c->seed, m);
     for (int i = 0; i < c->n * c->n; ++i) pat[i] = (MPI_Count)m[i];
     MPIX_Alltoallv_control2(pat, MPI_COMM_WORLD, &op.sched);
     free(m);
@@ -504,8 +659,51 @@ static void bench_size(const Config* c, size_t s) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
 #endif
+  if (op.kind == 2 && op.form == 1 && !op.fresh) {
+    int in = 0, out = 0;
+    for (int j = 0; j < c->n; ++j) {
+      if (op.rcounts[j]) op.nsrc[in++] = j;
+      if (op.scounts[j]) op.ndst[out++] = j;
+    }
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, in, op.nsrc, MPI_UNWEIGHTED, out, op.ndst,
+                                   MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &op.graph);
+  }
+#if MPI_VERSION >= 4 || defined(CCMPI)
+  if (op.kind == 2 && op.form == 2 &&
+      MPI_Alltoallv_init(op.sbuf, op.scounts, op.sdispls, MPI_BYTE, op.rbuf, op.rcounts, op.rdispls,
+                         MPI_BYTE, MPI_COMM_WORLD, MPI_INFO_NULL, &op.req) != MPI_SUCCESS) {
+    fprintf(stderr, "coll_bench: rank %d: MPI_Alltoallv_init failed\n", c->rank);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+#endif
+  if (!strcmp(c->test, "mesh") && c->rank == 0) {
+    /* Test set 3's statistics (pattern 0; sizes in points = bytes / msg_unit). */
+    long long* m = malloc(sizeof(long long) * (size_t)c->n * (size_t)c->n);
+    const long long edges = make_matrix(c, 1, c->seed, m);
+    long long msgs = 0, lo = -1, hi = 0, sum = 0;
+    int dmin = c->n, dmax = 0;
+    for (int i = 0; i < c->n; ++i) {
+      int d = 0;
+      for (int j = 0; j < c->n; ++j)
+        if (m[i * c->n + j]) {
+          ++d, ++msgs, sum += m[i * c->n + j];
+          if (lo < 0 || m[i * c->n + j] < lo) lo = m[i * c->n + j];
+          if (m[i * c->n + j] > hi) hi = m[i * c->n + j];
+        }
+      if (d < dmin) dmin = d;
+      if (d > dmax) dmax = d;
+    }
+    printf(
+        "stats mesh %d points=%d edges=%lld messages=%lld per-rank=%.2f min=%d max=%d "
+        "size-points mean=%.1f min=%lld max=%lld\n",
+        c->n, c->points, edges, msgs, (double)msgs / c->n, dmin, dmax,
+        msgs ? (double)sum / msgs : 0.0, lo < 0 ? 0 : lo, hi);
+    fflush(stdout);
+    free(m);
+  }
   double last = 0, t;
   for (int w = 0; w < c->warmup; ++w) {
+    op.cur = w % op.npat;
     if (w == 0) clear_recv(c, &op);
     sync_ranks();
     t = MPI_Wtime();
@@ -521,6 +719,7 @@ static void bench_size(const Config* c, size_t s) {
   double* times = malloc(sizeof(double) * (size_t)iters);
   double* maxt = malloc(sizeof(double) * (size_t)iters);
   for (int i = 0; i < iters; ++i) {
+    op.cur = (c->warmup + i) % op.npat;
     if (i == iters - 1) clear_recv(c, &op);
     sync_ranks();
     t = MPI_Wtime();
@@ -533,8 +732,9 @@ static void bench_size(const Config* c, size_t s) {
   if (op.kind == 8 && op.level == 3) MPIX_Schedule_free(&op.sched);
 #endif
 #if MPI_VERSION >= 4 || defined(CCMPI)
-  if (op.kind == 7) MPI_Request_free(&op.req);
+  if (op.kind == 7 || (op.kind == 2 && op.form == 2)) MPI_Request_free(&op.req);
 #endif
+  if (op.graph != MPI_COMM_NULL) MPI_Comm_free(&op.graph);
   MPI_Reduce(times, maxt, iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (c->rank == 0) {
     double sum = 0;
@@ -554,6 +754,7 @@ static void bench_size(const Config* c, size_t s) {
 int main(int argc, char** argv) {
   Config c = {0};
   c.degree = 4, c.seed = 20031, c.warmup = 2, c.min_iters = 3, c.max_iters = 200;
+  c.points = 2800;
   c.target_ms = 1000;
   const char* sizes = "1024";
   /* Read by ccmpi at MPI_Init. */
@@ -584,6 +785,13 @@ int main(int argc, char** argv) {
       c.degree = atoi(v);
     else if (!strcmp(k, "--seed"))
       c.seed = strtoull(v, NULL, 10);
+    else if (!strcmp(k, "--points"))
+      c.points = atoi(v) > 0 ? atoi(v) : 1;
+    else if (!strcmp(k, "--form") &&
+             (!strcmp(v, "alltoallv") || !strcmp(v, "neighbor") || !strcmp(v, "persistent")))
+      c.form = !strcmp(v, "alltoallv") ? 0 : !strcmp(v, "neighbor") ? 1 : 2;
+    else if (!strcmp(k, "--pattern") && (!strcmp(v, "reused") || !strcmp(v, "fresh")))
+      c.fresh = !strcmp(v, "fresh");
     else {
       if (c.rank == 0) fprintf(stderr, "coll_bench: unknown option %s\n", k);
       MPI_Abort(MPI_COMM_WORLD, 2);
@@ -609,7 +817,19 @@ int main(int argc, char** argv) {
     return 4;
   }
 #endif
+  if (c.form == 2 && c.fresh) {
+    if (c.rank == 0) fprintf(stderr, "coll_bench: --form persistent takes --pattern reused\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
 #if MPI_VERSION < 4 && !defined(CCMPI)
+  if (c.form == 2) {
+    if (c.rank == 0)
+      fprintf(stderr,
+              "coll_bench: --form persistent is unsupported by this MPI: it needs MPI 4.0 "
+              "(MPI_Alltoallv_init)\n");
+    MPI_Finalize();
+    return 4;
+  }
   if (!strcmp(c.test, "scatterv5-init")) {
     if (c.rank == 0)
       fprintf(stderr,

@@ -108,6 +108,24 @@ class Plans(unittest.TestCase):
                          [("is-A", 4), ("is-A", 8), ("is-A", 16), ("is-B", 4), ("is-B", 8),
                           ("is-B", 16)])
 
+    def test_unstructured_test_sets(self):
+        # The CM-5 paper's three test sets on 32 hosts, each in five forms.
+        m = scenarios.get("unstructured")
+        self.assertEqual(m.hosts(False), 32)
+        plan = {e.label: e for e in m.plan(False)}
+        for d in (4, 8, 16, 24, 31):
+            for form in ("", "-fresh", "-nbr", "-nbr-fresh", "-pers"):
+                self.assertIn("uniform-d%d%s" % (d, form), plan)
+                self.assertIn("nonuniform-d%d%s" % (d, form), plan)
+        self.assertEqual(plan["uniform-d31"].sizes, (16, 1024, 16384, 131072))
+        self.assertEqual(plan["mesh-53961-fresh"].extra,
+                         ("--points", "53961", "--pattern", "fresh"))
+        self.assertEqual(plan["mesh-2800-nbr"].coll, "neighbor_alltoallv")
+        self.assertIsNone(plan["mesh-2800-nbr"].ocoll)
+        self.assertEqual(plan["uniform-d4-pers"].coll, "ialltoallv")
+        self.assertIn("persistent", plan["uniform-d4-pers"].extra)
+        self.assertEqual(plan["uniform-d4"].ocoll, "alltoallv")
+
 
 if __name__ == "__main__":
     unittest.main()

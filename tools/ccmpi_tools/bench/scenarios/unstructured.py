@@ -1,32 +1,59 @@
-"""unstructured: 24 hosts, the CM-5 paper's test sets 1 and 2: MPI_Alltoallv in which every
-host sends to d random others (d = 4, 8, 16), uniform sizes (msg_unit) and non-uniform
-(msg_unit x 1..32)."""
+"""unstructured: 32 hosts, the CM-5 paper's three test sets (issue: unstructured
+communication): every host sends to d random others with uniform sizes (test set 1) or
+non-uniform ones (test set 2), and the halo exchange of an unstructured mesh split into 32
+parts (test set 3), each as MPI_Alltoallv and as MPI_Neighbor_alltoallv, with one pattern
+reused and with a new pattern at every call, and as a persistent MPI_Alltoallv_init
+(reused). ccmpi's algorithms are forced one by one: linear (the paper's AC), pairwise
+(LP), rs_n, rs_nh, drs_n, phased; the persistent form forces the ialltoallv table."""
 from . import entry
 
 PROGRAM = "coll"
-DESC = ("The CM-5 paper's all-to-many personalized patterns as MPI_Alltoallv on "
-        "24 hosts: every host sends to d others and receives from d others (a "
-        "union of d random derangements, fixed seed), d = 4, 8, 16; uniform: "
-        "every message is msg_unit bytes (test set 1), non-uniform: msg_unit × "
-        "(1..32, random per pair) bytes (test set 2). size = msg_unit.")
-BOUND_DOC = ("Unstructured (Alltoallv with a sparse pattern): the largest number of "
-             "bytes one host sends or receives, divided by B.")
+DESC = ("The CM-5 paper's unstructured patterns on 32 hosts. Test set 1 (uniform-dD): "
+        "every host sends msg_unit bytes to d random others (a union of d random "
+        "derangements), d = 4, 8, 16, 24, 31. Test set 2 (nonuniform-dD): msg_unit × "
+        "(1..32, random per pair). Test set 3 (mesh-P): a random geometric mesh of P points "
+        "(average degree 6) split into 32 parts by recursive coordinate bisection; a part "
+        "sends msg_unit bytes per boundary point to each neighbouring part (the raw output's "
+        "'stats' lines give messages per rank and sizes). Suffixes: -fresh a new pattern at "
+        "every call (8 patterns in turn; the neighbourhood form creates its graph inside the "
+        "timing), -nbr MPI_Neighbor_alltoallv on a distributed graph, -pers a persistent "
+        "MPI_Alltoallv_init (MPI 4.0: not Open MPI 4.1). size = msg_unit.")
+BOUND_DOC = ("Unstructured (a sparse pattern): the largest number of bytes one host sends or "
+             "receives (mean over the patterns of a -fresh run), divided by B.")
+
+DEGREES = (4, 8, 16, 24, 31)
+MESHES = (2800, 9428, 53961)
 
 
 def hosts(quick):
-    return 4 if quick else 24
+    return 4 if quick else 32
+
+
+def _forms(label, test, n, sizes, extra):
+    """The entries of one pattern family: Alltoallv reused and fresh, the neighbourhood
+    form reused and fresh, the persistent form (reused)."""
+    out = []
+    for pattern in ("reused", "fresh"):
+        tail = "" if pattern == "reused" else "-fresh"
+        out.append(entry(label + tail, test, n, sizes, "alltoallv", "alltoallv",
+                         extra=extra + ("--pattern", pattern)))
+        out.append(entry(label + "-nbr" + tail, test, n, sizes, "neighbor_alltoallv", None,
+                         extra=extra + ("--pattern", pattern, "--form", "neighbor")))
+    out.append(entry(label + "-pers", test, n, sizes, "ialltoallv", None,
+                     extra=extra + ("--pattern", "reused", "--form", "persistent")))
+    return out
 
 
 def plan(quick):
     if quick:
-        return [entry("uniform-d2", "uniform", 4, 1024, "alltoallv", "alltoallv",
-                      extra=("--degree", "2")),
-                entry("nonuniform-d2", "nonuniform", 4, 256, "alltoallv", "alltoallv",
-                      extra=("--degree", "2"))]
+        return (_forms("uniform-d2", "uniform", 4, (1024,), ("--degree", "2")) +
+                _forms("mesh-2800", "mesh", 4, (64,), ("--points", "2800")))
     p = []
-    for d in (4, 8, 16):
-        p.append(entry("uniform-d%d" % d, "uniform", 24, (16, 1024, 16384, 131072), "alltoallv",
-                       "alltoallv", extra=("--degree", str(d))))
-        p.append(entry("nonuniform-d%d" % d, "nonuniform", 24, (16, 256, 4096), "alltoallv",
-                       "alltoallv", extra=("--degree", str(d))))
+    for d in DEGREES:
+        p += _forms("uniform-d%d" % d, "uniform", 32, (16, 1024, 16384, 131072),
+                    ("--degree", str(d)))
+        p += _forms("nonuniform-d%d" % d, "nonuniform", 32, (16, 256, 4096),
+                    ("--degree", str(d)))
+    for pts in MESHES:
+        p += _forms("mesh-%d" % pts, "mesh", 32, (8, 64, 1024), ("--points", str(pts)))
     return p
