@@ -148,8 +148,9 @@ int MPIX_Link_get_rate(double *mbits, int *origin, char *how);
  * will send to every rank (sendcounts[p], any unit); each gets what every rank will send it
  * (recvcounts[p] = rank p's sendcounts[this rank]), e.g. to post the receives of a sparse
  * exchange or an MPI_Alltoallv whose receivers do not know their counts.
- * CCMPI_GENERATE_RECV chooses how: am (default; the CM-5 seed's Figure 1: a reduce-scatter
- * of the send masks, then one short active message per non-empty count) or concat (an
+ * Two algorithms, forced with CCMPI_GENERATE_RECV_ALGORITHM or the communicator's info hint
+ * ccmpi_generate_recv_algorithm: am (default; the CM-5 seed's Figure 1: a reduce-scatter of
+ * the send masks, then one short active message per non-empty count) or concat (an
  * allgather of every rank's counts). */
 int MPIX_Generate_recv(const int sendcounts[], int recvcounts[], MPI_Comm comm);
 

@@ -60,6 +60,9 @@
  *                     msg_unit per point of p with a neighbour in q. Rank 0 prints the
  *                     pattern's statistics first ("stats ..." : messages per rank, message
  *                     sizes in points)
+ *   generate-recv     MPIX_Generate_recv (ccmpi only; the CM-5 paper's Table 3) on the uniform
+ *                     pattern of --degree d: each rank gives its send counts and gets its
+ *                     receive counts; no data moves ("size" is the count unit)
  *   The three test sets take --form alltoallv (default: MPI_Alltoallv), neighbor
  *   (MPI_Neighbor_alltoallv on a distributed graph of the pattern: MPI_Dist_graph_create_
  *   adjacent, not reordered) or persistent (MPI_Alltoallv_init once, MPI_Start + MPI_Wait;
@@ -285,7 +288,7 @@ static long long make_matrix(const Config* c, size_t s, uint64_t seed, long long
 typedef struct {
   int kind;  /* 0 allgather 1 alltoall 2 alltoallv(matrix) 3 bcast 4 scatter 5 scatterv
                 6 scatterv with MPIX_Scatterv_data_movement, 7 persistent scatterv,
-                8 alltoallv(matrix) by the MPIX levels */
+                8 alltoallv(matrix) by the MPIX levels, 9 MPIX_Generate_recv */
   int level; /* kind 8: 0 p2p, 1-3 Levels 1-3, 4/5 control1/control2 alone */
   size_t size;
   unsigned char *sbuf, *rbuf;
@@ -340,8 +343,10 @@ static int setup(const Config* c, size_t s, Op* op) {
              !strcmp(c->test, "mesh") || !strcmp(c->test, "alltoallv-random-p2p") ||
              !strcmp(c->test, "alltoallv-random-l1") || !strcmp(c->test, "alltoallv-random-l2") ||
              !strcmp(c->test, "alltoallv-random-l3") || !strcmp(c->test, "alltoallv-random-c1") ||
-             !strcmp(c->test, "alltoallv-random-c2")) {
-    op->kind = strlen(c->test) > 16 && !strncmp(c->test, "alltoallv-random-", 17) ? 8 : 2;
+             !strcmp(c->test, "alltoallv-random-c2") || !strcmp(c->test, "generate-recv")) {
+    op->kind = strlen(c->test) > 16 && !strncmp(c->test, "alltoallv-random-", 17) ? 8
+               : !strcmp(c->test, "generate-recv")                                ? 9
+                                                                                  : 2;
     /* level 0 p2p, 1-3 Levels 1-3, 4 and 5 the control of Level 1 and 2 alone */
     op->level = op->kind != 8        ? 0
                 : c->test[17] == 'l' ? c->test[18] - '0'
@@ -395,6 +400,10 @@ static int setup(const Config* c, size_t s, Op* op) {
       op->rdispls[j] = (int)rb, rb += (size_t)rmax;
     }
     op->rbytes = rb;
+    if (op->kind == 9) {
+      op->bound = 0, sb = rb = 0;
+      op->nrc = malloc(sizeof(int) * (size_t)n); /* what MPIX_Generate_recv returns */
+    }
     if (op->form == 1) {
       op->nsrc = malloc(sizeof(int) * (size_t)n), op->ndst = malloc(sizeof(int) * (size_t)n);
       op->nsc = malloc(sizeof(int) * (size_t)n), op->nsd = malloc(sizeof(int) * (size_t)n);
@@ -563,6 +572,11 @@ static void run(const Op* op) {
       break;
     }
 #endif
+#ifdef COLL_BENCH_MPIX
+    case 9:
+      MPIX_Generate_recv(op->scounts, op->nrc, MPI_COMM_WORLD);
+      break;
+#endif
 #if MPI_VERSION >= 4 || defined(CCMPI)
     case 7: {
       MPI_Request req = op->req;
@@ -592,6 +606,15 @@ static void validate(const Config* c, const Op* op) {
       break;
     case 3:
       if (r != 0) check(op->rbuf, s, 0, 0, c, s);
+      break;
+    case 9:
+      for (int j = 0; j < n; ++j)
+        if (op->nrc[j] != op->rcounts[j]) {
+          fprintf(stderr, "coll_bench: generate-recv: rank %d: recvcounts[%d] = %d, expected %d\n",
+                  r, j, op->nrc[j], op->rcounts[j]);
+          MPI_Abort(MPI_COMM_WORLD, 3);
+          exit(3);
+        }
       break;
     case 4:
       check(op->rbuf, s, 0, r, c, s);
@@ -805,6 +828,14 @@ int main(int argc, char** argv) {
               "coll_bench: %s is unsupported by this MPI: it needs ccmpi's mpix_ccmpi.h "
               "(MPIX_Alltoallv_control1/2, MPIX_Alltoallv_data_trans1/2)\n",
               c.test);
+    MPI_Finalize();
+    return 4;
+  }
+  if (!strcmp(c.test, "generate-recv")) {
+    if (c.rank == 0)
+      fprintf(stderr,
+              "coll_bench: generate-recv is unsupported by this MPI: it needs ccmpi's "
+              "mpix_ccmpi.h (MPIX_Generate_recv)\n");
     MPI_Finalize();
     return 4;
   }

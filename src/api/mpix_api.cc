@@ -82,7 +82,7 @@ extern "C" int MPIX_Generate_recv(const int sendcounts[], int recvcounts[], MPI_
   for (int i = 0; i < c->size; ++i)
     CCMPI_CHECK(comm, sendcounts[i] >= 0, MPI_ERR_COUNT, "sendcounts[%d] = %d is negative", i,
                 sendcounts[i]);
-  const int rc = coll::generateRecv(sendcounts, recvcounts, *c, coll::GenerateRecvMethod::kAuto);
+  const int rc = coll::generateRecv(sendcounts, recvcounts, *c);
   if (rc != MPI_SUCCESS) return api::raiseComm(comm, kFunc, rc);
   return MPI_SUCCESS;
 }

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <mpix_ccmpi.h>
+
 #include "coll_util.h"
 
 static int V;    /* variant: 0 MPI_INT, 1 gapped derived, 2 in place, 3 non-commutative op */
@@ -554,6 +556,24 @@ static void t_alltoallvw(MPI_Comm c, int count, int w) {
 /* kEveryMode: a blocking table whose collective is also run nonblocking and persistent (the
  * neighbourhood collectives share one table for the three forms). */
 enum { kBasic = 1, kDerived = 2, kInPlace = 4, kNonCommutative = 8, kEveryMode = 16 };
+/* MPIX_Generate_recv (blocking only): a pattern every rank can compute, sparse and
+ * changing with count and REP; the receive counts must be the pattern's column. */
+static void t_generate_recv(MPI_Comm c, int count) {
+  int* sc = (int*)malloc(sizeof(int) * (size_t)N);
+  int* rc = (int*)malloc(sizeof(int) * (size_t)N);
+  for (REP = 0; REP < reps(); ++REP) {
+    /* s -> t carries (s * 7 + t * 3 + count + REP) % 5 == 0 ? 0 : s * N + t + count */
+#define GR_COUNT(s, t) (((s)*7 + (t)*3 + count + REP) % 5 == 0 ? 0 : (s)*N + (t) + count)
+    for (int t = 0; t < N; ++t) sc[t] = GR_COUNT(R, t), rc[t] = -1;
+    CHECK_MPI(MPIX_Generate_recv(sc, rc, c));
+    for (int s = 0; s < N; ++s)
+      CK(rc[s] == GR_COUNT(s, R), "recvcounts[%d] = %d, expected %d", s, rc[s], GR_COUNT(s, R));
+#undef GR_COUNT
+  }
+  free(sc);
+  free(rc);
+}
+
 struct Coll {
   const char* name;
   void (*fn)(MPI_Comm, int);
@@ -729,6 +749,7 @@ static const struct Coll kColls[] = {
     {"neighbor_alltoall", t_neighbor_alltoall, kBasic | kDerived | kEveryMode},
     {"neighbor_alltoallv", t_neighbor_alltoallv, kBasic | kDerived | kEveryMode},
     {"neighbor_alltoallw", t_neighbor_alltoallw, kBasic | kDerived | kEveryMode},
+    {"generate_recv", t_generate_recv, kBasic},
 };
 #define NCOLLS ((int)(sizeof kColls / sizeof kColls[0]))
 

@@ -3,7 +3,7 @@
  * call, many calls back to back (a fast rank's messages reach a slow rank before it
  * enters), on MPI_COMM_WORLD and on a split communicator at once, then the counts used in
  * an MPI_Alltoallv; errors under MPI_ERRORS_RETURN. The method comes from the environment
- * (CCMPI_GENERATE_RECV=am|concat). */
+ * (CCMPI_GENERATE_RECV_ALGORITHM=am|concat). */
 #include <mpi.h>
 #include <mpix_ccmpi.h>
 #include <stdio.h>

@@ -8,18 +8,13 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "base/tunables.h"
+#include "coll/algorithm.h"
 #include "coll/coll.h"
 #include "p2p/am.h"
 #include "p2p/request.h"
 
 namespace ccmpi::coll {
 namespace {
-
-Tunable<std::string> kMethod("CCMPI_GENERATE_RECV", "auto",
-                             "how MPIX_Generate_recv learns the receive counts: am (a "
-                             "reduce-scatter of the send masks, then one active message per "
-                             "message: the CM-5 seed's Figure 1), concat (an allgather of "
-                             "every rank's send counts), auto (am)");
 
 // One rank's part of one am call: its receive counts and how many are still to come.
 struct Call {
@@ -106,38 +101,24 @@ int viaAm(const int* sendcounts, int* recvcounts, comm::Comm& c) {
   return rc;
 }
 
+using GenerateRecvFn = int (*)(const int*, int*, comm::Comm&);
+const Algorithm<GenerateRecvFn> kAlgorithms[] = {
+    {"am",
+     "a reduce-scatter of the send masks tells each rank how many messages come; then one "
+     "active message per message carries its count (CM-5 seed, Figure 1)",
+     viaAm, kAnySize},
+    {"concat", "an allgather of every rank's send counts (n values each)", viaConcat, kAnySize},
+};
+AlgorithmTable gTable("generate_recv", "CCMPI_GENERATE_RECV_ALGORITHM", kAlgorithms);
+
 }  // namespace
 
-GenerateRecvMethod defaultGenerateRecv() {
-  static const GenerateRecvMethod m = [] {
-    const std::string& v = kMethod.get();
-    if (v == "concat") return GenerateRecvMethod::kConcat;
-    if (v == "am" || v == "auto" || v.empty()) return GenerateRecvMethod::kAm;
-    log::warn("CCMPI_GENERATE_RECV=%s is not auto, am or concat; using am", v.c_str());
-    return GenerateRecvMethod::kAm;
-  }();
-  return m;
-}
-
-const char* generateRecvName(GenerateRecvMethod m) {
-  switch (m) {
-    case GenerateRecvMethod::kConcat:
-      return "concat";
-    case GenerateRecvMethod::kAm:
-      return "am";
-    default:
-      return "auto";
-  }
-}
-
-int generateRecv(const int* sendcounts, int* recvcounts, comm::Comm& c, GenerateRecvMethod m) {
-  if (m == GenerateRecvMethod::kAuto) m = defaultGenerateRecv();
+int generateRecv(const int* sendcounts, int* recvcounts, comm::Comm& c) {
   if (c.size == 1) {
     recvcounts[0] = sendcounts[0];
     return MPI_SUCCESS;
   }
-  return m == GenerateRecvMethod::kConcat ? viaConcat(sendcounts, recvcounts, c)
-                                          : viaAm(sendcounts, recvcounts, c);
+  return gTable.run(SelectContext{c.size, true, -1, &c}, sendcounts, recvcounts, c);
 }
 
 }  // namespace ccmpi::coll

@@ -125,6 +125,10 @@ class Plans(unittest.TestCase):
         self.assertEqual(plan["uniform-d4-pers"].coll, "ialltoallv")
         self.assertIn("persistent", plan["uniform-d4-pers"].extra)
         self.assertEqual(plan["uniform-d4"].ocoll, "alltoallv")
+        g = plan["generate-recv-d24"]
+        self.assertTrue(g.ccmpi_only)
+        self.assertEqual((g.test, g.coll, g.extra), ("generate-recv", "generate_recv",
+                                                     ("--degree", "24")))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,9 @@ DESC = ("The CM-5 paper's unstructured patterns on 32 hosts. Test set 1 (uniform
         "'stats' lines give messages per rank and sizes). Suffixes: -fresh a new pattern at "
         "every call (8 patterns in turn; the neighbourhood form creates its graph inside the "
         "timing), -nbr MPI_Neighbor_alltoallv on a distributed graph, -pers a persistent "
-        "MPI_Alltoallv_init (MPI 4.0: not Open MPI 4.1). size = msg_unit.")
+        "MPI_Alltoallv_init (MPI 4.0: not Open MPI 4.1). size = msg_unit. generate-recv-dD: "
+        "MPIX_Generate_recv alone on the uniform pattern (ccmpi; the paper's Table 3 compares "
+        "its am and concat algorithms).")
 BOUND_DOC = ("Unstructured (a sparse pattern): the largest number of bytes one host sends or "
              "receives (mean over the patterns of a -fresh run), divided by B.")
 
@@ -44,11 +46,19 @@ def _forms(label, test, n, sizes, extra):
     return out
 
 
+def _generate_recv(d, n):
+    """MPIX_Generate_recv on the uniform pattern of degree d (ccmpi only; its am and concat
+    algorithms forced: the paper's Table 3)."""
+    return entry("generate-recv-d%d" % d, "generate-recv", n, (1,), "generate_recv", None,
+                 ccmpi_only=True, extra=("--degree", str(d)))
+
+
 def plan(quick):
     if quick:
         return (_forms("uniform-d2", "uniform", 4, (1024,), ("--degree", "2")) +
-                _forms("mesh-2800", "mesh", 4, (64,), ("--points", "2800")))
-    p = []
+                _forms("mesh-2800", "mesh", 4, (64,), ("--points", "2800")) +
+                [_generate_recv(2, 4)])
+    p = [_generate_recv(d, 32) for d in DEGREES]
     for d in DEGREES:
         p += _forms("uniform-d%d" % d, "uniform", 32, (16, 1024, 16384, 131072),
                     ("--degree", str(d)))
