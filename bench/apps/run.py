@@ -301,34 +301,71 @@ class Cluster:
         return False
 
 
-def run_cmd(cmd, cwd, env, timeout, log_path):
-    """Runs cmd in its own process group, output to log_path; (exit status, output);
-    124 on a timeout (the group is killed)."""
+# A run whose output is complete (DONE[app] found) but which has not exited this many
+# seconds later is stopped and counted: MPICH's ranks sometimes spin in MPI_Finalize for
+# minutes on the emulated cluster after the application has printed its result.
+HUNG_AFTER = 20
+DONE = {"lulesh": r"^FOM\s*=", "hpcg": None, "cloverleaf": r"First step overhead"}
+
+
+def _finished(app, d, log_path):
+    """Whether the run in directory d has written all its results."""
+    if app == "hpcg":
+        for f in glob.glob(os.path.join(d, "HPCG-Benchmark*.txt")):
+            with open(f, errors="replace") as fh:
+                if "Final Summary::" in fh.read():
+                    return True
+        return False
+    with open(log_path, errors="replace") as f:
+        return re.search(DONE[app], f.read(), re.M) is not None
+
+
+def _kill_group(p):
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            p.wait(timeout=5)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def run_cmd(app, cmd, cwd, env, timeout, log_path):
+    """Runs cmd in its own process group, output to log_path; (exit status, output,
+    hung): 124 on a timeout (the group is killed); 0 and hung=True when it was stopped
+    HUNG_AFTER seconds after its output was complete."""
+    start, done_at, hung = time.monotonic(), None, False
     with open(log_path, "w") as log:
         log.write("$ cd %s && %s\n" % (cwd, " ".join(shlex.quote(c) for c in cmd)))
         log.flush()
         p = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log,
                              stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            rc = p.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            for sig in (signal.SIGTERM, signal.SIGKILL):
-                try:
-                    os.killpg(p.pid, sig)
-                except ProcessLookupError:
-                    pass
-                try:
-                    p.wait(timeout=5)
-                    break
-                except subprocess.TimeoutExpired:
-                    pass
-            rc = 124
+        rc = None
+        while rc is None:
+            try:
+                rc = p.wait(timeout=1)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            if done_at is None and _finished(app, cwd, log_path):
+                done_at = now
+            if done_at is not None and now - done_at >= HUNG_AFTER:
+                _kill_group(p)
+                rc, hung = 0, True
+            elif now - start >= timeout:
+                _kill_group(p)
+                rc = 124
     with open(log_path, errors="replace") as f:
-        return rc, f.read()
+        return rc, f.read(), hung
 
 
 def run_point(app, exe, impl, where, n, rep, a, cluster, env, runs_dir):
-    """One run: (figure or None, signature, why not counted or "", command)."""
+    """One run: (figure or None, signature, why not counted or "", hung: stopped after
+    its output was complete)."""
     d = os.path.join(runs_dir, "%s-%s-%s-%d-r%d" % (app, impl, where, n, rep))
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
@@ -337,11 +374,11 @@ def run_point(app, exe, impl, where, n, rep, a, cluster, env, runs_dir):
     launch = host_launch(impl, a.build, n) if where == "host" else cluster_launch(
         impl, cluster.launcher, n)
     cmd = launch + [exe] + app_args(app, a)
-    rc, out = run_cmd(cmd, d, env, a.timeout, os.path.join(d, "output.log"))
+    rc, out, hung = run_cmd(app, cmd, d, env, a.timeout, os.path.join(d, "output.log"))
     if where == "cluster":
         cluster.reap()
     if rc == 124:
-        return None, None, "timeout (%g s)" % a.timeout, cmd
+        return None, None, "timeout (%g s)" % a.timeout, False
     if app == "lulesh":
         fig, sig, why = verify_lulesh(parse_lulesh(out))
     elif app == "hpcg":
@@ -359,8 +396,8 @@ def run_point(app, exe, impl, where, n, rep, a, cluster, env, runs_dir):
         fig, sig, why = verify_clover(parse_clover(out, summary), a.clover_test)
     if rc != 0:
         last = (out.strip().splitlines() or [""])[-1][:100]
-        return None, None, "exit %d: %s" % (rc, last), cmd
-    return fig, sig, why, cmd
+        return None, None, "exit %d: %s" % (rc, last), False
+    return fig, sig, why, hung
 
 
 # --- output ---
@@ -391,6 +428,8 @@ def table_lines(rows, impls):
             if r["errors"][i]:
                 c += " (%d of %d failed: %s)" % (len(r["errors"][i]), r["runs"],
                                                  r["errors"][i][0])
+            if r.get("hung", {}).get(i):
+                c += " (%d stopped after finishing)" % r["hung"][i]
             cells.append(c)
         m = r["median"]
         lines.append("| %s | %d | %s | %s | %s | %s | %s |" % (
@@ -465,6 +504,10 @@ def write_outputs(out_dir, rows, meta):
              "cores)." % (meta["load_before"], " (above 1.5: a draft, not a result)"
                           if meta["load_before"] > 1.5 else "", meta["load_after"], CORES), ""]
     lines += table_lines(rows, meta["impls"])
+    if any(any(r.get("hung", {}).values()) for r in rows):
+        lines += ["", "\"stopped after finishing\": the run had written its result but had not "
+                  "exited %d s later (ranks waiting in MPI_Finalize); it was stopped and its "
+                  "figure, which the application measured before, is counted." % HUNG_AFTER]
     if meta["differ"]:
         lines += ["", "**Results differ between implementations** (origin energy or final "
                   "field summary): " + "; ".join(meta["differ"])]
@@ -515,6 +558,10 @@ def first_line(cmd):
     return (p.stdout.strip().splitlines() or [""])[0]
 
 
+def _on_sigterm(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lulesh", help="LULESH 2.0 source directory")
@@ -559,6 +606,10 @@ def main(argv=None):
         if i != "ccmpi" and not all(shutil.which(w) for w in wrappers(i, a.build).values()):
             ap.error("%s's wrappers (%s) not found" % (NAMES[i], ", ".join(
                 wrappers(i, a.build).values())))
+    # SIGTERM unwinds like Ctrl-C, so that the cluster is removed and the work directory
+    # cleaned up (the running job's process group is killed by `ccmpi-cluster down` or is
+    # left to finish on one host).
+    signal.signal(signal.SIGTERM, _on_sigterm)
     work = os.path.abspath(a.work) if a.work else tempfile.mkdtemp(prefix="ccmpi-apps-")
     os.makedirs(work, exist_ok=True)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
@@ -585,7 +636,8 @@ def main(argv=None):
                     points.append((app, where, n))
         rows = [{"app": app, "where": where, "ranks": n, "where_label": where_label(where, a),
                  "values": {i: [] for i in impls}, "errors": {i: [] for i in impls},
-                 "sigs": [], "runs": a.reps} for app, where, n in points]
+                 "sigs": [], "runs": a.reps, "hung": {i: 0 for i in impls}}
+                for app, where, n in points]
         load_before, start = loadavg(), time.time()
         cluster = None
         try:
@@ -602,9 +654,11 @@ def main(argv=None):
                             if exe is None:
                                 row["errors"][i].append("build failed")
                                 continue
-                            fig, sig, why, _ = run_point(row["app"], exe, i, where, row["ranks"],
-                                                         rep, a, cluster, env,
-                                                         os.path.join(work, "runs"))
+                            fig, sig, why, hung = run_point(
+                                row["app"], exe, i, where, row["ranks"], rep, a, cluster, env,
+                                os.path.join(work, "runs"))
+                            if hung:
+                                row["hung"][i] += 1
                             if fig is None:
                                 row["errors"][i].append(why)
                             else:

@@ -131,6 +131,26 @@ class Clover(unittest.TestCase):
         self.assertIn("no CloverLeaf summary", why)
 
 
+class Finished(unittest.TestCase):
+    def test_markers(self):
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "output.log")
+            with open(log, "w") as f:
+                f.write(LULESH_OUT.replace("FOM", "(no figure yet)"))
+            self.assertFalse(run._finished("lulesh", d, log))
+            with open(log, "a") as f:
+                f.write("FOM                  =  340.59212 (z/s)\n")
+            self.assertTrue(run._finished("lulesh", d, log))
+            self.assertFalse(run._finished("cloverleaf", d, log))
+            with open(log, "a") as f:
+                f.write(CLOVER_OUT)
+            self.assertTrue(run._finished("cloverleaf", d, log))
+            self.assertFalse(run._finished("hpcg", d, log))
+            with open(os.path.join(d, "HPCG-Benchmark_3.1_x.txt"), "w") as f:
+                f.write(HPCG_REPORT)
+            self.assertTrue(run._finished("hpcg", d, log))
+
+
 class Output(unittest.TestCase):
     def test_signatures(self):
         self.assertTrue(run.signatures_agree([(1.0, 2.0), None, (1.0 + 1e-9, 2.0)]))
