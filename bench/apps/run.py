@@ -562,6 +562,27 @@ def _on_sigterm(signum, frame):
     raise KeyboardInterrupt
 
 
+def openmpi_version():
+    """"Open MPI 4.1.4" from `mpirun.openmpi --version`, "" when absent."""
+    m = re.search(r"(\d+\.\d+[.\w]*)\s*$", first_line(["mpirun.openmpi", "--version"]))
+    return "Open MPI " + m.group(1) if m else ""
+
+
+def mpich_version():
+    """"MPICH 4.0.2 (ch4:ucx)" from `mpichversion`, "" when absent."""
+    try:
+        p = subprocess.run(["mpichversion"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           text=True)
+    except OSError:
+        return ""
+    info = dict((k.strip(), v.strip()) for k, _, v in
+                (line.partition(":") for line in p.stdout.splitlines()) if v)
+    if "MPICH Version" not in info:
+        return ""
+    dev = info.get("MPICH Device")
+    return "MPICH %s%s" % (info["MPICH Version"], " (%s)" % dev if dev else "")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lulesh", help="LULESH 2.0 source directory")
@@ -685,8 +706,7 @@ def main(argv=None):
                 "date": datetime.datetime.now(datetime.timezone.utc).strftime(
                     "%Y-%m-%d %H:%M UTC"),
                 "command": command, "load_before": load_before, "load_after": loadavg(),
-                "cpu": cpu_model(), "openmpi": first_line(["mpirun.openmpi", "--version"]),
-                "mpich": first_line(["mpichversion"]).replace("MPICH Version:", "MPICH").strip(),
+                "cpu": cpu_model(), "openmpi": openmpi_version(), "mpich": mpich_version(),
                 "ccmpi": first_line(["git", "-C", REPO, "describe", "--always", "--dirty"]),
                 "lulesh_args": a.lulesh_args, "hpcg_args": a.hpcg_args,
                 "clover_deck": os.path.basename(a.clover_deck), "clover_test": a.clover_test,
