@@ -39,6 +39,12 @@ Figures: LULESH's FOM (zones/s), HPCG's GFLOP/s rating, CloverLeaf's wall clock 
 table gives medians and ccmpi's time relative to Open MPI and to MPICH (below 1: ccmpi is
 faster).
 
+Time: with the defaults, ccmpi and Open MPI take about 10 s (LULESH), 30 s (HPCG) and 30-45 s
+(CloverLeaf) per run on a 2-core machine; MPICH 4 busy-polls, and with 8 ranks on 2 cores
+its runs were 20-40 times slower in a smoke run (LULESH -s 4: 5 against 198 z/s), so a
+full run of all three implementations takes hours: `--impls ccmpi,openmpi` leaves MPICH
+out, and a run exceeding --timeout is recorded as such.
+
 Usage: bench/apps/run.py --lulesh DIR --hpcg DIR --cloverleaf DIR [--build BUILD]
        [--reps 3] [--where host,cluster] [--ranks 4,8] [--hosts 8] [--rate 25mbit]
        [--impls ccmpi,openmpi,mpich] [--work DIR] [--out DIR]
