@@ -85,9 +85,22 @@ extern "C" int PMPI_Is_thread_main(int* flag) {
 CCMPI_MPI_ALIAS(MPI_Is_thread_main)
 
 extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
-  char msg[128];
-  snprintf(msg, sizeof msg, "MPI_Abort was called on communicator 0x%x with error code %d", comm,
-           errorcode);
+  // Says which communicator (by its name, as MPI_COMM_WORLD, or its handle and size) and
+  // which rank of it: the user looks for the call in the program.
+  char msg[MPI_MAX_OBJECT_NAME + 160];
+  const comm::Comm* c = comm::lookup(comm);
+  if (c && !c->name.empty()) {
+    snprintf(msg, sizeof msg, "MPI_Abort was called on %s by rank %d with error code %d",
+             c->name.c_str(), c->rank, errorcode);
+  } else if (c) {
+    snprintf(msg, sizeof msg,
+             "MPI_Abort was called on communicator 0x%x (%d ranks) by rank %d with error code %d",
+             static_cast<unsigned>(comm), c->size, c->rank, errorcode);
+  } else {
+    snprintf(msg, sizeof msg,
+             "MPI_Abort was called on an invalid communicator (handle 0x%x) with error code %d",
+             static_cast<unsigned>(comm), errorcode);
+  }
   runtime::abortJob(errorcode, msg);
 }
 CCMPI_MPI_ALIAS(MPI_Abort)
