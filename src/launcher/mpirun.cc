@@ -38,6 +38,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "bootstrap/slurm_env.h"
@@ -60,6 +61,10 @@ namespace {
 constexpr auto kKillGrace = std::chrono::milliseconds(1000);
 constexpr auto kHardDeadline = std::chrono::milliseconds(1500);
 constexpr auto kOutputDrain = std::chrono::milliseconds(1000);
+// Seconds every remote rank has to start (CCMPI_LAUNCH_TIMEOUT).
+constexpr int kLaunchTimeoutSeconds = 60;
+// Ranks per slot (per core where no hosts are given) that need --oversubscribe.
+constexpr long long kOversubscribeFactor = 64;
 constexpr int kUsageError = 2;
 constexpr int kProgramNotFound = 127;
 constexpr int kTimedOut = 124;  // as timeout(1)
@@ -256,6 +261,9 @@ int Job::prepare() {
   if (!explicitHosts) {
     if (int rc = slurmHosts(&list, &slurmText)) return rc;
   }
+  // No hosts given: this host, with a slot for every rank asked for. How far it may be
+  // oversubscribed is measured against its cores (below).
+  const bool implicitHost = list.empty();
   if (list.empty())
     list.push_back(HostSlots{hostname_, o_.ppn > 0 ? o_.ppn : o_.np > 0 ? o_.np : 1});
   std::map<std::string, std::string> agentNames;
@@ -303,6 +311,25 @@ int Job::prepare() {
   std::vector<HostSlots> slots;
   for (const auto& h : hosts_) slots.push_back(HostSlots{h.name, h.slots});
   placement_ = o_.mapBy == "node" ? placeRanksByNode(slots, np_) : placeRanks(slots, np_);
+  // A sane multiple of the slots (of the cores where no hosts were given): beyond it a typo
+  // (-n 100000) would fork until the machine's process table is full. --oversubscribe
+  // allows it, as Open MPI's does.
+  if (!o_.oversubscribe) {
+    const long cores = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+    for (std::size_t h = 0; h < hosts_.size(); ++h) {
+      const long long base = implicitHost ? cores : hosts_[h].slots;
+      const long long cap = kOversubscribeFactor * std::max(1LL, base);
+      const long long here = static_cast<long long>(placement_.ranksOfHost[h].size());
+      if (here > cap) {
+        say(std::to_string(here) + " ranks on " + hosts_[h].name + " is more than " +
+            std::to_string(kOversubscribeFactor) + " per " +
+            (implicitHost ? "core (" + std::to_string(cores) + " cores)"
+                          : "slot (" + std::to_string(hosts_[h].slots) + " slots)") +
+            "; add --oversubscribe to run them anyway");
+        return kUsageError;
+      }
+    }
+  }
   if (o_.verbose) {
     if (placement_.oversubscribed)
       say("note: " + std::to_string(np_) + " ranks on " + std::to_string(totalSlots) +
@@ -417,6 +444,41 @@ int Job::run() {
            kTimedOut);
     });
   }
+  // A launch agent that never starts its ranks (an ssh waiting for a password, a host that
+  // is down) would hold the job forever: CCMPI_LAUNCH_TIMEOUT seconds (default 60; 0: no
+  // deadline) after the launch every remote rank must have started.
+  int startup = kLaunchTimeoutSeconds;
+  if (const char* env = getenv("CCMPI_LAUNCH_TIMEOUT"); env && *env) {
+    char* end = nullptr;
+    const long v = strtol(env, &end, 10);
+    if (*end != '\0' || v < 0 || v > INT_MAX)
+      say(std::string("ignoring CCMPI_LAUNCH_TIMEOUT='") + env +
+          "' (not a number of seconds; 0 = no deadline)");
+    else
+      startup = static_cast<int>(v);
+  }
+  if (startup > 0 && !proxies_.empty()) {
+    loop_.after(std::chrono::seconds(startup), [this, startup] {
+      if (failing_ || done_) return;
+      std::set<std::string> late;
+      int missing = 0;
+      for (const RankInfo& r : ranks_)
+        if (r.proxy >= 0 && !r.exited && r.pid <= 0) {
+          ++missing;
+          late.insert(hosts_[static_cast<std::size_t>(r.host)].name);
+        }
+      if (late.empty()) return;
+      std::string names;
+      for (const std::string& h : late) names += (names.empty() ? "" : ", ") + h;
+      fail(std::string(late.size() == 1 ? "host " : "hosts ") + names + " did not come up within " +
+               std::to_string(startup) + " s: " + std::to_string(missing) +
+               " rank(s) never started there (the launch agent did not start them; "
+               "CCMPI_LAUNCH_TIMEOUT sets the deadline)",
+           1);
+    });
+  }
+  // A launch that failed before any rank started has nothing to wait for.
+  checkDone();
   while (!done_) {
     loop_.runOnce();
     checkDone();

@@ -23,7 +23,8 @@ const char* usageText() {
                            messages; docs/compression.md)
   --wdir DIR               working directory of the ranks (default: ours)
   --oversubscribe          allow more ranks than the slots (inside a Slurm allocation: more
-                           than its tasks, which is refused otherwise)
+                           than its tasks, which is refused otherwise), and more than 64
+                           per slot (per core where no hosts are given)
   -ppn, -npernode, -N N    N ranks per host (default -n: N times the hosts)
   --map-by slot|node|core|socket
                            placement: slot (default) fills each host's slots in turn, node

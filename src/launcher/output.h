@@ -1,7 +1,11 @@
 #pragma once
 // Line-buffered forwarding of rank output. Each (rank, stream) has its own buffer; only
 // complete lines are released, so lines of different ranks never mix. A partial line is
-// released at EOF, or when it grows past kMaxPartialLine (long output without newlines).
+// released at EOF, or in pieces once it grows past kMaxPartialLine (16 MiB: a line longer
+// than that, from a program that writes without newlines). A piece adds nothing to the text
+// when the output is neither tagged nor labelled (the line goes on where the piece ended,
+// perhaps after another rank's lines); tagged or labelled, each piece is a line of its own
+// and the pieces after the first carry a "+" after the tag ("[1,0]<stdout>+:" or "[0]+ ").
 //
 // With --tag-output each line is prefixed like Open MPI's --tag-output:
 //   [1,<rank>]<stdout>:<line>      and      [1,<rank>]<stderr>:<line>
@@ -16,7 +20,7 @@ namespace ccmpi::launcher {
 
 class OutputAssembler {
  public:
-  static constexpr std::size_t kMaxPartialLine = 64 * 1024;
+  static constexpr std::size_t kMaxPartialLine = 16 << 20;
 
   explicit OutputAssembler(bool tag, bool label = false) : tag_(tag), label_(label) {}
 
@@ -27,11 +31,15 @@ class OutputAssembler {
   std::string finish(int rank, int stream);
 
  private:
-  void emit(std::string* out, int rank, int stream, std::string_view line);
+  void emit(std::string* out, int rank, int stream, std::string_view line, bool continued);
 
   bool tag_;
   bool label_;
-  std::map<std::pair<int, int>, std::string> partial_;
+  struct Partial {
+    std::string text;
+    bool continued = false;  // pieces of this line went out already
+  };
+  std::map<std::pair<int, int>, Partial> partial_;
 };
 
 }  // namespace ccmpi::launcher

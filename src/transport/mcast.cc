@@ -22,6 +22,7 @@
 #include "base/link.h"
 #include "base/log.h"
 #include "base/tunables.h"
+#include "transport/link_finder.h"
 #include "transport/tcp.h"
 
 namespace ccmpi::transport {
@@ -198,6 +199,16 @@ void McastTransport::init(int myRank, int worldSize, const SipKey& key, uint64_t
   sa.sin_addr.s_addr = htonl(INADDR_ANY);
   if (::bind(fd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
     return off(std::string("bind to port ") + std::to_string(port_) + ": " + strerror(errno));
+  // A socket bound to the wildcard address that must receive multicast: limit it to the
+  // job's interface, so datagrams arriving on any other (another network, a VPN) never
+  // reach it. The multicast copies a host loops back to its own ranks arrive on that
+  // interface too. Where the kernel refuses (before Linux 5.7 without CAP_NET_RAW) the
+  // socket stays on every interface; what it reads is authenticated either way.
+  if (const std::string dev = interfaceOf(addr);
+      !dev.empty() && setsockopt(fd_, SOL_SOCKET, SO_BINDTODEVICE, dev.c_str(),
+                                 static_cast<socklen_t>(dev.size())) != 0)
+    log::info("multicast socket: SO_BINDTODEVICE %s: %s (it receives on every interface)",
+              dev.c_str(), strerror(errno));
   // Only the groups this socket joined (not every group some socket of the host joined).
   setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_ALL, &zero, sizeof zero);
   if (setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_IF, &ifAddr_, sizeof ifAddr_) != 0)

@@ -440,6 +440,19 @@ descendants)
   expect_pids_gone
   ;;
 errors)
+  # Out of file descriptors before the first rank starts: a clear error, at once.
+  run timeout 20 bash -c 'ulimit -n 8; exec "$0" -n 4 "$1" exchange' "$MPIRUN" "$PROBE"
+  expect_rc 1
+  expect_err "^mpirun: cannot start ranks on .*: cannot create pipes: Too many open files$"
+  expect_fast 5000
+  # A typo's rank count is refused (64 per core without hosts, per slot with them).
+  run "$MPIRUN" -n 100000 "$PROBE" exchange
+  expect_rc 2
+  expect_err "^mpirun: 100000 ranks on .* is more than 64 per core \([0-9]+ cores\); add --oversubscribe"
+  printf 'localhost slots=1\n' >"$WORK/one"
+  run "$MPIRUN" -n 65 --hostfile "$WORK/one" "$PROBE" exchange
+  expect_rc 2
+  expect_err "65 ranks on .* is more than 64 per slot \(1 slots\)"
   run "$MPIRUN" -n 2 /nonexistent/program
   expect_rc 127
   expect_err "^mpirun: program '/nonexistent/program' not found$"
@@ -477,6 +490,23 @@ agent_failure)
   [ "$RC" -ne 0 ] || fail "exit status 0"
   expect_fast 3000
   expect_err "^mpirun: could not start the proxy on host fakeA"
+  # An agent that never returns and starts nothing: the start-up deadline names the host,
+  # and the local ranks and the agent are gone.
+  printf '#!/bin/sh\necho $$ >"%s/agent.pid"\nexec sleep 300\n' "$WORK" >"$WORK/hang_agent"
+  chmod +x "$WORK/hang_agent"
+  run env CCMPI_LAUNCH_TIMEOUT=1 "$MPIRUN" -n 3 -H localhost:2,fakeA --launcher "$WORK/hang_agent" \
+    "$PROBE" sleep
+  expect_rc 1
+  expect_err "^mpirun: host fakeA did not come up within 1 s: 1 rank\(s\) never started there"
+  expect_fast 5000
+  agent=$(cat "$WORK/agent.pid")
+  [ -n "$agent" ] || fail "the agent did not run"
+  if kill -0 "$agent" 2>/dev/null && [ "$(cat "/proc/$agent/stat" 2>/dev/null | awk '{print $3}')" != Z ]; then
+    kill -KILL "$agent"
+    fail "the hung agent (pid $agent) is still running"
+  fi
+  run env CCMPI_LAUNCH_TIMEOUT=soon "$MPIRUN" -n 1 "$PROBE" exchange
+  expect_err "ignoring CCMPI_LAUNCH_TIMEOUT='soon'"
   # Remote program missing: the proxy's rank fails to exec.
   run "$MPIRUN" -n 2 -H fakeA,fakeB --launcher "$AGENT" /nonexistent/prog
   expect_rc 127

@@ -532,10 +532,29 @@ TEST(Output, LabelsLikeHydra) {
   EXPECT_EQ(out.finish(2, 1), "[2] b\n");
 }
 
-TEST(Output, VeryLongLinesAreFlushed) {
+TEST(Output, LongLinesStayWhole) {
+  // A 3 MB line written in 64 KiB pieces comes out as one line, nothing inserted.
   OutputAssembler out(false);
-  std::string big(OutputAssembler::kMaxPartialLine, 'x');
-  EXPECT_EQ(out.feed(0, 1, big).size(), big.size() + 1);
+  std::string got, line(3 << 20, 'x');
+  line += '\n';
+  for (std::size_t i = 0; i < line.size(); i += 65536) got += out.feed(0, 1, line.substr(i, 65536));
+  got += out.finish(0, 1);
+  EXPECT_EQ(got, line);
+}
+
+TEST(Output, VeryLongLinesGoInPiecesMarkedWhenTagged) {
+  const std::string big(OutputAssembler::kMaxPartialLine, 'x');
+  OutputAssembler plain(false);
+  // Untagged: the piece goes out as it is, the line continues without a newline.
+  EXPECT_EQ(plain.feed(0, 1, big), big);
+  EXPECT_EQ(plain.feed(0, 1, "yz\n"), "yz\n");
+  OutputAssembler tagged(true);
+  EXPECT_EQ(tagged.feed(1, 1, big), "[1,1]<stdout>:" + big + "\n");
+  EXPECT_EQ(tagged.feed(1, 1, "yz\nnext\n"), "[1,1]<stdout>+:yz\n[1,1]<stdout>:next\n");
+  OutputAssembler labelled(false, true);
+  EXPECT_EQ(labelled.feed(2, 2, big), "[2] " + big + "\n");
+  EXPECT_EQ(labelled.feed(2, 2, "end"), "");
+  EXPECT_EQ(labelled.finish(2, 2), "[2]+ end\n");
 }
 
 TEST(Environment, UnsetThenSetInOrder) {
