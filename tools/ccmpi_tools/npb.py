@@ -55,13 +55,17 @@ def find_tree(path):
 
 
 def valid_nprocs(bench, n):
-    """Whether `bench` runs on `n` ranks: BT and SP need a square, the others (NPB 3.4) any
-    count for LU, a power of two for MG, FT, CG and IS; EP any."""
+    """Whether `bench` runs on `n` ranks (NPB 3.4): BT and SP need a square, LU a grid
+    nx * ny with nx/2 <= ny <= nx (1, 2, 4, 6, 8, 9, 12, 16, ...; not 3), MG, FT, CG and
+    IS a power of two; EP any count."""
     if n < 1:
         return False
     if bench in ("bt", "sp"):
         r = int(math.isqrt(n))
         return r * r == n
+    if bench == "lu":
+        return any(n % ny == 0 and n // ny >= ny and 2 * ny >= n // ny
+                   for ny in range(1, n + 1))
     if bench in ("mg", "ft", "cg", "is"):
         return n & (n - 1) == 0
     return True

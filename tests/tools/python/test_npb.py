@@ -96,6 +96,8 @@ class ParseTest(unittest.TestCase):
         self.assertFalse(npb.valid_nprocs("cg", 6))
         self.assertTrue(npb.valid_nprocs("ep", 6))
         self.assertFalse(npb.valid_nprocs("lu", 0))
+        self.assertEqual([n for n in range(1, 17) if npb.valid_nprocs("lu", n)],
+                         [1, 2, 4, 6, 8, 9, 12, 15, 16])
 
 
 class TreeTest(unittest.TestCase):
