@@ -194,6 +194,7 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| bt-A | 16 | class A |", main)
         self.assertIn("85.00 s (80.00 s\u201390.00 s)", main)
         self.assertIn("[pairwise]", main)
+        self.assertIn("| = default |", main)  # BT: point-to-point, best = default
         cats, series = rep.bars()
         self.assertEqual(cats[0], "bt-A\n16 hosts")
         ccmpi = dict(series)[coll.vname("ccmpi")]

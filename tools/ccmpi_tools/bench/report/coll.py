@@ -139,6 +139,9 @@ class Report:
                                      if bv else "n/a")
                     elif v == "openmpi-best":
                         a = self.r.best_used.get((label, n, s))
+                        if self.scenario == "npb" and (v, label, n, s) not in self.stats:
+                            cells.append("= default")  # point-to-point: nothing to force
+                            continue
                         cells.append(self.cell((v, label, n, s)) + (" [%s]" % a[1] if a else ""))
                     else:
                         # The control of Levels 1/2 alone moves no data: no share of the bound.
@@ -418,8 +421,9 @@ def write(results, out, source):
         t.append(levels + "\n")
     if ctable:
         t.append(ctable + "\n")
-    t.append(method + "Best ccmpi forced: the fastest of the algorithms forced with "
-             "CCMPI_<COLL>_ALGORITHM (name in brackets). Open MPI best: coll_tuned algorithm "
+    t.append(method + ("" if sc == "npb" else "Best ccmpi forced: the fastest of the "
+                       "algorithms forced with CCMPI_<COLL>_ALGORITHM (name in brackets). ")
+             + "Open MPI best: coll_tuned algorithm "
              "forced per size (`--mca coll_tuned_use_dynamic_rules 1 --mca "
              "coll_tuned_<coll>_algorithm N`), N the fastest of a sweep over every algorithm "
              "ompi_info lists (`openmpi-sweep.csv`, reused by later runs, redone with "
