@@ -224,9 +224,13 @@ def _check(o):
             r = parse_output(out)
             ok = (rc == 0 and r["verified"] is True and r["name"] == b and r["cls"] == o.cls
                   and r["procs"] == o.np)
-            print("npb: %s class %s on %d ranks: %s (exit %s, time %s s, %.0f s in all)"
+            st = parse_compress_stats(out)
+            print("npb: %s class %s on %d ranks: %s (exit %s, time %s s, %.0f s in all)%s"
                   % (b, o.cls, o.np, "verified" if ok else "FAILED", rc, r["time"],
-                     time.monotonic() - start))
+                     time.monotonic() - start,
+                     "; compression ratio %.3f (%d / %d bytes sent)"
+                     % (st["ratio"], st["sent_bytes"], st["sent_wire"])
+                     if st and st["ratio"] else ""))
             if not ok:
                 failed.append(b)
                 sys.stdout.write(out[-3000:])
