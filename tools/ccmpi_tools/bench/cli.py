@@ -75,7 +75,7 @@ def parser():
                    help="a smoke run: small cluster, few sizes and iterations")
     p.add_argument("--out", metavar="DIR", help="where the results go")
     p.add_argument("--timeout", metavar="S",
-                   help="seconds per program run (default 600, --quick 120)")
+                   help="seconds per program run (default 600, npb 1800, --quick 120)")
     p.add_argument("--keep", action="store_true", help="keep the raw outputs (printed path)")
     p.add_argument("--ccmpi-algorithms", default="all", metavar="all|auto",
                    help="auto: no forced ccmpi variants")
@@ -107,7 +107,8 @@ def options(argv, here, source):
         die("--reps needs a positive number")
     o.reps = int(o.reps)
     if o.timeout is None:
-        o.timeout = "120" if o.quick else "600"
+        # NPB class A: BT and SP run minutes on a 2-core machine's 16 ranks.
+        o.timeout = "120" if o.quick else "1800" if o.scenario == "npb" else "600"
     if not (o.timeout.isdigit() and int(o.timeout) > 0):
         die("--timeout needs seconds")
     o.timeout = int(o.timeout)
