@@ -189,6 +189,13 @@ size_t encodeWords(SpxState& st, const uint8_t* in, size_t n, uint8_t* out, size
   uint8_t* const k = st.k_;
   size_t off = 0;
   bool fits = true;
+  // A message that does not fit is sent raw, and the decoder then only takes its words
+  // into the history (train): the predictor and Huffman table of the blocks coded before
+  // are put back, or the next message decodes with a model the decoder never saw.
+  const Pred entryPred = st.pred_;
+  const bool entryHaveTable = st.haveTable_;
+  uint8_t entryLens[kHuffMaxSymbols];
+  std::memcpy(entryLens, st.lens_, sizeof(entryLens));
   for (size_t b0 = 0; b0 < n; b0 += kBlock) {
     const size_t b1 = std::min(n, b0 + kBlock);
     const size_t m = b1 - b0;
@@ -279,6 +286,12 @@ size_t encodeWords(SpxState& st, const uint8_t* in, size_t n, uint8_t* out, size
       std::memcpy(out + off, in + b0 * sizeof(W), m * sizeof(W));
       off += m * sizeof(W);
     }
+  }
+  if (!fits) {
+    st.pred_ = entryPred;
+    st.haveTable_ = entryHaveTable;
+    std::memcpy(st.lens_, entryLens, sizeof(entryLens));
+    if (entryHaveTable) huffmanCodes(st.lens_, kSyms, st.codes_);
   }
   pushHistory<W>(st.hist_, in, n);
   return fits ? off : 0;

@@ -226,6 +226,10 @@ template <typename W>
 size_t encodeWords(SpxFastState& st, const uint8_t* in, size_t n, uint8_t* out, size_t cap) {
   uint8_t* const tok = st.tok_;
   Chooser& ch = st.chooser_;
+  // A message that does not fit is sent raw, and the decoder then only takes its words
+  // into the history (train): the predictor chosen for the blocks coded before must not
+  // stay in the state, or the next message's blocks decode with the wrong one.
+  const Pred entryPred = st.pred_;
   size_t off = 0;
   for (size_t b0 = 0; b0 < n; b0 += kBlock) {
     const size_t b1 = std::min(n, b0 + kBlock);
@@ -286,6 +290,7 @@ size_t encodeWords(SpxFastState& st, const uint8_t* in, size_t n, uint8_t* out, 
       blockBytes += kind == kCoded ? coded : raw;
     }
     if (off + blockBytes > cap) {
+      st.pred_ = entryPred;
       pushHistory<W>(st.hist_, in, n);
       return 0;
     }

@@ -36,6 +36,9 @@ scenarios (docs/cluster.md has the details and the link-bound formulas):
                 every host sends to d random others (d = 4, 8, 16)
   npb-is        NPB IS classes A and B on 4, 8, 16 hosts (CC-MPI Table 4), built from the
                 NPB MPI source given with --npb DIR (not shipped)
+  npb           16 hosts, NPB 3.4 BT, SP, LU, MG, FT, CG, EP, IS class A (--quick: class
+                S on 4 hosts) from --npb DIR, each MPI's mpifort/mpicc; ccmpi also with
+                CCMPI_COMPRESS=auto (compression ratio, cMPI Table 5); docs/nas.md
 
 variants: ccmpi with its automatic choice ("ccmpi") and each algorithm forced
 ("ccmpi:NAME", CCMPI_<COLL>_ALGORITHM) when `ccmpi_info --algorithms` lists more than
@@ -72,7 +75,7 @@ def parser():
                    help="a smoke run: small cluster, few sizes and iterations")
     p.add_argument("--out", metavar="DIR", help="where the results go")
     p.add_argument("--timeout", metavar="S",
-                   help="seconds per program run (default 600, --quick 120)")
+                   help="seconds per program run (default 600, npb 1800, --quick 120)")
     p.add_argument("--keep", action="store_true", help="keep the raw outputs (printed path)")
     p.add_argument("--ccmpi-algorithms", default="all", metavar="all|auto",
                    help="auto: no forced ccmpi variants")
@@ -80,7 +83,7 @@ def parser():
                    help="redo the stored Open MPI sweep")
     p.add_argument("--no-openmpi-best", dest="openmpi_best", action="store_false",
                    help="no Open MPI best variant (and no sweep)")
-    p.add_argument("--npb", metavar="DIR", help="an NPB MPI source tree (npb-is)")
+    p.add_argument("--npb", metavar="DIR", help="an NPB MPI source tree (npb-is, npb)")
     p.add_argument("--max-minutes", default="0", metavar="M",
                    help="start no new run after M minutes (what was measured is written)")
     p.add_argument("--cluster-name", metavar="NAME",
@@ -104,7 +107,8 @@ def options(argv, here, source):
         die("--reps needs a positive number")
     o.reps = int(o.reps)
     if o.timeout is None:
-        o.timeout = "120" if o.quick else "600"
+        # NPB class A: BT and SP run minutes on a 2-core machine's 16 ranks.
+        o.timeout = "120" if o.quick else "1800" if o.scenario == "npb" else "600"
     if not (o.timeout.isdigit() and int(o.timeout) > 0):
         die("--timeout needs seconds")
     o.timeout = int(o.timeout)
@@ -131,9 +135,11 @@ def options(argv, here, source):
     if not plot.available():
         print("%s: warning: no matplotlib: the results get no plot (apt-get install "
               "python3-matplotlib)" % PROG, file=sys.stderr)
-    if o.scenario == "npb-is":
+    if o.scenario == "npb" and not os.access(os.path.join(o.build, "bin", "mpifort"), os.X_OK):
+        die("%s has no bin/mpifort (ccmpi built without gfortran?)" % o.build)
+    if o.scenario in ("npb-is", "npb"):
         if not o.npb:
-            die("npb-is needs --npb DIR (an NPB MPI source tree, e.g. NPB3.4-MPI)")
+            die("%s needs --npb DIR (an NPB MPI source tree, e.g. NPB3.4-MPI)" % o.scenario)
         if not os.path.isdir(os.path.join(o.npb, "IS")):
             found = [d for d in sorted(glob.glob(os.path.join(o.npb, "NPB3*-MPI")))
                      if os.path.isdir(os.path.join(d, "IS"))]

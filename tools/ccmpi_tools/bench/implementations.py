@@ -9,7 +9,8 @@ against the other ranks of a 2-core machine), MPICH (ch4:ucx) with UCX_TLS=tcp,s
 
 Variants: "ccmpi" (automatic choice), "ccmpi:NAME" (algorithm NAME forced with
 CCMPI_<COLL>_ALGORITHM, when `ccmpi_info --algorithms` lists more than one), "openmpi"
-(defaults), "openmpi-best" (a coll_tuned algorithm forced per size: --mca
+(defaults), "ccmpi-compress" (the npb scenario: CCMPI_COMPRESS=auto with
+CCMPI_COMPRESS_STATS=1), "openmpi-best" (a coll_tuned algorithm forced per size: --mca
 coll_tuned_use_dynamic_rules 1 --mca coll_tuned_<coll>_algorithm N, N the fastest of the
 sweep over every algorithm ompi_info lists), "openmpi-sweep" (one such forced run of the
 sweep) and "mpich".
@@ -27,28 +28,46 @@ def available(impl, scenario, warn):
     """Whether `impl` can run `scenario` here; says why not through `warn`."""
     if impl == "ccmpi":
         return True
+    fortran = scenario == "npb"
     if impl == "openmpi":
-        if shutil.which("mpirun.openmpi") and shutil.which("mpicc.openmpi"):
+        if (shutil.which("mpirun.openmpi") and shutil.which("mpicc.openmpi")
+                and (not fortran or shutil.which(fortran_compiler("openmpi", "")))):
             return True
-        warn("Open MPI (mpirun.openmpi, mpicc.openmpi) not installed: skipped")
+        warn("Open MPI (mpirun.openmpi, mpicc.openmpi%s) not installed: skipped"
+             % (", mpifort.openmpi" if fortran else ""))
         return False
     if scenario == "p2p":
         warn("the p2p scenario runs ccmpi and Open MPI only: mpich skipped")
         return False
-    if shutil.which("mpiexec.mpich") and shutil.which("mpicc.mpich"):
+    if (shutil.which("mpiexec.mpich") and shutil.which("mpicc.mpich")
+            and (not fortran or shutil.which(fortran_compiler("mpich", "")))):
         return True
-    warn("MPICH (mpiexec.mpich, mpicc.mpich) not installed: skipped")
+    warn("MPICH (mpiexec.mpich, mpicc.mpich%s) not installed: skipped"
+         % (", mpifort.mpich" if fortran else ""))
     return False
 
 
 def impl_of(variant):
-    """The implementation of a variant: ccmpi:NAME -> ccmpi, openmpi-best -> openmpi."""
+    """The implementation of a variant: ccmpi:NAME and ccmpi-compress -> ccmpi,
+    openmpi-best -> openmpi."""
     return re.split(r"[:-]", variant, 1)[0]
 
 
 def compiler(impl, build):
     return {"ccmpi": os.path.join(build, "bin", "mpicc"), "openmpi": "mpicc.openmpi",
             "mpich": "mpicc.mpich"}[impl]
+
+
+def fortran_compiler(impl, build):
+    """The Fortran wrapper (Debian: libopenmpi-dev has mpifort.openmpi, libmpich-dev
+    mpifort.mpich)."""
+    return {"ccmpi": os.path.join(build, "bin", "mpifort"), "openmpi": "mpifort.openmpi",
+            "mpich": "mpifort.mpich"}[impl]
+
+
+# The environment of the variant ccmpi-compress: compression where it pays (the auto mode
+# of src/p2p/compress_channel.cc) and each rank's byte counts on stderr at MPI_Finalize.
+COMPRESS_ENV = ("CCMPI_COMPRESS=auto", "CCMPI_COMPRESS_STATS=1")
 
 
 class Launcher:
@@ -86,6 +105,9 @@ class Launcher:
         cmd = self.launch(impl_of(variant), nprocs)
         if variant.startswith("ccmpi:"):
             cmd += ["--env", "CCMPI_%s_ALGORITHM=%s" % (coll.upper(), variant.split(":", 1)[1])]
+        elif variant == "ccmpi-compress":
+            for kv in COMPRESS_ENV:
+                cmd += ["--env", kv]
         elif variant in ("openmpi-best", "openmpi-sweep"):
             cmd += openmpi_forced(ocoll, alg)
         return cmd

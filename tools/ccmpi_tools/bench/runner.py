@@ -5,7 +5,7 @@ repetition and plan entry (seeded by both, so a rerun repeats it): drifts in mac
 hit all variants alike, and no variant always follows the same one (the variant after
 MPICH, whose busy-polling ranks are killed when they hang in MPI_Finalize, would always be
 the same with a plain rotation). Every run has a timeout; a run whose program printed its
-last line (coll_bench's "coll_bench: done", NPB's "Verification") and still runs 20 s later
+last line (coll_bench's "coll_bench: done", NPB's "Verification =") and still runs 20 s later
 is stopped and counted as finished (MPICH/UCX can hang in MPI_Finalize on the emulated
 cluster). After each run the processes left in the cluster's hosts are killed: the
 cluster is this run's own (named bench<pid> or --cluster-name, owned by this process), so
@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 
+from .. import npb as npb_mod
 from .. import procs, units
 from . import autorate
 from . import implementations as impls_mod
@@ -298,13 +299,15 @@ class Runner:
                     and re.match(r"^[0-9.]+$", w[2])):
                 self.results.raw.append((impl, test, int(w[1]), float(w[2]), rep))
 
-    # --- collectives and NPB IS ---
+    # --- collectives and NPB ---
 
     def variants(self, e):
         """The variants of a plan entry."""
         v = []
         if "ccmpi" in self.impls:
             v.append("ccmpi")
+            if e.test == "npb":
+                v.append("ccmpi-compress")
             if self.o.ccmpi_algorithms == "all" and e.coll:
                 if e.coll not in self.ccmpi_alg_cache:
                     self.ccmpi_alg_cache[e.coll] = impls_mod.ccmpi_algorithms(self.o.build,
@@ -343,7 +346,19 @@ class Runner:
                 self.progress.done += 1
                 return 1
             prog = [binary]
-            marker = "Verification"
+            marker = "Verification *="
+        elif e.test == "npb":
+            bench, cls = e.extra
+            binary = self.npb_program(impl, bench, cls)
+            if binary is None:
+                self.results.fails.append((variant, what, str(rep), "1",
+                                           "building NPB %s class %s failed (see the npb log)"
+                                           % (bench.upper(), cls)))
+                _say("  %s: building NPB %s class %s failed\n" % (variant, bench.upper(), cls))
+                self.progress.done += 1
+                return 1
+            prog = [binary]
+            marker = "Verification *="
         else:
             marker = "^coll_bench: done"
             prog = [os.path.join(self.work, "bin", impl, "coll_bench"), e.test, "--sizes",
@@ -358,7 +373,22 @@ class Runner:
             self.progress.prefix(), variant, e.label, e.nprocs, size_list[:28], rep))
         rc = self.run_logged(tag, variant, what, rep, cmd, marker, fails)
         out = _lines(os.path.join(self.work, tag + ".out"))
-        if e.test == "is":
+        if e.test == "npb":
+            r = npb_mod.parse_output("\n".join(out))
+            if r["verified"] and r["time"] is not None:
+                us = r["time"] * 1e6
+                dest.append((variant, e.label, e.nprocs, 0, us, us, us, 0, 1, rep))
+                if variant == "ccmpi-compress" and dest is self.results.raw:
+                    st = npb_mod.parse_compress_stats(
+                        "\n".join(_lines(os.path.join(self.work, tag + ".err"))))
+                    if st:
+                        self.results.compress.append((e.label, e.nprocs, rep, st["sent_bytes"],
+                                                      st["sent_wire"], st["compress_s"],
+                                                      st["decompress_s"]))
+            elif rc == 0:
+                self.results.fails.append((variant, what, str(rep), "0",
+                                           "no successful verification in the output"))
+        elif e.test == "is":
             t = None
             for line in out:
                 if "Time in seconds" in line and "=" in line:
@@ -419,6 +449,20 @@ class Runner:
             if os.access(f, os.X_OK):
                 return f
         return None
+
+    def npb_program(self, impl, bench, cls):
+        """The program of NPB benchmark `bench` class `cls` built with `impl`'s mpifort and
+        mpicc (on first use, in a copy of the --npb tree: ccmpi_tools.npb), None if building
+        failed."""
+        d = os.path.join(self.work, "npb8", impl)
+        try:
+            if not os.path.isdir(d):
+                npb_mod.prepare(self.o.npb, d, impls_mod.fortran_compiler(impl, self.o.build),
+                                impls_mod.compiler(impl, self.o.build))
+            with open(os.path.join(self.work, "npb-%s.log" % impl), "a") as log:
+                return npb_mod.build(d, bench, cls, log)
+        except OSError:
+            return None
 
     def run_collectives(self):
         o = self.o

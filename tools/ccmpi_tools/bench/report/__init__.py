@@ -13,7 +13,9 @@ class Results:
     collectives (variant, label, nprocs, size, median_us, mean_us, min_us, bound_bytes,
     iters, rep). fails and sweep_fails: (variant, what, rep, exit, message); skipped:
     (variant, label, nprocs, rep); hung: (variant, what, rep); best_used: (label, nprocs,
-    size) -> (alg, name); commands: the command lines of the first repetition; facts: the
+    size) -> (alg, name); compress (the npb scenario's ccmpi-compress runs): (label,
+    nprocs, rep, sent_bytes, sent_wire, compress_s, decompress_s), sums over ranks of
+    CCMPI_COMPRESS_STATS; commands: the command lines of the first repetition; facts: the
     machine and the run (keys as the facts file of the bash tool: started, load, cpu,
     kernel, ccmpi, openmpi, mpich, impls, cluster, hosts, rate_bps, rate, reps, quick,
     elapsed, invocation)."""
@@ -27,6 +29,7 @@ class Results:
         self.skipped = []
         self.hung = []
         self.best_used = {}
+        self.compress = []
         self.commands = []
 
 

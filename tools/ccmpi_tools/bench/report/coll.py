@@ -1,17 +1,20 @@
 """The files of a collective scenario: results.csv
 (impl,test,hosts,size,median_us,min_us,max_us,reps,bound_us,of_bound), README.md (the
 latest figures against the link bound, the scatter scenario's Figure 10 and the alltoallv
-scenario's Tables 2-3 comparisons, every variant, failures, how it was run), <scenario>.svg
+scenario's Tables 2-3 comparisons, the npb scenario's compression table (and its
+compress.csv), every variant, failures, how it was run), <scenario>.svg
 and, when the output is a folder of docs/results and the run is not --quick, the
 scenario's section of docs/results/README.md (front)."""
 import os
+import statistics
 
 from .. import scenarios
 from . import front, plot
 from .stats import summarise
 
-FIXED = ["ccmpi", "openmpi", "openmpi-best", "mpich"]
-NAMES = {"ccmpi": "ccmpi (auto)", "openmpi": "Open MPI (default)",
+FIXED = ["ccmpi", "ccmpi-compress", "openmpi", "openmpi-best", "mpich"]
+NAMES = {"ccmpi": "ccmpi (auto)", "ccmpi-compress": "ccmpi (CCMPI_COMPRESS=auto)",
+         "openmpi": "Open MPI (default)",
          "openmpi-best": "Open MPI (best tuned)", "mpich": "MPICH"}
 # Tests drawn in a partner's panels (series "VARIANT, TEST") when the partner ran.
 MERGED_INTO = {"scatterv5-mpix": "scatterv5", "scatterv5-mpix-mcast": "scatterv5",
@@ -49,7 +52,7 @@ class Report:
         self.r = results
         self.facts = results.facts
         self.scenario = results.scenario
-        self.is_npb = self.scenario == "npb-is"
+        self.is_npb = self.scenario in ("npb-is", "npb")
         self.quick = self.facts.get("quick") == "1"
         self.rate_bps = float(self.facts["rate_bps"])
         self.bound_bytes = {}
@@ -118,6 +121,8 @@ class Report:
         MPI default, Open MPI best, MPICH. Times in ms (NPB: s) median (min-max), % of the
         bound."""
         cols = [("link bound", None), ("ccmpi auto", "ccmpi")]
+        if "ccmpi-compress" in self.variants:
+            cols.append(("ccmpi compress auto", "ccmpi-compress"))
         if any(v.startswith("ccmpi:") for v in self.variants):
             cols.append(("best ccmpi forced", "forced"))
         cols += [(vname(v), v) for v in ("openmpi", "openmpi-best", "mpich") if v in self.variants]
@@ -134,6 +139,9 @@ class Report:
                                      if bv else "n/a")
                     elif v == "openmpi-best":
                         a = self.r.best_used.get((label, n, s))
+                        if self.scenario == "npb" and (v, label, n, s) not in self.stats:
+                            cells.append("= default")  # point-to-point: nothing to force
+                            continue
                         cells.append(self.cell((v, label, n, s)) + (" [%s]" % a[1] if a else ""))
                     else:
                         # The control of Levels 1/2 alone moves no data: no share of the bound.
@@ -228,7 +236,48 @@ class Report:
                 "only); MPI_Alltoallv: the unmodified call (its pattern cache replays the "
                 "schedule, docs/compiled-communication.md).\n")
 
+    def compress_table(self):
+        """The npb scenario's compression figures (cMPI Table 5): per benchmark the ratio of
+        original to sent bytes summed over ranks (median over repetitions), the CPU time of
+        compressing and decompressing (summed over ranks), the time with and without
+        CCMPI_COMPRESS=auto and cMPI's ratio."""
+        if self.scenario != "npb" or not self.r.compress:
+            return ""
+        from .. import scenarios as sc_mod
+        cmpi = sc_mod.get("npb").CMPI_RATIO
+        by = {}
+        for label, n, _rep, sent, wire, cs, ds in self.r.compress:
+            by.setdefault((label, n), []).append((sent, wire, cs + ds))
+        lines = ["| benchmark | hosts | bytes sent (original) | on the wire | ratio | "
+                 "(de)compress CPU | ccmpi | ccmpi compress auto | time change | "
+                 "cMPI Table 5 ratio |", "|" + " --- |" * 10]
+        for (label, n) in sorted(by):
+            rows = by[(label, n)]
+            ratios = [s / w for s, w, _ in rows if w]
+            mid = sorted(rows, key=lambda r: r[0])[len(rows) // 2]
+            ratio = statistics.median(ratios) if ratios else None
+            cpu = statistics.median([r[2] for r in rows])
+            a = self.stats.get(("ccmpi", label, n, 0))
+            c = self.stats.get(("ccmpi-compress", label, n, 0))
+            change = "%+.1f%%" % (100 * (c.median / a.median - 1)) if a and c else "n/a"
+            bench = label.split("-")[0]
+            lines.append("| %s | %d | %s | %s | %s | %.2f s | %s | %s | %s | %s |" % (
+                label, n, _mb(mid[0]), _mb(mid[1]), "%.2f" % ratio if ratio else "n/a", cpu,
+                self.cell(("ccmpi", label, n, 0), False),
+                self.cell(("ccmpi-compress", label, n, 0), False), change,
+                "%.2f" % cmpi[bench] if bench in cmpi else "\u2013"))
+        return ("### Compression (cMPI Table 5)\n\n" + "\n".join(lines) + "\n\nRatio: bytes "
+                "the ranks handed to the TCP transport over the bytes it sent for them "
+                "(`CCMPI_COMPRESS_STATS=1`: each rank's sent_bytes / sent_wire at MPI_Finalize, "
+                "summed over the ranks; messages below CCMPI_COMPRESS_MIN and those the auto "
+                "mode sends plain count 1:1). Time change: the median of ccmpi with "
+                "CCMPI_COMPRESS=auto against plain ccmpi (negative: faster). cMPI Table 5: the "
+                "ratios the cMPI paper reports for BT, SP and LU.\n")
+
     def method(self):
+        if self.scenario == "npb":
+            return ("Each figure is the median over repetitions (min\u2013max) of the "
+                    "benchmark's own \"Time in seconds\". ")
         if self.is_npb:
             return ("Each figure is the median over repetitions (min\u2013max) of IS's \"Time in "
                     "seconds\". ")
@@ -253,6 +302,11 @@ class Report:
                 "cannot run well here with 16+ ranks on 2 cores.\n" % (cores, cores))
 
     def forced_note(self):
+        if self.scenario == "npb":
+            return (" NPB: ccmpi runs with its defaults (and CCMPI_COMPRESS=auto); Open MPI "
+                    "best exists for FT (MPI_Alltoall) and IS (MPI_Alltoallv), whose data a "
+                    "collective carries; BT, SP, LU, MG, CG and EP communicate by point-to-"
+                    "point messages, so their Open MPI best is the default.")
         if self.is_npb:
             return " NPB IS runs every implementation with its defaults only."
         if not any(v.startswith("ccmpi:") for v in self.variants) and "ccmpi" in self.variants:
@@ -265,6 +319,21 @@ class Report:
         return scenarios.payload_bps(self.rate_bps) / 8 / 1e6
 
     # --- plot ---
+
+    def bars(self):
+        """The npb scenario's plot: per benchmark each variant's time relative to ccmpi's
+        (median, min-max)."""
+        cats = [g for g in self.groups]
+        series = []
+        for v in self.variants:
+            pts = []
+            for i, (label, n) in enumerate(cats):
+                st, base = self.stats.get((v, label, n, 0)), self.stats.get(("ccmpi", label, n, 0))
+                if st and base:
+                    pts.append((i, st.median / base.median, st.min / base.median,
+                                st.max / base.median))
+            series.append((vname(v), pts))
+        return ["%s\n%d hosts" % g for g in cats], series
 
     def panels(self):
         """One panel per test and host count (x = size), or per test and size when a test
@@ -321,8 +390,18 @@ def write(results, out, source):
     with open(os.path.join(out, "results.csv"), "w") as w:
         w.write("\n".join(rep.csv_lines()) + "\n")
     svg = os.path.join(out, sc + ".svg")
-    plot_ok = plot.draw(rep.panels(), svg)
+    if sc == "npb":
+        cats, series = rep.bars()
+        plot_ok = plot.draw_bars(cats, series, svg, "NPB, %s hosts, %s" % (f["hosts"], f["rate"]),
+                                 "time relative to ccmpi (auto)")
+        with open(os.path.join(out, "compress.csv"), "w") as w:
+            w.write("test,hosts,rep,sent_bytes,sent_wire,compress_s,decompress_s\n")
+            for row in results.compress:
+                w.write("%s,%d,%d,%d,%d,%.6f,%.6f\n" % row)
+    else:
+        plot_ok = plot.draw(rep.panels(), svg)
     table, fig10, levels = rep.main_table(), rep.fig10_table(), rep.levels_table()
+    ctable = rep.compress_table()
     method = rep.method()
     mpich_note = rep.mpich_note()
     t = []
@@ -340,8 +419,11 @@ def write(results, out, source):
         t.append(fig10 + "\n")
     if levels:
         t.append(levels + "\n")
-    t.append(method + "Best ccmpi forced: the fastest of the algorithms forced with "
-             "CCMPI_<COLL>_ALGORITHM (name in brackets). Open MPI best: coll_tuned algorithm "
+    if ctable:
+        t.append(ctable + "\n")
+    t.append(method + ("" if sc == "npb" else "Best ccmpi forced: the fastest of the "
+                       "algorithms forced with CCMPI_<COLL>_ALGORITHM (name in brackets). ")
+             + "Open MPI best: coll_tuned algorithm "
              "forced per size (`--mca coll_tuned_use_dynamic_rules 1 --mca "
              "coll_tuned_<coll>_algorithm N`), N the fastest of a sweep over every algorithm "
              "ompi_info lists (`openmpi-sweep.csv`, reused by later runs, redone with "
@@ -391,7 +473,13 @@ def write(results, out, source):
         w.write("".join(t))
     if not rep.quick:
         front.update(source, out, sc, front.section(
-            sc, desc, table + ("\n" + fig10 if fig10 else "") + ("\n" + levels if levels else ""),
+            sc, desc, table + ("\n" + fig10 if fig10 else "") + ("\n" + levels if levels else "")
+            + ("\n" + ctable if ctable else ""),
             method, bound_doc, f, mpich_note, os.path.basename(os.path.abspath(out))))
-    return ["results.csv", "README.md"] + (["%s.svg" % sc] if plot_ok else [])
+    return (["results.csv", "README.md"] + (["compress.csv"] if sc == "npb" else [])
+            + (["%s.svg" % sc] if plot_ok else []))
+
+
+def _mb(n):
+    return "%.1f MB" % (n / 1e6)
 

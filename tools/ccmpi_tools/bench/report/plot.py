@@ -80,3 +80,32 @@ def draw(panels, path, cols=3, width=4.2, height=3.4):
     fig.savefig(path, format="svg", metadata={"Date": None})
     plt.close(fig)
     return True
+
+
+def draw_bars(categories, series, path, title, ylabel):
+    """Grouped bars into `path` (SVG): one group per category, one bar per series (title,
+    [(category index, median, min, max)]) with min-max error bars; False (and any earlier
+    plot at `path` removed) without matplotlib or data."""
+    plt, _ = _pyplot()
+    series = [(t, pts) for t, pts in series if pts]
+    if plt is None or not series or not categories:
+        if os.path.exists(path):
+            os.remove(path)
+        return False
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(categories) + 2), 4.0))
+    width = 0.8 / len(series)
+    for k, (t, pts) in enumerate(series):
+        xs = [q[0] - 0.4 + width * (k + 0.5) for q in pts]
+        err = [[q[1] - q[2] for q in pts], [q[3] - q[1] for q in pts]]
+        ax.bar(xs, [q[1] for q in pts], width, yerr=err, capsize=2, label=t)
+    ax.set_xticks(range(len(categories)))
+    ax.set_xticklabels(categories, fontsize=8)
+    ax.axhline(1.0, color="0.5", linewidth=1, linestyle="--")
+    ax.set_title(title, fontsize=10)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    return True

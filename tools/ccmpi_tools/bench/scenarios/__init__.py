@@ -40,7 +40,7 @@ def bound_us(bound_bytes, rate_bps):
 
 
 NAMES = ("p2p allgather alltoall alltoallv bcast bcast-sizes scatter unstructured "
-         "npb-is").split()
+         "npb-is npb").split()
 
 
 def get(name):
