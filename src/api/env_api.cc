@@ -9,6 +9,7 @@
 #include <ctime>
 
 #include "api/api.h"
+#include "api/win.h"
 #include "comm/comm.h"
 #include "runtime/runtime.h"
 
@@ -26,6 +27,7 @@ int initCommon(const char* func, int* argc, char*** argv, int required, int* pro
     const int code = makeErrorCode(rc, func, "");
     runtime::abortJob(1, "ccmpi: " + errorString(code));  // prints the message once
   }
+  rma::registerHandler();  // before the program registers any active-message handler
   return MPI_SUCCESS;
 }
 
