@@ -19,7 +19,8 @@
 // after a set of operations is handled after them.
 //   fence            every member sends a fence marker to every member and waits for one
 //                    from each (per source, so a fast rank's next fence does not count) and
-//                    for its own gets;
+//                    for its own gets, then a barrier (unless MPI_MODE_NOSUCCEED): no
+//                    operation of the next epoch reaches a rank before the last one's;
 //   post/start       post sends a POST to each origin; start waits for one from each
 //                    target; complete waits for its gets and sends COMPLETE; wait/test wait
 //                    for a COMPLETE from each origin of the post group;
@@ -136,6 +137,9 @@ struct Window {
   std::vector<uint64_t> fenceFrom;
   std::vector<int> postFrom, completeFrom, grants;
   std::vector<uint64_t> acksWanted, acks;
+  // Puts or accumulates without an answer went to the target since its last FLUSH/UNLOCK
+  // (operations with a reply are complete at the target when their reply is in).
+  std::vector<uint8_t> unacked;
   std::vector<int> lockedAs;  // 0 or MPI_LOCK_SHARED / MPI_LOCK_EXCLUSIVE
   bool lockAll = false;
   std::vector<int> startGroup, postGroup;
@@ -500,7 +504,7 @@ int issue(Window& w, const OpArgs& a, PendingGet** pending) {
     return setErrorCause(
         MPI_ERR_TYPE, "origin (%lld bytes) and target (%lld bytes) type signatures differ",
         static_cast<long long>(a.ocount * odt->size()), static_cast<long long>(bytes));
-  if (sendsData && accumulate && kind != kPut && odt && odt->basicType() != basic &&
+  if (sendsData && accumulate && kind != kPut && odt && bytes > 0 && odt->basicType() != basic &&
       a.op != MPI_REPLACE)
     return setErrorCause(MPI_ERR_TYPE, "origin and target basic types differ (%s and %s)",
                          odt->name().c_str(), tdt->name().c_str());
@@ -559,9 +563,11 @@ int issue(Window& w, const OpArgs& a, PendingGet** pending) {
     *pending = g;
   }
   const int dest = w.world[t];
+  if (!gets) w.unacked[t] = 1;
   if (kind == kCas) {
     const size_t n = h.unit;
     h.len = n;
+    h.nruns = 1;
     std::vector<unsigned char> m = message(h, runs, 2 * n);
     unsigned char* d = m.data() + sizeof h + sizeof(Run);
     memcpy(d, a.obuf, n);
@@ -614,6 +620,8 @@ void waitGets(Window& w) {
 // FLUSH (or UNLOCK) to each target in `targets`, then waits for every answer.
 void flushTargets(Window& w, const std::vector<int>& targets, Kind kind) {
   for (int t : targets) {
+    if (kind == kFlush && !w.unacked[static_cast<size_t>(t)]) continue;
+    w.unacked[static_cast<size_t>(t)] = 0;
     ++w.acksWanted[static_cast<size_t>(t)];
     control(w, t, kind);
   }
@@ -699,6 +707,7 @@ int createWindow(const char* kFunc, MPI_Comm comm, MPI_Info info, int flavor, MP
   w.acksWanted.assign(n, 0);
   w.acks.assign(n, 0);
   w.lockedAs.assign(n, 0);
+  w.unacked.assign(n, 0);
   if (info != MPI_INFO_NULL) PMPI_Info_dup(info, &w.info);
   w.handle = table().add(std::move(owned));
   gByKey[w.key] = &w;
@@ -971,13 +980,17 @@ extern "C" int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int*
                                      void* baseptr) {
   CCMPI_API_BEGIN("MPI_Win_shared_query");
   WIN_OR_RAISE(w, win);
-  if (w->flavor != MPI_WIN_FLAVOR_SHARED)
-    return raiseWin(w, kFunc, MPI_ERR_RMA_FLAVOR,
-                    "the window was not made by "
-                    "MPI_Win_allocate_shared");
   if (int rc = checkRank(w, kFunc, rank, true)) return rc;
   if (!size || !disp_unit || !baseptr)
     return raiseWin(w, kFunc, MPI_ERR_ARG, "NULL output argument");
+  if (w->flavor != MPI_WIN_FLAVOR_SHARED) {
+    // MPI-4.1: other windows share only the caller's own memory with it.
+    const bool mine = rank == w->rank || (rank == MPI_PROC_NULL && w->size == 1);
+    *size = mine ? w->winSize : 0;
+    *disp_unit = mine ? w->dispUnit : w->dispUnits[static_cast<size_t>(rank < 0 ? 0 : rank)];
+    *static_cast<void**>(baseptr) = mine && w->winSize > 0 ? w->base : nullptr;
+    return MPI_SUCCESS;
+  }
   if (rank == MPI_PROC_NULL) {
     rank = 0;
     for (int i = 0; i < w->size; ++i)
@@ -989,7 +1002,7 @@ extern "C" int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int*
   const size_t r = static_cast<size_t>(rank);
   *size = w->sizes[r];
   *disp_unit = w->dispUnits[r];
-  *static_cast<void**>(baseptr) = static_cast<char*>(w->shm) + w->shmOff[r];
+  *static_cast<void**>(baseptr) = *size > 0 ? static_cast<char*>(w->shm) + w->shmOff[r] : nullptr;
   return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Win_shared_query)
@@ -1447,6 +1460,10 @@ extern "C" int PMPI_Win_fence(int assert, MPI_Win win) {
       if (f < epoch) return false;
     return w->pendingGets == 0;
   });
+  // Everything that targeted this rank is in; the barrier makes it so everywhere before any
+  // operation of the next epoch starts (an operation to a rank that has not seen all of the
+  // last epoch's yet could overtake them on another connection).
+  if (!(assert& MPI_MODE_NOSUCCEED)) PMPI_Barrier(w->comm);
   return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Win_fence)
