@@ -28,6 +28,7 @@ int initCommon(const char* func, int* argc, char*** argv, int required, int* pro
     runtime::abortJob(1, "ccmpi: " + errorString(code));  // prints the message once
   }
   rma::registerHandler();  // before the program registers any active-message handler
+  api::startAsyncProgress();
   return MPI_SUCCESS;
 }
 
@@ -49,6 +50,7 @@ CCMPI_MPI_ALIAS(MPI_Init_thread)
 
 extern "C" int PMPI_Finalize(void) {
   CCMPI_API_BEGIN("MPI_Finalize");
+  api::stopAsyncProgress();
   if (int rc = runtime::finalize()) return api::raise(kFunc, rc);
   return MPI_SUCCESS;
 }

@@ -1,0 +1,68 @@
+// The progress thread (see async_progress.h).
+#include "api/async_progress.h"
+
+#include <ctime>
+#include <mutex>
+#include <thread>
+
+#include "base/tunables.h"
+#include "progress/engine.h"
+
+namespace ccmpi::api {
+namespace {
+
+Tunable<bool> kAsync("CCMPI_ASYNC_PROGRESS", false,
+                     "1 = a progress thread runs active-message handlers (passive-target RMA) "
+                     "while the program computes outside MPI");
+Tunable<int64_t> kAsyncUs("CCMPI_ASYNC_PROGRESS_US", 100,
+                          "microseconds the progress thread sleeps between polls");
+
+std::mutex gMutex;
+thread_local int tDepth = 0;  // guarded calls this thread is inside (the thread: 1 when polling)
+std::atomic<bool> gStop{false};
+std::thread gThread;
+
+void loop() {
+  const int64_t us = kAsyncUs.get() > 0 ? kAsyncUs.get() : 1;
+  timespec ts{static_cast<time_t>(us / 1000000), static_cast<long>(us % 1000000) * 1000};
+  while (!gStop.load(std::memory_order_acquire)) {
+    if (gMutex.try_lock()) {
+      tDepth = 1;  // handlers that call MPI (MPIX_Am_send) do not lock again
+      // Shared memory is looked at on every poll, sockets on every few: poll a few times.
+      for (int i = 0; i < 32; ++i) progress::engine().poll(0);
+      tDepth = 0;
+      gMutex.unlock();
+    }
+    nanosleep(&ts, nullptr);
+  }
+}
+
+}  // namespace
+
+std::atomic<bool> gAsyncProgress{false};
+
+bool enterApiSlow() {
+  if (tDepth++ == 0) gMutex.lock();
+  return true;
+}
+
+void leaveApiSlow() {
+  if (--tDepth == 0) gMutex.unlock();
+}
+
+void startAsyncProgress() {
+  if (!kAsync.get() || gThread.joinable()) return;
+  gStop.store(false);
+  gAsyncProgress.store(true);
+  gThread = std::thread(loop);
+}
+
+void stopAsyncProgress() {
+  if (!gThread.joinable()) return;
+  gStop.store(true, std::memory_order_release);
+  gThread.join();
+  gAsyncProgress.store(false);
+  // The caller's guard still holds the mutex and lets it go on return.
+}
+
+}  // namespace ccmpi::api
