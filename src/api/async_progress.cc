@@ -1,24 +1,30 @@
 // The progress thread (see async_progress.h).
 #include "api/async_progress.h"
 
+#include <cstdlib>
 #include <ctime>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "base/tunables.h"
 #include "progress/engine.h"
+#include "runtime/runtime.h"
 
 namespace ccmpi::api {
 namespace {
 
-Tunable<bool> kAsync("CCMPI_ASYNC_PROGRESS", false,
-                     "1 = a progress thread runs active-message handlers (passive-target RMA) "
-                     "while the program computes outside MPI");
-Tunable<int64_t> kAsyncUs("CCMPI_ASYNC_PROGRESS_US", 100,
+Tunable<std::string> kAsync("CCMPI_ASYNC_PROGRESS", "auto",
+                            "a progress thread runs active-message handlers (passive-target RMA) "
+                            "while the program computes outside MPI: 1 = from MPI_Init, auto = "
+                            "from the first window's creation, 0 = never");
+Tunable<int64_t> kAsyncUs("CCMPI_ASYNC_PROGRESS_US", 200,
                           "microseconds the progress thread sleeps between polls");
 
 std::mutex gMutex;
 thread_local int tDepth = 0;  // guarded calls this thread is inside (the thread: 1 when polling)
+thread_local bool tAdopted = false;  // startAsyncProgressInCall took the mutex for this call
+std::thread::id gThreadId;
 std::atomic<bool> gStop{false};
 std::thread gThread;
 
@@ -50,11 +56,52 @@ void leaveApiSlow() {
   if (--tDepth == 0) gMutex.unlock();
 }
 
-void startAsyncProgress() {
-  if (!kAsync.get() || gThread.joinable()) return;
+void leaveUnheld() {
+  if (tAdopted && tDepth == 1) {
+    tAdopted = false;
+    tDepth = 0;
+    gMutex.unlock();
+  }
+}
+
+namespace {
+
+// At exit (MPI_Abort, an exit without MPI_Finalize): a joinable thread would end the
+// process with std::terminate.
+void stopAtExit() {
+  if (!gThread.joinable()) return;
+  gStop.store(true, std::memory_order_release);
+  if (std::this_thread::get_id() == gThreadId)
+    gThread.detach();
+  else
+    gThread.join();
+}
+
+void launch() {
+  static bool registered = false;
+  if (!registered) {
+    registered = true;
+    atexit(stopAtExit);
+  }
   gStop.store(false);
   gAsyncProgress.store(true);
   gThread = std::thread(loop);
+  gThreadId = gThread.get_id();
+}
+
+}  // namespace
+
+void startAsyncProgress() {
+  if (kAsync.get() != "1" || gThread.joinable()) return;
+  launch();
+}
+
+void startAsyncProgressInCall() {
+  if (kAsync.get() == "0" || gThread.joinable() || !runtime::initialized()) return;
+  gMutex.lock();
+  ++tDepth;
+  tAdopted = true;
+  launch();
 }
 
 void stopAsyncProgress() {

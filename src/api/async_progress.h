@@ -1,7 +1,8 @@
 #pragma once
-// The progress thread (CCMPI_ASYNC_PROGRESS=1): drives the progress engine while the program
-// computes outside MPI, so active-message handlers (passive-target RMA: locks, gets,
-// accumulates) run without the target calling MPI.
+// The progress thread: drives the progress engine while the program computes outside MPI,
+// so active-message handlers (passive-target RMA: locks, gets, accumulates) run without the
+// target calling MPI. CCMPI_ASYNC_PROGRESS: 1 = from MPI_Init; auto (the default) = from
+// the creation of the first window (a program without windows never has it); 0 = never.
 //
 // The engine is not thread-safe, so the thread polls it only while no MPI call runs: every
 // entry point (CCMPI_API_BEGIN) holds one process-wide mutex for its duration (a nested call
@@ -15,6 +16,7 @@ namespace ccmpi::api {
 extern std::atomic<bool> gAsyncProgress;
 bool enterApiSlow();
 void leaveApiSlow();
+void leaveUnheld();
 
 class ApiGuard {
  public:
@@ -22,7 +24,10 @@ class ApiGuard {
     if (__builtin_expect(gAsyncProgress.load(std::memory_order_relaxed), 0)) held_ = enterApiSlow();
   }
   ~ApiGuard() {
-    if (__builtin_expect(held_, 0)) leaveApiSlow();
+    if (__builtin_expect(held_, 0))
+      leaveApiSlow();
+    else if (__builtin_expect(gAsyncProgress.load(std::memory_order_relaxed), 0))
+      leaveUnheld();  // the call that started the thread
   }
   ApiGuard(const ApiGuard&) = delete;
   ApiGuard& operator=(const ApiGuard&) = delete;
@@ -31,8 +36,12 @@ class ApiGuard {
   bool held_ = false;
 };
 
-// Starts the thread if CCMPI_ASYNC_PROGRESS is set (MPI_Init, outside any guarded call).
+// Starts the thread if CCMPI_ASYNC_PROGRESS is 1 (MPI_Init, outside any guarded call).
 void startAsyncProgress();
+// Starts it unless CCMPI_ASYNC_PROGRESS is 0, from inside an MPI call that began while it
+// was off (window creation, MPI_Init model only): the call takes the mutex now and lets it
+// go when it returns.
+void startAsyncProgressInCall();
 // Stops it (MPI_Finalize).
 void stopAsyncProgress();
 

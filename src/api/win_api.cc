@@ -27,8 +27,9 @@
 //   lock/unlock      a lock request is granted by the target's handler (shared/exclusive,
 //                    FIFO queue); unlock sends UNLOCK, which the target answers once all
 //                    earlier operations are applied; flush sends FLUSH (answered alike).
-// Passive-target progress happens whenever the target drives progress (any MPI call), or
-// always with the progress thread (CCMPI_ASYNC_PROGRESS, see asyncProgress below).
+// Passive-target progress happens whenever the target drives progress (any MPI call), and
+// while it computes through the progress thread (api/async_progress.h), which the first
+// window starts unless CCMPI_ASYNC_PROGRESS=0.
 //
 // MPI_Win_allocate_shared maps one POSIX shared-memory object per window (rank 0 creates
 // it, the others open it by name, then it is unlinked); MPI_Win_shared_query returns
@@ -746,6 +747,7 @@ int createWindow(const char* kFunc, MPI_Comm comm, MPI_Info info, int flavor, MP
     for (Orphan& m : o) onAm(m.src, 0, m.msg.data(), m.msg.size(), nullptr);
   }
   *win = w.handle;
+  api::startAsyncProgressInCall();  // passive-target progress from now on
   return MPI_SUCCESS;
 }
 
@@ -799,8 +801,6 @@ int setupShared(Window& w, MPI_Aint size) {
   w.base = static_cast<char*>(w.shm) + w.shmOff[static_cast<size_t>(w.rank)];
   return MPI_SUCCESS;
 }
-
-// --- sessions-less progress thread --------------------------------------------------------
 
 }  // namespace
 
