@@ -66,6 +66,22 @@ void leaveUnheld() {
 
 namespace {
 
+// A call that sleeps outside the engine (progress::Engine::beforeOutsideSleep) lets the
+// thread poll meanwhile: it gives the mutex up and takes it back with its depth.
+thread_local int tSavedDepth = 0;
+void releaseForSleep() {
+  if (tDepth == 0 || std::this_thread::get_id() == gThreadId) return;
+  tSavedDepth = tDepth;
+  tDepth = 0;
+  gMutex.unlock();
+}
+void reacquireAfterSleep() {
+  if (tSavedDepth == 0) return;
+  gMutex.lock();
+  tDepth = tSavedDepth;
+  tSavedDepth = 0;
+}
+
 // At exit (MPI_Abort, an exit without MPI_Finalize): a joinable thread would end the
 // process with std::terminate.
 void stopAtExit() {
@@ -87,6 +103,7 @@ void launch() {
   gAsyncProgress.store(true);
   gThread = std::thread(loop);
   gThreadId = gThread.get_id();
+  progress::engine().setOutsideSleepHooks(releaseForSleep, reacquireAfterSleep);
 }
 
 }  // namespace
@@ -109,6 +126,7 @@ void stopAsyncProgress() {
   gStop.store(true, std::memory_order_release);
   gThread.join();
   gAsyncProgress.store(false);
+  progress::engine().setOutsideSleepHooks(nullptr, nullptr);
   // The caller's guard still holds the mutex and lets it go on return.
 }
 
