@@ -11,6 +11,7 @@
 // (recorded with setErrorCause), and the error handler of the object involved runs.
 #include <mpi.h>
 
+#include "api/async_progress.h"
 #include "base/error.h"
 
 #define CCMPI_MPI_ALIAS(name) \
@@ -51,9 +52,11 @@ class FuncNameScope {
 
 }  // namespace ccmpi::api
 
-// Start of an MPI function that needs MPI to be initialized and not finalized.
+// Start of an MPI function that needs MPI to be initialized and not finalized (it holds
+// the progress thread off while it runs, see async_progress.h).
 #define CCMPI_API_BEGIN(fname)                      \
   static constexpr const char* kFunc = fname;       \
+  ::ccmpi::api::ApiGuard ccmpiApiGuard_;            \
   if (__builtin_expect(!::ccmpi::api::active(), 0)) \
   return ::ccmpi::api::raisef(kFunc, MPI_ERR_OTHER, "called before MPI_Init or after MPI_Finalize")
 

@@ -9,6 +9,7 @@
 #include <ctime>
 
 #include "api/api.h"
+#include "api/win.h"
 #include "comm/comm.h"
 #include "runtime/runtime.h"
 
@@ -26,6 +27,8 @@ int initCommon(const char* func, int* argc, char*** argv, int required, int* pro
     const int code = makeErrorCode(rc, func, "");
     runtime::abortJob(1, "ccmpi: " + errorString(code));  // prints the message once
   }
+  rma::registerHandler();  // before the program registers any active-message handler
+  api::startAsyncProgress();
   return MPI_SUCCESS;
 }
 
@@ -47,6 +50,7 @@ CCMPI_MPI_ALIAS(MPI_Init_thread)
 
 extern "C" int PMPI_Finalize(void) {
   CCMPI_API_BEGIN("MPI_Finalize");
+  api::stopAsyncProgress();
   if (int rc = runtime::finalize()) return api::raise(kFunc, rc);
   return MPI_SUCCESS;
 }

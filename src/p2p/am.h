@@ -7,8 +7,9 @@
 // Rules for handlers (docs/active-messages.md): they run to completion inside the progress
 // engine and must not block (no blocking MPI call, no wait on a request); they may send
 // active messages (a reply), and those are queued and go out as the connection allows.
-// A rank that computes without calling MPI runs no handler until its next call (there is no
-// progress thread).
+// A rank that computes without calling MPI runs no handler until its next call, unless the
+// progress thread runs (api/async_progress.h: CCMPI_ASYNC_PROGRESS, or from the first RMA
+// window on).
 //
 // Handlers are registered on a communicator; the source a handler sees is a rank of it. Ids
 // are given in registration order, so every rank that takes part registers the same

@@ -91,6 +91,20 @@ class Engine {
     while (!done()) poll(kSleepSliceMs);
   }
 
+  // Around a sleep outside the engine (a node collective's futex wait): the progress
+  // thread (api/async_progress.h), when it runs, may poll the engine meanwhile.
+  using SleepHook = void (*)();
+  void setOutsideSleepHooks(SleepHook before, SleepHook after) {
+    beforeSleep_ = before;
+    afterSleep_ = after;
+  }
+  void beforeOutsideSleep() {
+    if (beforeSleep_) beforeSleep_();
+  }
+  void afterOutsideSleep() {
+    if (afterSleep_) afterSleep_();
+  }
+
   // Idle polls a rank with a core of its own spins before it yields the core on every idle
   // poll (a few tens of microseconds).
   static constexpr unsigned kPoliteAfter = 256;
@@ -118,6 +132,8 @@ class Engine {
   std::vector<Hook> hooks_;
   int64_t wakeNs_ = 0;  // see wakeBy (0 = none)
   FastPath fast_;
+  SleepHook beforeSleep_ = nullptr;
+  SleepHook afterSleep_ = nullptr;
   unsigned skipped_ = 0;  // non-sleeping polls answered by the fast path alone
   bool runHooks();
 };

@@ -9,6 +9,8 @@
 #             ranks agree on the link rate: declared (CCMPI_LINK_MBITS), or found (unset or 0)
 #             in the hosts' tbf shaper and, on a --no-gso cluster, their htb class, or
 #             measured by packet trains (CCMPI_LINK_FIND=probe)
+#   rma       one-sided communication across 4 hosts (tests/mpi/rma.c), and passive-target
+#             progress while the target computes with the progress thread (rma_async.c)
 #   mcast     multicast Bcast and Scatterv on 4 hosts under loss, duplication and
 #             reordering deliver exactly (tests/mpi/mcast_*.c)
 #   check     `check` on 2 hosts at 20mbit reports every figure within 10%
@@ -20,7 +22,7 @@
 #             (scatterv5-mpix) for ccmpi alone, the README's Figure 10 table, the Open
 #             MPI sweep stored and used, no cluster left
 # Environment: CLUSTER (ccmpi-cluster of the build tree), MPIRUN, P2P_ORDER and
-# CLUSTER_HOSTS (MPI programs) for the mpi case, BENCH (ccmpi-bench) for the bench case. Needs root: exits 77 (skipped) otherwise.
+# CLUSTER_HOSTS (MPI programs) for the mpi case, RMA and RMA_ASYNC for the rma case, BENCH (ccmpi-bench) for the bench case. Needs root: exits 77 (skipped) otherwise.
 # Every cluster is named uniquely, owned by this script (--owner $$) and taken down by a
 # trap, so nothing is left even when a case fails or the script is killed.
 # `A && B || fail` is meant.
@@ -302,6 +304,19 @@ case "$CASE" in
       "$WORK/out" || fail "link rate (htb): $(grep '^link:' "$WORK/out")"
     ;;
 
+  rma)
+    : "${MPIRUN:?}" "${RMA:?}" "${RMA_ASYNC:?}"
+    new_name rm; n=$NAME
+    run "$CLUSTER" up --hosts 4 --name "$n" --owner $$
+    [ "$RC" -eq 0 ] || fail "up failed"
+    hostfile=$(cat "$WORK/out")
+    run timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" --iface r0 -n 4 \
+      "$RMA"
+    [ "$RC" -eq 0 ] && grep -q "^PASS rma" "$WORK/out" || fail "rma: rc $RC"
+    run timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" --iface r0 -n 4 \
+      --env CCMPI_ASYNC_PROGRESS=1 "$RMA_ASYNC"
+    [ "$RC" -eq 0 ] && grep -q "^PASS rma_async" "$WORK/out" || fail "rma_async: rc $RC"
+    ;;
   mcast)
     # Reliable multicast across 4 hosts with 1% loss, 1% duplication and 1% reordering on
     # every cable, then 5% loss: every Bcast and Scatterv (static, dynamic and the MPIX

@@ -6,7 +6,7 @@
  *                        says it is not implemented; a user handler on the communicator
  *                        argument is the one called; handle c2f/f2c round trips; status
  *                        conversions keep every field (MPI_Get_count, MPI_Test_cancelled).
- *   unsupported fatal    calls MPI_Win_create under the default MPI_ERRORS_ARE_FATAL: the
+ *   unsupported fatal    calls MPI_Comm_connect under the default MPI_ERRORS_ARE_FATAL: the
  *                        job must abort with the message (checked by expect_failure.sh). */
 #include <string.h>
 
@@ -123,11 +123,9 @@ static void check_statuses(void) {
 
 static void check_unsupported(void) {
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-  MPI_Win win = MPI_WIN_NULL;
-  int buf[4] = {0, 0, 0, 0};
-  expect_unsupported(
-      MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win),
-      "MPI_Win_create");
+  MPI_Comm conn = MPI_COMM_NULL;
+  expect_unsupported(MPI_Comm_connect("no-port", MPI_INFO_NULL, 0, MPI_COMM_WORLD, &conn),
+                     "MPI_Comm_connect");
   MPI_File fh = MPI_FILE_NULL;
   expect_unsupported(MPI_File_open(MPI_COMM_WORLD, "/tmp/ccmpi_unsupported_test", MPI_MODE_RDONLY,
                                    MPI_INFO_NULL, &fh),
@@ -142,7 +140,7 @@ static void check_unsupported(void) {
   char port[MPI_MAX_PORT_NAME];
   expect_unsupported(MPI_Open_port(MPI_INFO_NULL, port), "MPI_Open_port");
   /* The profiling name behaves the same. */
-  expect_unsupported(PMPI_Win_fence(0, MPI_WIN_NULL), "MPI_Win_fence");
+  expect_unsupported(PMPI_Close_port("no-port"), "MPI_Close_port");
 
   /* The error goes to the communicator argument's handler, not MPI_COMM_WORLD's. */
   MPI_Comm dup;
@@ -154,12 +152,11 @@ static void check_unsupported(void) {
   expect_unsupported(MPI_Comm_accept("no-port", MPI_INFO_NULL, 0, dup, &other), "MPI_Comm_accept");
   CHECK(handler_calls == 1, "user handler called %d times", handler_calls);
   CHECK(handler_comm == dup, "user handler got comm 0x%x, expected 0x%x", handler_comm, dup);
-  expect_unsupported(MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, dup, &win),
-                     "MPI_Win_create");
+  expect_unsupported(MPI_Comm_connect("no-port", MPI_INFO_NULL, 0, dup, &conn), "MPI_Comm_connect");
   CHECK(handler_calls == 2, "user handler called %d times", handler_calls);
   /* Not tied to dup: its handler stays out of it. */
-  expect_unsupported(MPI_Win_free(&win), "MPI_Win_free");
-  CHECK(handler_calls == 2, "user handler called for MPI_Win_free");
+  expect_unsupported(MPI_Unpublish_name("service", MPI_INFO_NULL, "no-port"), "MPI_Unpublish_name");
+  CHECK(handler_calls == 2, "user handler called for MPI_Unpublish_name");
   CHECK_MPI(MPI_Errhandler_free(&eh));
   CHECK_MPI(MPI_Comm_free(&dup));
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
@@ -170,11 +167,10 @@ int main(int argc, char** argv) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (argc > 1 && strcmp(argv[1], "fatal") == 0) {
-    MPI_Win win;
-    int buf[1] = {0};
+    MPI_Comm conn;
     /* Default handler: must not return. */
-    MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    fprintf(stderr, "rank %d: MPI_Win_create returned under MPI_ERRORS_ARE_FATAL\n", rank);
+    MPI_Comm_connect("no-port", MPI_INFO_NULL, 0, MPI_COMM_WORLD, &conn);
+    fprintf(stderr, "rank %d: MPI_Comm_connect returned under MPI_ERRORS_ARE_FATAL\n", rank);
     MPI_Finalize();
     return 0; /* exit code 0 makes expect_failure.sh fail */
   }

@@ -161,8 +161,11 @@ void Segment::waitUntil(Pred ready) {
     progress::engine().poll(0);
     sleepers.fetch_add(1, std::memory_order_seq_cst);
     const uint32_t seen = events.load(std::memory_order_seq_cst);
-    if (!ready())
+    if (!ready()) {
+      progress::engine().beforeOutsideSleep();  // the progress thread may poll meanwhile
       futexWait(reinterpret_cast<uint32_t*>(static_cast<unsigned char*>(base_) + kEvents), seen);
+      progress::engine().afterOutsideSleep();
+    }
     sleepers.fetch_sub(1, std::memory_order_seq_cst);
   }
 }

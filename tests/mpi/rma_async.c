@@ -1,0 +1,68 @@
+/* Passive-target progress while the target computes (run with CCMPI_ASYNC_PROGRESS=1):
+ * the last rank spins in a loop that makes no MPI call until the value the others put into
+ * its window (under exclusive locks, each waiting for the previous one's through a get)
+ * has arrived; the loop gives up after kLimit seconds, which fails the test. Without a
+ * progress thread the puts, gets and lock grants would wait for the target's next MPI call.
+ * Each origin also reads the target's "computing" flag through MPI_Get while it spins, so
+ * the operations provably completed during the compute loop. */
+#include <mpi.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "check.h"
+
+enum { kLimit = 30 };
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  CHECK(size >= 2, "needs 2 ranks");
+  const int target = size - 1;
+  volatile int* mem;
+  MPI_Win win;
+  MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, (void*)&mem, &win);
+  mem[0] = 0; /* sum of what the origins put */
+  mem[1] = 1; /* 1 while the target computes */
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == target) {
+    const int want = (size - 1) * size / 2; /* origins r put r + 1 */
+    const double start = now();
+    while (mem[0] != want && now() - start < kLimit) {
+    }
+    CHECK(mem[0] == want, "after %d s of computing the window holds %d, not %d", kLimit, mem[0],
+          want);
+    mem[1] = 0;
+  } else {
+    /* Origin r waits until r origins have added theirs, then adds r + 1 (ordered by the
+     * exclusive lock and the get inside it). */
+    int done = 0;
+    for (;;) {
+      int cur = 0, computing = 0;
+      MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win);
+      MPI_Get(&cur, 1, MPI_INT, target, 0, 1, MPI_INT, win);
+      MPI_Get(&computing, 1, MPI_INT, target, 1, 1, MPI_INT, win);
+      MPI_Win_flush(target, win);
+      CHECK(computing == 1, "the target stopped computing before rank %d added its value", rank);
+      if (cur == rank * (rank + 1) / 2) {
+        int v = cur + rank + 1;
+        MPI_Put(&v, 1, MPI_INT, target, 0, 1, MPI_INT, win);
+        done = 1;
+      }
+      MPI_Win_unlock(target, win);
+      if (done) break;
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_free(&win);
+  test_pass("rma_async");
+  MPI_Finalize();
+  return 0;
+}
