@@ -238,6 +238,11 @@ int twoPhase(File& f, Staged& s, const std::vector<Segment>& segs, bool write, i
   }
 
   int rc = MPI_SUCCESS;
+  int64_t eof = INT64_MAX;
+  if (!write) {
+    struct stat st;
+    if (fstat(f.fd, &st) == 0) eof = st.st_size;
+  }
   std::vector<int> scount(size), rcount(size), sdisp(size), rdisp(size);
   std::vector<int> sdata(size), rdata(size), sddisp(size), rddisp(size);
   std::vector<int64_t> sendHdr, recvHdr;
@@ -330,10 +335,12 @@ int twoPhase(File& f, Staged& s, const std::vector<Segment>& segs, bool write, i
       if (int e = coll::alltoallv(sendBuf.data(), rdata.data(), rddisp.data(), MPI_BYTE,
                                   recvBuf.data(), sdata.data(), sddisp.data(), MPI_BYTE, c))
         return e;
+      // Bytes past the end of the file are left as they are in the user's buffer.
       const unsigned char* src = recvBuf.data();
       for (int k = 0; k < naggr; ++k)
         for (const Piece& p : buckets[static_cast<size_t>(r * naggr + k)]) {
-          memcpy(s.p + p.soff, src, static_cast<size_t>(p.len));
+          memcpy(s.p + p.soff, src,
+                 static_cast<size_t>(std::clamp<int64_t>(eof - p.off, 0, p.len)));
           src += p.len;
         }
     }

@@ -85,6 +85,7 @@ int dispatch(MPI_Errhandler eh, MPI_File fh, int code) {
       if (e->otherFn) {
         int userCode = code;
         reinterpret_cast<MPI_File_errhandler_function*>(e->otherFn)(&fh, &userCode);
+        return userCode;  // as MPICH: the handler may clear the error
       }
       return code;
     default:
@@ -303,6 +304,31 @@ int holdType(MPI_Datatype t, MPI_Datatype* out) {
   return datatype::commit(*out);
 }
 
+// The standard requires etypes and filetypes whose displacements are non-negative and
+// monotonically nondecreasing, without overlaps unless the file is read-only; ROMIO
+// reports others as MPI_ERR_IO.
+int checkViewType(MPI_Datatype t, const char* what, bool readOnly) {
+  MPI_Datatype held;
+  if (int rc = holdType(t, &held)) return rc;
+  datatype::Datatype* d = datatype::lookup(held);
+  int rc = MPI_SUCCESS;
+  if (d->size() > 0) {
+    const std::vector<datatype::Block> blocks = d->blocks(size_t{1} << 26);
+    int64_t start = 0, end = 0;
+    for (const datatype::Block& b : blocks) {
+      if (b.disp < start || (b.disp < end && !readOnly)) {
+        rc = setErrorCause(MPI_ERR_IO,
+                           "the %s has a negative, decreasing or overlapping displacement", what);
+        break;
+      }
+      start = b.disp;
+      end = std::max(end, b.disp + b.len);
+    }
+  }
+  if (!d->predefined()) datatype::free(&held);
+  return rc;
+}
+
 int installView(File& f, int64_t disp, MPI_Datatype etype, MPI_Datatype filetype,
                 const std::string& datarep) {
   MPI_Datatype e, ft;
@@ -357,9 +383,11 @@ int rejectSequential(File* f, const char* func) {
 enum class Pos { kExplicit, kIndividual, kShared, kOrdered };
 
 // Argument checks shared by every data access call; returns 0 or the error (raised).
-int checkAccess(const char* kFunc, File* f, int64_t offset, const void* buf, int count,
+int checkAccess(const char* kFunc, File* f, int64_t offset, const void* buf, int64_t count,
                 MPI_Datatype type, bool write, Pos pos) {
-  if (count < 0) return raiseFile(f, kFunc, MPI_ERR_COUNT, "count %d is negative", count);
+  if (count < 0)
+    return raiseFile(f, kFunc, MPI_ERR_COUNT, "count %lld is negative",
+                     static_cast<long long>(count));
   datatype::Datatype* d = datatype::lookup(type);
   if (!d) return raiseFile(f, kFunc, MPI_ERR_TYPE, "invalid datatype 0x%x", type);
   if (!d->committed()) return raiseFile(f, kFunc, MPI_ERR_TYPE, "the datatype is not committed");
@@ -375,21 +403,21 @@ int checkAccess(const char* kFunc, File* f, int64_t offset, const void* buf, int
   if (pos == Pos::kExplicit && offset < 0)
     return raiseFile(f, kFunc, MPI_ERR_ARG, "offset %lld is negative",
                      static_cast<long long>(offset));
-  if (f->etypeSize > 0 && (int64_t{count} * d->size()) % f->etypeSize != 0)
+  if (f->etypeSize > 0 && (count * d->size()) % f->etypeSize != 0)
     return raiseFile(f, kFunc, MPI_ERR_TYPE,
                      "the data (%lld bytes) is not a whole number of etypes (%lld bytes)",
-                     static_cast<long long>(int64_t{count} * d->size()),
+                     static_cast<long long>(count * d->size()),
                      static_cast<long long>(f->etypeSize));
   return MPI_SUCCESS;
 }
 
 // Runs one data access (checks included); *bytes is what it moved.
-int doAccess(const char* kFunc, File* f, int64_t offset, void* buf, int count, MPI_Datatype type,
-             bool write, Pos pos, bool collective, int64_t* bytes) {
+int doAccess(const char* kFunc, File* f, int64_t offset, void* buf, int64_t count,
+             MPI_Datatype type, bool write, Pos pos, bool collective, int64_t* bytes) {
   *bytes = 0;
   if (int rc = checkAccess(kFunc, f, offset, buf, count, type, write, pos)) return rc;
   const int64_t es = std::max<int64_t>(f->etypeSize, 1);
-  const int64_t want = int64_t{count} * datatype::lookup(type)->size();
+  const int64_t want = count * datatype::lookup(type)->size();
   int64_t start = 0;
   int rc = MPI_SUCCESS;
   switch (pos) {
@@ -438,7 +466,7 @@ int completedRequest(int64_t bytes, MPI_Request* request) {
   return MPI_SUCCESS;
 }
 
-int blocking(const char* kFunc, MPI_File fh, int64_t offset, void* buf, int count,
+int blocking(const char* kFunc, MPI_File fh, int64_t offset, void* buf, int64_t count,
              MPI_Datatype type, MPI_Status* status, bool write, Pos pos, bool collective) {
   FILE_OR_RAISE(fh, f);
   int64_t bytes = 0;
@@ -447,7 +475,7 @@ int blocking(const char* kFunc, MPI_File fh, int64_t offset, void* buf, int coun
   return rc;
 }
 
-int nonblocking(const char* kFunc, MPI_File fh, int64_t offset, void* buf, int count,
+int nonblocking(const char* kFunc, MPI_File fh, int64_t offset, void* buf, int64_t count,
                 MPI_Datatype type, MPI_Request* request, bool write, Pos pos, bool collective) {
   FILE_OR_RAISE(fh, f);
   if (!request) return raiseFile(f, kFunc, MPI_ERR_REQUEST, "request pointer is NULL");
@@ -457,7 +485,7 @@ int nonblocking(const char* kFunc, MPI_File fh, int64_t offset, void* buf, int c
   return completedRequest(bytes, request);
 }
 
-int splitBegin(const char* kFunc, MPI_File fh, int64_t offset, void* buf, int count,
+int splitBegin(const char* kFunc, MPI_File fh, int64_t offset, void* buf, int64_t count,
                MPI_Datatype type, bool write, Pos pos) {
   FILE_OR_RAISE(fh, f);
   if (f->splitActive)
@@ -809,6 +837,10 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
                        "external32 views of types whose external size differs from the native "
                        "one are not supported");
   }
+  if (int rc = checkViewType(etype, "etype", f->amode & MPI_MODE_RDONLY))
+    return raiseRc(f, kFunc, rc);
+  if (int rc = checkViewType(filetype, "filetype", f->amode & MPI_MODE_RDONLY))
+    return raiseRc(f, kFunc, rc);
   if (int rc = installView(*f, disp, etype, filetype, rep)) return raiseRc(f, kFunc, rc);
   takeHints(*f, info);
   // The shared pointer goes back to 0 once every process is here.
@@ -1183,3 +1215,226 @@ extern "C" int PMPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Sta
   return splitEnd(kFunc, fh, status);
 }
 CCMPI_MPI_ALIAS(MPI_File_write_ordered_end)
+
+// ---------- large-count forms (MPI-4.0) ----------
+
+extern "C" int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                                   MPI_Datatype datatype, MPI_Status* status) {
+  CCMPI_API_BEGIN("MPI_File_read_at_c");
+  return blocking(kFunc, fh, offset, buf, count, datatype, status, false, Pos::kExplicit, false);
+}
+CCMPI_MPI_ALIAS(MPI_File_read_at_c)
+
+extern "C" int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                                       MPI_Datatype datatype, MPI_Status* status) {
+  CCMPI_API_BEGIN("MPI_File_read_at_all_c");
+  return blocking(kFunc, fh, offset, buf, count, datatype, status, false, Pos::kExplicit, true);
+}
+CCMPI_MPI_ALIAS(MPI_File_read_at_all_c)
+
+extern "C" int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf,
+                                    MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+  CCMPI_API_BEGIN("MPI_File_write_at_c");
+  return blocking(kFunc, fh, offset, const_cast<void*>(buf), count, datatype, status, true,
+                  Pos::kExplicit, false);
+}
+CCMPI_MPI_ALIAS(MPI_File_write_at_c)
+
+extern "C" int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf,
+                                        MPI_Count count, MPI_Datatype datatype,
+                                        MPI_Status* status) {
+  CCMPI_API_BEGIN("MPI_File_write_at_all_c");
+  return blocking(kFunc, fh, offset, const_cast<void*>(buf), count, datatype, status, true,
+                  Pos::kExplicit, true);
+}
+CCMPI_MPI_ALIAS(MPI_File_write_at_all_c)
+
+extern "C" int PMPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                                MPI_Status* status) {
+  CCMPI_API_BEGIN("MPI_File_read_c");
+  return blocking(kFunc, fh, 0, buf, count, datatype, status, false, Pos::kIndividual, false);
+}
+CCMPI_MPI_ALIAS(MPI_File_read_c)
+
+extern "C" int PMPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                                    MPI_Status* status) {
+  CCMPI_API_BEGIN("MPI_File_read_all_c");
+  return blocking(kFunc, fh, 0, buf, count, datatype, status, false, Pos::kIndividual, true);
+}
+CCMPI_MPI_ALIAS(MPI_File_read_all_c)
+
+extern "C" int PMPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count,
+                                 MPI_Datatype datatype, MPI_Status* status) {
+  CCMPI_API_BEGIN("MPI_File_write_c");
+  return blocking(kFunc, fh, 0, const_cast<void*>(buf), count, datatype, status, true,
+                  Pos::kIndividual, false);
+}
+CCMPI_MPI_ALIAS(MPI_File_write_c)
+
+extern "C" int PMPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count,
+                                     MPI_Datatype datatype, MPI_Status* status) {
+  CCMPI_API_BEGIN("MPI_File_write_all_c");
+  return blocking(kFunc, fh, 0, const_cast<void*>(buf), count, datatype, status, true,
+                  Pos::kIndividual, true);
+}
+CCMPI_MPI_ALIAS(MPI_File_write_all_c)
+
+extern "C" int PMPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count,
+                                       MPI_Datatype datatype, MPI_Status* status) {
+  CCMPI_API_BEGIN("MPI_File_read_shared_c");
+  return blocking(kFunc, fh, 0, buf, count, datatype, status, false, Pos::kShared, false);
+}
+CCMPI_MPI_ALIAS(MPI_File_read_shared_c)
+
+extern "C" int PMPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count,
+                                        MPI_Datatype datatype, MPI_Status* status) {
+  CCMPI_API_BEGIN("MPI_File_write_shared_c");
+  return blocking(kFunc, fh, 0, const_cast<void*>(buf), count, datatype, status, true, Pos::kShared,
+                  false);
+}
+CCMPI_MPI_ALIAS(MPI_File_write_shared_c)
+
+extern "C" int PMPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count,
+                                        MPI_Datatype datatype, MPI_Status* status) {
+  CCMPI_API_BEGIN("MPI_File_read_ordered_c");
+  return blocking(kFunc, fh, 0, buf, count, datatype, status, false, Pos::kOrdered, true);
+}
+CCMPI_MPI_ALIAS(MPI_File_read_ordered_c)
+
+extern "C" int PMPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count,
+                                         MPI_Datatype datatype, MPI_Status* status) {
+  CCMPI_API_BEGIN("MPI_File_write_ordered_c");
+  return blocking(kFunc, fh, 0, const_cast<void*>(buf), count, datatype, status, true,
+                  Pos::kOrdered, true);
+}
+CCMPI_MPI_ALIAS(MPI_File_write_ordered_c)
+
+extern "C" int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                                    MPI_Datatype datatype, MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_File_iread_at_c");
+  return nonblocking(kFunc, fh, offset, buf, count, datatype, request, false, Pos::kExplicit,
+                     false);
+}
+CCMPI_MPI_ALIAS(MPI_File_iread_at_c)
+
+extern "C" int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                                        MPI_Datatype datatype, MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_File_iread_at_all_c");
+  return nonblocking(kFunc, fh, offset, buf, count, datatype, request, false, Pos::kExplicit, true);
+}
+CCMPI_MPI_ALIAS(MPI_File_iread_at_all_c)
+
+extern "C" int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf,
+                                     MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_File_iwrite_at_c");
+  return nonblocking(kFunc, fh, offset, const_cast<void*>(buf), count, datatype, request, true,
+                     Pos::kExplicit, false);
+}
+CCMPI_MPI_ALIAS(MPI_File_iwrite_at_c)
+
+extern "C" int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf,
+                                         MPI_Count count, MPI_Datatype datatype,
+                                         MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_File_iwrite_at_all_c");
+  return nonblocking(kFunc, fh, offset, const_cast<void*>(buf), count, datatype, request, true,
+                     Pos::kExplicit, true);
+}
+CCMPI_MPI_ALIAS(MPI_File_iwrite_at_all_c)
+
+extern "C" int PMPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                                 MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_File_iread_c");
+  return nonblocking(kFunc, fh, 0, buf, count, datatype, request, false, Pos::kIndividual, false);
+}
+CCMPI_MPI_ALIAS(MPI_File_iread_c)
+
+extern "C" int PMPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                                     MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_File_iread_all_c");
+  return nonblocking(kFunc, fh, 0, buf, count, datatype, request, false, Pos::kIndividual, true);
+}
+CCMPI_MPI_ALIAS(MPI_File_iread_all_c)
+
+extern "C" int PMPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count,
+                                  MPI_Datatype datatype, MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_File_iwrite_c");
+  return nonblocking(kFunc, fh, 0, const_cast<void*>(buf), count, datatype, request, true,
+                     Pos::kIndividual, false);
+}
+CCMPI_MPI_ALIAS(MPI_File_iwrite_c)
+
+extern "C" int PMPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count,
+                                      MPI_Datatype datatype, MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_File_iwrite_all_c");
+  return nonblocking(kFunc, fh, 0, const_cast<void*>(buf), count, datatype, request, true,
+                     Pos::kIndividual, true);
+}
+CCMPI_MPI_ALIAS(MPI_File_iwrite_all_c)
+
+extern "C" int PMPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count,
+                                        MPI_Datatype datatype, MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_File_iread_shared_c");
+  return nonblocking(kFunc, fh, 0, buf, count, datatype, request, false, Pos::kShared, false);
+}
+CCMPI_MPI_ALIAS(MPI_File_iread_shared_c)
+
+extern "C" int PMPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count,
+                                         MPI_Datatype datatype, MPI_Request* request) {
+  CCMPI_API_BEGIN("MPI_File_iwrite_shared_c");
+  return nonblocking(kFunc, fh, 0, const_cast<void*>(buf), count, datatype, request, true,
+                     Pos::kShared, false);
+}
+CCMPI_MPI_ALIAS(MPI_File_iwrite_shared_c)
+
+extern "C" int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf,
+                                             MPI_Count count, MPI_Datatype datatype) {
+  CCMPI_API_BEGIN("MPI_File_read_at_all_begin_c");
+  return splitBegin(kFunc, fh, offset, buf, count, datatype, false, Pos::kExplicit);
+}
+CCMPI_MPI_ALIAS(MPI_File_read_at_all_begin_c)
+
+extern "C" int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf,
+                                              MPI_Count count, MPI_Datatype datatype) {
+  CCMPI_API_BEGIN("MPI_File_write_at_all_begin_c");
+  return splitBegin(kFunc, fh, offset, const_cast<void*>(buf), count, datatype, true,
+                    Pos::kExplicit);
+}
+CCMPI_MPI_ALIAS(MPI_File_write_at_all_begin_c)
+
+extern "C" int PMPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count,
+                                          MPI_Datatype datatype) {
+  CCMPI_API_BEGIN("MPI_File_read_all_begin_c");
+  return splitBegin(kFunc, fh, 0, buf, count, datatype, false, Pos::kIndividual);
+}
+CCMPI_MPI_ALIAS(MPI_File_read_all_begin_c)
+
+extern "C" int PMPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count,
+                                           MPI_Datatype datatype) {
+  CCMPI_API_BEGIN("MPI_File_write_all_begin_c");
+  return splitBegin(kFunc, fh, 0, const_cast<void*>(buf), count, datatype, true, Pos::kIndividual);
+}
+CCMPI_MPI_ALIAS(MPI_File_write_all_begin_c)
+
+extern "C" int PMPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count,
+                                              MPI_Datatype datatype) {
+  CCMPI_API_BEGIN("MPI_File_read_ordered_begin_c");
+  return splitBegin(kFunc, fh, 0, buf, count, datatype, false, Pos::kOrdered);
+}
+CCMPI_MPI_ALIAS(MPI_File_read_ordered_begin_c)
+
+extern "C" int PMPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count,
+                                               MPI_Datatype datatype) {
+  CCMPI_API_BEGIN("MPI_File_write_ordered_begin_c");
+  return splitBegin(kFunc, fh, 0, const_cast<void*>(buf), count, datatype, true, Pos::kOrdered);
+}
+CCMPI_MPI_ALIAS(MPI_File_write_ordered_begin_c)
+
+extern "C" int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent) {
+  CCMPI_API_BEGIN("MPI_File_get_type_extent_c");
+  api::FuncNameScope scope(kFunc);
+  MPI_Aint e = 0;
+  const int rc = PMPI_File_get_type_extent(fh, datatype, &e);
+  if (rc == MPI_SUCCESS && extent) *extent = e;
+  return rc;
+}
+CCMPI_MPI_ALIAS(MPI_File_get_type_extent_c)
