@@ -237,6 +237,16 @@ static void test_pointers_and_nonblocking(void) {
   CHECK_MPI(MPI_File_read_all_end(fh, r, &st));
   MPI_Get_count(&st, MPI_INT, &cnt);
   CHECK(cnt == 0, "read at the end of the file returned %d ints", cnt);
+  /* The large-count forms. */
+  MPI_Count big = -1;
+  CHECK_MPI(MPI_File_write_at_all_c(fh, 4 * rank, &w, (MPI_Count)1, MPI_INT, &st));
+  CHECK_MPI(MPI_Get_count_c(&st, MPI_INT, &big));
+  CHECK(big == 1, "write_at_all_c count %lld", big);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_MPI(MPI_File_read_at_c(fh, 4 * peer, &got, (MPI_Count)1, MPI_INT, &st));
+  CHECK(got == 7000 + peer, "read_at_c got %d", got);
+  CHECK_MPI(MPI_File_get_type_extent_c(fh, MPI_DOUBLE, &big));
+  CHECK(big == 8, "MPI_DOUBLE file extent %lld", big);
   CHECK_MPI(MPI_File_close(&fh));
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) CHECK_MPI(MPI_File_delete(p, MPI_INFO_NULL));
