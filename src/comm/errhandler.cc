@@ -61,4 +61,11 @@ size_t liveErrhandlers() {
   return table().liveDynamic();
 }
 
+MPI_Errhandler newFileErrhandler(MPI_File_errhandler_function* fn) {
+  auto e = std::make_unique<Errhandler>();
+  e->kind = Errhandler::Kind::kUserFile;
+  e->otherFn = reinterpret_cast<void*>(fn);
+  return table().add(std::move(e));
+}
+
 }  // namespace ccmpi::comm

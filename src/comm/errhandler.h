@@ -29,4 +29,7 @@ void retainErrhandler(MPI_Errhandler h);
 void releaseErrhandler(MPI_Errhandler h);
 size_t liveErrhandlers();
 
+// A new user error handler for files (MPI_File_create_errhandler).
+MPI_Errhandler newFileErrhandler(MPI_File_errhandler_function* fn);
+
 }  // namespace ccmpi::comm

@@ -5177,6 +5177,290 @@ module ccmpi_f08_glue
       integer(kind=MPI_COUNT_KIND) :: size
       integer :: ierror
     end subroutine
+    subroutine MPI_File_read_at_c(fh, offset, buf, count, datatype, status, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_read_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_write_at_c(fh, offset, buf, count, datatype, status, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_write_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_iread_at_c(fh, offset, buf, count, datatype, request, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_read_c(fh, buf, count, datatype, status, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_read_all_c(fh, buf, count, datatype, status, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_write_c(fh, buf, count, datatype, status, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_write_all_c(fh, buf, count, datatype, status, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_iread_c(fh, buf, count, datatype, request, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_iwrite_c(fh, buf, count, datatype, request, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_iread_all_c(fh, buf, count, datatype, request, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_iwrite_all_c(fh, buf, count, datatype, request, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_read_shared_c(fh, buf, count, datatype, status, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_write_shared_c(fh, buf, count, datatype, status, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_iread_shared_c(fh, buf, count, datatype, request, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_iwrite_shared_c(fh, buf, count, datatype, request, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_read_ordered_c(fh, buf, count, datatype, status, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_write_ordered_c(fh, buf, count, datatype, status, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_read_all_begin_c(fh, buf, count, datatype, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_write_all_begin_c(fh, buf, count, datatype, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_read_ordered_begin_c(fh, buf, count, datatype, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_File_write_ordered_begin_c(fh, buf, count, datatype, ierror)
+      import
+      type(MPI_File), intent(in) :: fh
+      type(*), dimension(*) :: buf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer :: ierror
+    end subroutine
     integer(kind=MPI_ADDRESS_KIND) function PMPI_Aint_add(base, disp)
       import
       integer(kind=MPI_ADDRESS_KIND), intent(in) :: base
@@ -6515,52 +6799,52 @@ module mpi_f08
     module procedure MPI_File_get_view_f08
   end interface
   interface MPI_File_read_at
-    module procedure MPI_File_read_at_f08
+    module procedure MPI_File_read_at_f08, MPI_File_read_at_f08c
   end interface
   interface MPI_File_read_at_all
-    module procedure MPI_File_read_at_all_f08
+    module procedure MPI_File_read_at_all_f08, MPI_File_read_at_all_f08c
   end interface
   interface MPI_File_write_at
-    module procedure MPI_File_write_at_f08
+    module procedure MPI_File_write_at_f08, MPI_File_write_at_f08c
   end interface
   interface MPI_File_write_at_all
-    module procedure MPI_File_write_at_all_f08
+    module procedure MPI_File_write_at_all_f08, MPI_File_write_at_all_f08c
   end interface
   interface MPI_File_iread_at
-    module procedure MPI_File_iread_at_f08
+    module procedure MPI_File_iread_at_f08, MPI_File_iread_at_f08c
   end interface
   interface MPI_File_iwrite_at
-    module procedure MPI_File_iwrite_at_f08
+    module procedure MPI_File_iwrite_at_f08, MPI_File_iwrite_at_f08c
   end interface
   interface MPI_File_iread_at_all
-    module procedure MPI_File_iread_at_all_f08
+    module procedure MPI_File_iread_at_all_f08, MPI_File_iread_at_all_f08c
   end interface
   interface MPI_File_iwrite_at_all
-    module procedure MPI_File_iwrite_at_all_f08
+    module procedure MPI_File_iwrite_at_all_f08, MPI_File_iwrite_at_all_f08c
   end interface
   interface MPI_File_read
-    module procedure MPI_File_read_f08
+    module procedure MPI_File_read_f08, MPI_File_read_f08c
   end interface
   interface MPI_File_read_all
-    module procedure MPI_File_read_all_f08
+    module procedure MPI_File_read_all_f08, MPI_File_read_all_f08c
   end interface
   interface MPI_File_write
-    module procedure MPI_File_write_f08
+    module procedure MPI_File_write_f08, MPI_File_write_f08c
   end interface
   interface MPI_File_write_all
-    module procedure MPI_File_write_all_f08
+    module procedure MPI_File_write_all_f08, MPI_File_write_all_f08c
   end interface
   interface MPI_File_iread
-    module procedure MPI_File_iread_f08
+    module procedure MPI_File_iread_f08, MPI_File_iread_f08c
   end interface
   interface MPI_File_iwrite
-    module procedure MPI_File_iwrite_f08
+    module procedure MPI_File_iwrite_f08, MPI_File_iwrite_f08c
   end interface
   interface MPI_File_iread_all
-    module procedure MPI_File_iread_all_f08
+    module procedure MPI_File_iread_all_f08, MPI_File_iread_all_f08c
   end interface
   interface MPI_File_iwrite_all
-    module procedure MPI_File_iwrite_all_f08
+    module procedure MPI_File_iwrite_all_f08, MPI_File_iwrite_all_f08c
   end interface
   interface MPI_File_seek
     module procedure MPI_File_seek_f08
@@ -6572,22 +6856,22 @@ module mpi_f08
     module procedure MPI_File_get_byte_offset_f08
   end interface
   interface MPI_File_read_shared
-    module procedure MPI_File_read_shared_f08
+    module procedure MPI_File_read_shared_f08, MPI_File_read_shared_f08c
   end interface
   interface MPI_File_write_shared
-    module procedure MPI_File_write_shared_f08
+    module procedure MPI_File_write_shared_f08, MPI_File_write_shared_f08c
   end interface
   interface MPI_File_iread_shared
-    module procedure MPI_File_iread_shared_f08
+    module procedure MPI_File_iread_shared_f08, MPI_File_iread_shared_f08c
   end interface
   interface MPI_File_iwrite_shared
-    module procedure MPI_File_iwrite_shared_f08
+    module procedure MPI_File_iwrite_shared_f08, MPI_File_iwrite_shared_f08c
   end interface
   interface MPI_File_read_ordered
-    module procedure MPI_File_read_ordered_f08
+    module procedure MPI_File_read_ordered_f08, MPI_File_read_ordered_f08c
   end interface
   interface MPI_File_write_ordered
-    module procedure MPI_File_write_ordered_f08
+    module procedure MPI_File_write_ordered_f08, MPI_File_write_ordered_f08c
   end interface
   interface MPI_File_seek_shared
     module procedure MPI_File_seek_shared_f08
@@ -6596,37 +6880,37 @@ module mpi_f08
     module procedure MPI_File_get_position_shared_f08
   end interface
   interface MPI_File_read_at_all_begin
-    module procedure MPI_File_read_at_all_begin_f08
+    module procedure MPI_File_read_at_all_begin_f08, MPI_File_read_at_all_begin_f08c
   end interface
   interface MPI_File_read_at_all_end
     module procedure MPI_File_read_at_all_end_f08
   end interface
   interface MPI_File_write_at_all_begin
-    module procedure MPI_File_write_at_all_begin_f08
+    module procedure MPI_File_write_at_all_begin_f08, MPI_File_write_at_all_begin_f08c
   end interface
   interface MPI_File_write_at_all_end
     module procedure MPI_File_write_at_all_end_f08
   end interface
   interface MPI_File_read_all_begin
-    module procedure MPI_File_read_all_begin_f08
+    module procedure MPI_File_read_all_begin_f08, MPI_File_read_all_begin_f08c
   end interface
   interface MPI_File_read_all_end
     module procedure MPI_File_read_all_end_f08
   end interface
   interface MPI_File_write_all_begin
-    module procedure MPI_File_write_all_begin_f08
+    module procedure MPI_File_write_all_begin_f08, MPI_File_write_all_begin_f08c
   end interface
   interface MPI_File_write_all_end
     module procedure MPI_File_write_all_end_f08
   end interface
   interface MPI_File_read_ordered_begin
-    module procedure MPI_File_read_ordered_begin_f08
+    module procedure MPI_File_read_ordered_begin_f08, MPI_File_read_ordered_begin_f08c
   end interface
   interface MPI_File_read_ordered_end
     module procedure MPI_File_read_ordered_end_f08
   end interface
   interface MPI_File_write_ordered_begin
-    module procedure MPI_File_write_ordered_begin_f08
+    module procedure MPI_File_write_ordered_begin_f08, MPI_File_write_ordered_begin_f08c
   end interface
   interface MPI_File_write_ordered_end
     module procedure MPI_File_write_ordered_end_f08
@@ -13542,6 +13826,374 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: ierror_
     call glue(incount, datatype, comm, size, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_read_at_f08c(fh, offset, buf, count, datatype, status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_read_at_c
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, offset, buf, count, datatype, status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_read_at_all_f08c(fh, offset, buf, count, datatype, status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_read_at_all_c
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, offset, buf, count, datatype, status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_write_at_f08c(fh, offset, buf, count, datatype, status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_write_at_c
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, offset, buf, count, datatype, status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_write_at_all_f08c(fh, offset, buf, count, datatype, status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_write_at_all_c
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, offset, buf, count, datatype, status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_iread_at_f08c(fh, offset, buf, count, datatype, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_iread_at_c
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, offset, buf, count, datatype, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_iwrite_at_f08c(fh, offset, buf, count, datatype, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_iwrite_at_c
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, offset, buf, count, datatype, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_iread_at_all_f08c(fh, offset, buf, count, datatype, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_iread_at_all_c
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, offset, buf, count, datatype, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_iwrite_at_all_f08c(fh, offset, buf, count, datatype, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_iwrite_at_all_c
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, offset, buf, count, datatype, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_read_f08c(fh, buf, count, datatype, status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_read_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_read_all_f08c(fh, buf, count, datatype, status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_read_all_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_write_f08c(fh, buf, count, datatype, status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_write_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_write_all_f08c(fh, buf, count, datatype, status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_write_all_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_iread_f08c(fh, buf, count, datatype, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_iread_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_iwrite_f08c(fh, buf, count, datatype, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_iwrite_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_iread_all_f08c(fh, buf, count, datatype, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_iread_all_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_iwrite_all_f08c(fh, buf, count, datatype, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_iwrite_all_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_read_shared_f08c(fh, buf, count, datatype, status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_read_shared_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_write_shared_f08c(fh, buf, count, datatype, status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_write_shared_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_iread_shared_f08c(fh, buf, count, datatype, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_iread_shared_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_iwrite_shared_f08c(fh, buf, count, datatype, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_iwrite_shared_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_read_ordered_f08c(fh, buf, count, datatype, status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_read_ordered_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_write_ordered_f08c(fh, buf, count, datatype, status, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_write_ordered_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Status) :: status
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, status, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_read_at_all_begin_f08c(fh, offset, buf, count, datatype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_read_at_all_begin_c
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, offset, buf, count, datatype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_write_at_all_begin_f08c(fh, offset, buf, count, datatype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_write_at_all_begin_c
+    type(MPI_File), intent(in) :: fh
+    integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, offset, buf, count, datatype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_read_all_begin_f08c(fh, buf, count, datatype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_read_all_begin_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_write_all_begin_f08c(fh, buf, count, datatype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_write_all_begin_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_read_ordered_begin_f08c(fh, buf, count, datatype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_read_ordered_begin_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_File_write_ordered_begin_f08c(fh, buf, count, datatype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_File_write_ordered_begin_c
+    type(MPI_File), intent(in) :: fh
+    type(*), dimension(*) :: buf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(fh, buf, count, datatype, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
   integer(kind=MPI_ADDRESS_KIND) function PMPI_Aint_add(base, disp)

@@ -1289,7 +1289,8 @@ void fillStatus(const Request* r, MPI_Status* st) {
   } else {
     st->MPI_SOURCE = MPI_ANY_SOURCE;
     st->MPI_TAG = MPI_ANY_TAG;
-    st->ccmpi_count = 0;
+    // kOther: file accesses report the bytes they moved (0 for everything else).
+    st->ccmpi_count = r->kind == Request::Kind::kOther ? static_cast<long long>(r->received) : 0;
   }
   st->ccmpi_cancelled = r->cancelled ? 1 : 0;
   // MPI_ERROR is set only by the multiple-completion calls (the standard's rule); the

@@ -126,10 +126,9 @@ static void check_unsupported(void) {
   MPI_Comm conn = MPI_COMM_NULL;
   expect_unsupported(MPI_Comm_connect("no-port", MPI_INFO_NULL, 0, MPI_COMM_WORLD, &conn),
                      "MPI_Comm_connect");
-  MPI_File fh = MPI_FILE_NULL;
-  expect_unsupported(MPI_File_open(MPI_COMM_WORLD, "/tmp/ccmpi_unsupported_test", MPI_MODE_RDONLY,
-                                   MPI_INFO_NULL, &fh),
-                     "MPI_File_open");
+  expect_unsupported(MPI_Register_datarep("ccmpi-test-rep", MPI_CONVERSION_FN_NULL,
+                                          MPI_CONVERSION_FN_NULL, NULL, NULL),
+                     "MPI_Register_datarep");
   char cmd[] = "true";
   MPI_Comm inter = MPI_COMM_NULL;
   int errcodes[1];
