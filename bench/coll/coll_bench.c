@@ -320,6 +320,8 @@ static int setup(const Config* c, size_t s, Op* op) {
   const int n = c->n, r = c->rank;
   memset(op, 0, sizeof *op);
   op->size = s;
+  op->npat = 1; /* the matrix tests may have several patterns; every other test has one */
+  op->graph = MPI_COMM_NULL;
   size_t sb = 0, rb = 0;
   if (!strcmp(c->test, "allgather")) {
     op->kind = 0, sb = s, rb = s * n, op->bound = (long long)(n - 1) * (long long)s;
