@@ -13,14 +13,17 @@
 
 #include "api/async_progress.h"
 #include "base/error.h"
+#include "runtime/active.h"
 
 #define CCMPI_MPI_ALIAS(name) \
   extern "C" __typeof__(P##name) name __attribute__((weak, alias("P" #name)));
 
 namespace ccmpi::api {
 
-// True between MPI_Init and MPI_Finalize.
-bool active();
+// True between MPI_Init and MPI_Finalize, or while a session is live.
+inline bool active() {
+  return runtime::active();
+}
 
 // Invokes the error handler of `comm` (MPI_COMM_WORLD's when comm is invalid or NULL)
 // for an error of `errClass` in `func`, with the cause recorded by setErrorCause (or

@@ -39,10 +39,6 @@ std::string vformat(const char* fmt, va_list ap) {
 
 }  // namespace
 
-bool active() {
-  return runtime::active();  // MPI_Init'ed and not finalized, or a live session
-}
-
 // Runs comm's handler (MPI_COMM_WORLD's if comm does not resolve) for `code`.
 int dispatchComm(MPI_Comm comm, int code) {
   if (!active()) fatal(code);

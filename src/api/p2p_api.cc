@@ -35,7 +35,7 @@ int checkComm(const char* func, MPI_Comm comm, comm::Comm** out) {
 
 // Checks shared by every send and receive; returns an error code (already raised) or 0.
 int checkBuffer(const char* func, MPI_Comm comm, comm::Comm& c, const void* buf, int64_t count,
-                MPI_Datatype type, int peer, int tag, bool isRecv) {
+                MPI_Datatype type, int peer, int tag, bool isRecv, datatype::Datatype** dtOut) {
   if (count < 0)
     return raiseCommf(comm, func, MPI_ERR_COUNT, "count %lld is negative",
                       static_cast<long long>(count));
@@ -59,6 +59,7 @@ int checkBuffer(const char* func, MPI_Comm comm, comm::Comm& c, const void* buf,
   if (!tagOk)
     return raiseCommf(comm, func, MPI_ERR_TAG, "tag %d is outside [0, %d]%s", tag, p2p::kTagUb,
                       isRecv ? " and is not MPI_ANY_TAG" : "");
+  if (dtOut) *dtOut = dt;
   return MPI_SUCCESS;
 }
 
@@ -80,8 +81,9 @@ int doSend(const char* func, const void* buf, int64_t count, MPI_Datatype type, 
            MPI_Comm comm, SendMode mode) {
   comm::Comm* c = nullptr;
   if (int rc = checkComm(func, comm, &c)) return rc;
-  if (int rc = checkBuffer(func, comm, *c, buf, count, type, dest, tag, false)) return rc;
-  if (mode == SendMode::kStandard && p2p::sendNow(buf, count, type, dest, tag, *c, Ctx::kPt2pt))
+  datatype::Datatype* dt = nullptr;
+  if (int rc = checkBuffer(func, comm, *c, buf, count, type, dest, tag, false, &dt)) return rc;
+  if (mode == SendMode::kStandard && p2p::sendNow(buf, count, type, dest, tag, *c, Ctx::kPt2pt, dt))
     return MPI_SUCCESS;
   Request* r = nullptr;
   if (int rc = p2p::isend(buf, count, type, dest, tag, *c, Ctx::kPt2pt, mode, &r))
@@ -323,9 +325,10 @@ extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype type, int source, in
   CCMPI_API_BEGIN("MPI_Recv");
   comm::Comm* c = nullptr;
   if (int rc = checkComm(kFunc, comm, &c)) return rc;
-  if (int rc = checkBuffer(kFunc, comm, *c, buf, count, type, source, tag, true)) return rc;
+  datatype::Datatype* dt = nullptr;
+  if (int rc = checkBuffer(kFunc, comm, *c, buf, count, type, source, tag, true, &dt)) return rc;
   Request* r = nullptr;
-  if (int rc = p2p::irecv(buf, count, type, source, tag, *c, p2p::Ctx::kPt2pt, &r))
+  if (int rc = p2p::irecvTyped(buf, count, type, dt, source, tag, *c, p2p::Ctx::kPt2pt, &r))
     return raiseComm(comm, kFunc, rc);
   if (int rc = p2p::wait(r, status)) return raiseComm(comm, kFunc, rc);
   return MPI_SUCCESS;

@@ -17,9 +17,11 @@ struct Unexpected;
 namespace ccmpi::api {
 
 int checkComm(const char* func, MPI_Comm comm, comm::Comm** out);
-// Count, datatype, buffer, rank and tag checks shared by every send and receive.
+// Count, datatype, buffer, rank and tag checks shared by every send and receive; *dtOut
+// (when given) gets the type's object.
 int checkBuffer(const char* func, MPI_Comm comm, comm::Comm& c, const void* buf, int64_t count,
-                MPI_Datatype type, int peer, int tag, bool isRecv);
+                MPI_Datatype type, int peer, int tag, bool isRecv,
+                datatype::Datatype** dtOut = nullptr);
 int doIsend(const char* func, const void* buf, int64_t count, MPI_Datatype type, int dest, int tag,
             MPI_Comm comm, p2p::SendMode mode, MPI_Request* request);
 int doSend(const char* func, const void* buf, int64_t count, MPI_Datatype type, int dest, int tag,

@@ -1466,14 +1466,14 @@ void requestFree(Request* r) {
 }
 
 bool sendNow(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
-             Ctx ctx) {
+             Ctx ctx, datatype::Datatype* dt) {
   // startSend's eager branch into a ring, without a request; the caller takes the ordinary
   // way when it returns false, which keeps the order.
   if (!g.shm || dest == MPI_PROC_NULL || count < 0) return false;
   const int peer = c.peerWorldRank(dest);
   if (peer == g.me || !viaShm(peer)) return false;
-  datatype::Datatype* dt = nullptr;
-  if (checkedDatatype(type, &dt) != MPI_SUCCESS || !dt->contiguous()) return false;
+  if (!dt && checkedDatatype(type, &dt) != MPI_SUCCESS) return false;
+  if (!dt->contiguous()) return false;
   const uint64_t bytes = static_cast<uint64_t>(count) * dt->size();
   if (bytes > kEagerLimit.get() || !eagerIntoRing(peer, c.contextId + static_cast<uint32_t>(ctx),
                                                   tag, buf, *dt, bytes, g.nextId))

@@ -41,9 +41,10 @@ int irecvTyped(void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* 
 
 // A standard-mode send complete at once: a small contiguous message to a rank of this
 // host written straight into its shared-memory ring, with no request. False when that
-// is not possible now (then nothing was sent; send it the ordinary way).
+// is not possible now (then nothing was sent; send it the ordinary way). `dt`: type's
+// object when the caller has looked it up already.
 bool sendNow(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
-             Ctx ctx);
+             Ctx ctx, datatype::Datatype* dt = nullptr);
 
 // Blocking conveniences (collectives use these with Ctx::kColl).
 int send(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,

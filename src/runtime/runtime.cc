@@ -48,6 +48,10 @@
 #include "transport/tcp.h"
 
 namespace ccmpi::runtime {
+namespace detail {
+bool gActive = false;
+}  // namespace detail
+
 namespace {
 
 Tunable<std::string> kIface(
@@ -113,6 +117,12 @@ struct Runtime {
 Runtime& rt() {
   static Runtime r;
   return r;
+}
+
+// active()'s answer (runtime/active.h), kept beside rt() rather than read through its
+// guard: every MPI call asks it.
+void syncActive(const Runtime& r) {
+  detail::gActive = r.up && r.users > 0;
 }
 
 // EOF on the PMI socket: the launcher is gone, so this rank must not linger.
@@ -473,6 +483,7 @@ int bringUp() {
   if (int rc = p2p::init(&r.tcp, &r.shm, r.rank, r.size)) return rc;
   if (r.size > 1) transport::mcast().init(r.rank, r.size, key, cfg.jobId, cfg.bindAddress, &r.tcp);
   r.up = true;
+  syncActive(r);
   return MPI_SUCCESS;
 }
 
@@ -480,6 +491,7 @@ void tearDown() {
   Runtime& r = rt();
   if (!r.up) return;
   r.up = false;
+  syncActive(r);
   r.tornDown = true;
   // Everything this rank sent is on the wire before the others may close, and every
   // multicast message this rank completed early (the transport keeps a copy) has reached
@@ -523,7 +535,9 @@ void exitTearDown() {
 // Drops one reference; the last one tears down or leaves the library idle (see top).
 void release() {
   Runtime& r = rt();
-  if (--r.users > 0) return;
+  --r.users;
+  syncActive(r);
+  if (r.users > 0) return;
   if (r.initialized) tearDown();
 }
 
@@ -540,6 +554,7 @@ int init(int*, char***, int required, int* provided) {
     return setErrorCause(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
   if (int rc = bringUp()) return rc;
   ++r.users;
+  syncActive(r);
   if (provided) *provided = cappedThreadLevel(required);
   r.initialized = true;
   return MPI_SUCCESS;
@@ -560,6 +575,7 @@ int sessionInit(int required, int* provided) {
   Runtime& r = rt();
   if (int rc = bringUp()) return rc;
   ++r.users;
+  syncActive(r);
   if (!r.exitHook) {
     r.exitHook = true;
     atexit(exitTearDown);
@@ -570,11 +586,6 @@ int sessionInit(int required, int* provided) {
 
 void sessionFinalize() {
   if (rt().users > 0) release();
-}
-
-bool active() {
-  const Runtime& r = rt();
-  return r.up && r.users > 0;
 }
 
 void abortJob(int code, const std::string& message) {

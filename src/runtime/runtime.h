@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/active.h"
+
 namespace ccmpi::transport {
 class TcpTransport;
 class ShmTransport;
@@ -35,9 +37,6 @@ const std::vector<int>& worldHosts();
 const std::vector<int>& launcherPlacement();
 // The number of hosts in worldHosts().
 int worldHostCount();
-
-// MPI may be used: the world model is initialized and not finalized, or a session is live.
-bool active();
 
 int init(int* argc, char*** argv, int required, int* provided);
 int finalize();
