@@ -1237,10 +1237,7 @@ extern "C" int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errha
   CCMPI_API_BEGIN("MPI_Win_create_errhandler");
   if (!win_errhandler_fn) return api::raisef(kFunc, MPI_ERR_ARG, "error handler function is NULL");
   if (!errhandler) return api::raisef(kFunc, MPI_ERR_ARG, "errhandler pointer is NULL");
-  // A user handler object of the window kind (the constructor shared with sessions).
-  *errhandler = comm::newSessionErrhandler(
-      reinterpret_cast<MPI_Session_errhandler_function*>(win_errhandler_fn));
-  comm::lookupErrhandler(*errhandler)->kind = comm::Errhandler::Kind::kUserWin;
+  *errhandler = comm::newWinErrhandler(win_errhandler_fn);
   return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Win_create_errhandler)
