@@ -111,11 +111,13 @@ int raiseRc(const File* f, const char* func, int rc) {
   return raiseFile(f, func, rc, "%s", lastErrorCause().c_str());
 }
 
-#define FILE_OR_RAISE(fh, f)                                                              \
-  File* f = files().get(fh);                                                              \
-  if (!f) return raiseFile(nullptr, kFunc, MPI_ERR_FILE, "invalid file handle 0x%x", fh); \
-  do {                                                                                    \
-  } while (0)
+// An invalid file handle (raised on MPI_FILE_NULL's error handler).
+int raiseBadFile(const char* func, MPI_File fh) {
+  return raiseFile(nullptr, func, MPI_ERR_FILE, "invalid file handle 0x%x", fh);
+}
+
+#define FILE_OR_RAISE(fh, f) \
+  CCMPI_HANDLE_OR_RAISE(File, f, files().get(fh), raiseBadFile(kFunc, fh))
 
 void setStatus(MPI_Status* st, int64_t bytes) {
   if (st == MPI_STATUS_IGNORE || st == nullptr) return;
@@ -523,8 +525,7 @@ CCMPI_MPI_ALIAS(MPI_File_create_errhandler)
 extern "C" int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
   CCMPI_API_BEGIN("MPI_File_set_errhandler");
   File* f = files().get(file);
-  if (!f && file != MPI_FILE_NULL)
-    return raiseFile(nullptr, kFunc, MPI_ERR_FILE, "invalid file handle 0x%x", file);
+  if (!f && file != MPI_FILE_NULL) return raiseBadFile(kFunc, file);
   const comm::Errhandler* e = comm::lookupErrhandler(errhandler);
   if (!e || !(e->predefined || e->kind == comm::Errhandler::Kind::kUserFile))
     return raiseFile(f, kFunc, MPI_ERR_ARG, "0x%x is not a file error handler", errhandler);
@@ -539,8 +540,7 @@ CCMPI_MPI_ALIAS(MPI_File_set_errhandler)
 extern "C" int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) {
   CCMPI_API_BEGIN("MPI_File_get_errhandler");
   File* f = files().get(file);
-  if (!f && file != MPI_FILE_NULL)
-    return raiseFile(nullptr, kFunc, MPI_ERR_FILE, "invalid file handle 0x%x", file);
+  if (!f && file != MPI_FILE_NULL) return raiseBadFile(kFunc, file);
   if (!errhandler) return raiseFile(f, kFunc, MPI_ERR_ARG, "errhandler pointer is NULL");
   *errhandler = f ? f->errhandler : gNullErrhandler;
   comm::retainErrhandler(*errhandler);
@@ -551,8 +551,7 @@ CCMPI_MPI_ALIAS(MPI_File_get_errhandler)
 extern "C" int PMPI_File_call_errhandler(MPI_File fh, int errorcode) {
   CCMPI_API_BEGIN("MPI_File_call_errhandler");
   File* f = files().get(fh);
-  if (!f && fh != MPI_FILE_NULL)
-    return raiseFile(nullptr, kFunc, MPI_ERR_FILE, "invalid file handle 0x%x", fh);
+  if (!f && fh != MPI_FILE_NULL) return raiseBadFile(kFunc, fh);
   dispatch(f ? f->errhandler : gNullErrhandler, fh, errorcode);
   return MPI_SUCCESS;
 }

@@ -819,9 +819,9 @@ using namespace ccmpi::rma;
 namespace {
 
 // The window of handle h or an MPI_ERR_WIN raised on MPI_COMM_WORLD.
-#define WIN_OR_RAISE(w, h)    \
-  Window* w = table().get(h); \
-  if (!w) return api::raisef(kFunc, MPI_ERR_WIN, "invalid window handle 0x%x", h)
+#define WIN_OR_RAISE(w, h)                         \
+  CCMPI_HANDLE_OR_RAISE(Window, w, table().get(h), \
+                        api::raisef(kFunc, MPI_ERR_WIN, "invalid window handle 0x%x", h))
 
 int checkRank(Window* w, const char* kFunc, int rank, bool procNull) {
   if ((procNull && rank == MPI_PROC_NULL) || (rank >= 0 && rank < w->size)) return MPI_SUCCESS;
