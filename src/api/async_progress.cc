@@ -37,8 +37,10 @@ std::thread gThread;
 
 // Polls this many times at most before letting the mutex go, so calls waiting for it get in.
 constexpr int kBurst = 64;
+constexpr int64_t kNoWakeFdNs = 10'000'000;
 
 void wakeThread() {
+  if (gWakeFd < 0) return;
   const uint64_t one = 1;
   (void)!::write(gWakeFd, &one, sizeof one);
 }
@@ -46,6 +48,12 @@ void wakeThread() {
 // Sleeps until the engine has an event, the wake-up fd is written or wakeNs (0 = never).
 void sleepOnEngine(int64_t wakeNs) {
   pollfd fds[2] = {{progress::engine().waitFd(), POLLIN, 0}, {gWakeFd, POLLIN, 0}};
+  // Without the eventfd (it could not be made), nothing else ends the sleep: a stop is
+  // seen within kNoWakeFdNs.
+  if (gWakeFd < 0) {
+    const int64_t cap = progress::Engine::nowNs() + kNoWakeFdNs;
+    wakeNs = wakeNs == 0 ? cap : std::min(wakeNs, cap);
+  }
   timespec ts{};
   const timespec* timeout = nullptr;
   if (wakeNs != 0) {
