@@ -68,6 +68,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tools"))
+from ccmpi_tools import runs  # noqa: E402 (needs the path above)
+
 CORES = os.cpu_count() or 1
 IMPLS = ("ccmpi", "openmpi", "mpich")
 NAMES = {"ccmpi": "ccmpi", "openmpi": "Open MPI", "mpich": "MPICH"}
@@ -281,7 +284,6 @@ class Cluster:
         self.launcher = None
 
     def __enter__(self):
-        sys.path.insert(0, os.path.join(REPO, "tools"))
         from ccmpi_tools.bench import implementations
         up = subprocess.run([self.tool, "up", "--name", self.name, "--hosts", str(self.hosts),
                              "--rate", self.rate, "--owner", str(os.getpid())],
@@ -297,9 +299,7 @@ class Cluster:
         return self
 
     def reap(self):
-        from ccmpi_tools import procs
-        procs.kill_now(procs.netns_pids(["ccmpi-%s-h%d" % (self.name, k)
-                                         for k in range(1, self.hosts + 1)]))
+        runs.reap_cluster(self.name, self.hosts)
 
     def __exit__(self, *exc):
         subprocess.run([self.tool, "down", "--name", self.name], stdout=subprocess.DEVNULL,
@@ -326,45 +326,20 @@ def _finished(app, d, log_path):
         return re.search(DONE[app], f.read(), re.M) is not None
 
 
-def _kill_group(p):
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(p.pid, sig)
-        except ProcessLookupError:
-            pass
-        try:
-            p.wait(timeout=5)
-            return
-        except subprocess.TimeoutExpired:
-            pass
-
-
 def run_cmd(app, cmd, cwd, env, timeout, log_path):
     """Runs cmd in its own process group, output to log_path; (exit status, output,
     hung): 124 on a timeout (the group is killed); 0 and hung=True when it was stopped
     HUNG_AFTER seconds after its output was complete."""
-    start, done_at, hung = time.monotonic(), None, False
     with open(log_path, "w") as log:
         log.write("$ cd %s && %s\n" % (cwd, " ".join(shlex.quote(c) for c in cmd)))
         log.flush()
-        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                             stderr=subprocess.STDOUT, start_new_session=True)
-        rc = None
-        while rc is None:
-            try:
-                rc = p.wait(timeout=1)
-                break
-            except subprocess.TimeoutExpired:
-                pass
-            now = time.monotonic()
-            if done_at is None and _finished(app, cwd, log_path):
-                done_at = now
-            if done_at is not None and now - done_at >= HUNG_AFTER:
-                _kill_group(p)
-                rc, hung = 0, True
-            elif now - start >= timeout:
-                _kill_group(p)
-                rc = 124
+        rc, timed_out, hung = runs.run_watched(
+            cmd, log, subprocess.STDOUT, timeout, done=lambda: _finished(app, cwd, log_path),
+            hung_after=HUNG_AFTER, grace=5, cwd=cwd, env=env, every=1)
+    if timed_out:
+        rc = 124
+    elif hung:
+        rc = 0
     with open(log_path, errors="replace") as f:
         return rc, f.read(), hung
 
@@ -540,22 +515,6 @@ def write_outputs(out_dir, rows, meta):
         f.write("\n".join(lines))
 
 
-def loadavg():
-    with open("/proc/loadavg") as f:
-        return float(f.read().split()[0])
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
-
-
 def first_line(cmd):
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -665,7 +624,7 @@ def main(argv=None):
                  "values": {i: [] for i in impls}, "errors": {i: [] for i in impls},
                  "sigs": [], "runs": a.reps, "hung": {i: 0 for i in impls}}
                 for app, where, n in points]
-        load_before, start = loadavg(), time.time()
+        load_before, start = runs.loadavg(), time.time()
         cluster = None
         try:
             for where in wheres:
@@ -711,8 +670,8 @@ def main(argv=None):
         meta = {"reps": a.reps, "impls": impls, "seconds": time.time() - start,
                 "date": datetime.datetime.now(datetime.timezone.utc).strftime(
                     "%Y-%m-%d %H:%M UTC"),
-                "command": command, "load_before": load_before, "load_after": loadavg(),
-                "cpu": cpu_model(), "openmpi": openmpi_version(), "mpich": mpich_version(),
+                "command": command, "load_before": load_before, "load_after": runs.loadavg(),
+                "cpu": runs.cpu_model(), "openmpi": openmpi_version(), "mpich": mpich_version(),
                 "ccmpi": first_line(["git", "-C", REPO, "describe", "--always", "--dirty"]),
                 "lulesh_args": a.lulesh_args, "hpcg_args": a.hpcg_args,
                 "clover_deck": os.path.basename(a.clover_deck), "clover_test": a.clover_test,

@@ -43,6 +43,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tools"))
+from ccmpi_tools import runs  # noqa: E402 (needs the path above)
+
 CORES = os.cpu_count() or 1
 
 # (name, ranks, program (OSU path below the tree, or "own:NAME" for bench/node/NAME.c), args,
@@ -72,11 +75,6 @@ POINTS.append(("sparse alltoallv 4 x 1 KiB", 8, "own:sparse_alltoallv", ["4", "1
                "us", False))
 # Our own programs: the field of their output line ("NAME ...") that is the figure.
 OWN_FIELD = {"sparse_alltoallv": 4, "pair_iteration": 4}
-
-
-def loadavg():
-    with open("/proc/loadavg") as f:
-        return float(f.read().split()[0])
 
 
 def launcher(impl, build, np):
@@ -248,7 +246,7 @@ def main():
     shm_before = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
     try:
         own = build_own(a.build, work)
-        start, load_before = time.time(), loadavg()
+        start, load_before = time.time(), runs.loadavg()
         rows = [{"name": p[0], "ranks": p[1], "unit": p[4], "higher": p[5],
                  "values": {i: [] for i in impls}, "errors": {i: [] for i in impls}}
                 for p in points]
@@ -267,15 +265,10 @@ def main():
         for row in rows:
             row["median"] = {i: (statistics.median(row["values"][i]) if row["values"][i]
                                  else None) for i in impls}
-        cpu = "unknown CPU"
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
         meta = {"reps": a.reps, "impls": impls, "seconds": time.time() - start,
                 "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
-                "load_before": load_before, "load_after": loadavg(), "cpu": cpu}
+                "load_before": load_before, "load_after": runs.loadavg(),
+                "cpu": runs.cpu_model()}
         write_outputs(a.out, rows, meta)
         print("wrote", a.out)
     finally:

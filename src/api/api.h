@@ -67,6 +67,13 @@ class FuncNameScope {
 // MPI_Finalize (MPI-4.0: the info functions, MPI_Info_create_env).
 #define CCMPI_API_BEGIN_ANYTIME(fname) static constexpr const char* kFunc = fname
 
+// The prologue of an MPI function that takes a handle: declares `Type* var` holding
+// `found` (the handle's lookup) and, when it is null, returns `raised` (an expression that
+// raises the error, evaluated only then).
+#define CCMPI_HANDLE_OR_RAISE(Type, var, found, raised) \
+  Type* var = (found);                                  \
+  if (__builtin_expect(!var, 0)) return (raised)
+
 // Raise on `comm` when a check fails: CCMPI_CHECK_COMM(comm, cond, MPI_ERR_RANK, "...", args)
 #define CCMPI_CHECK(comm, cond, errclass, ...)                             \
   do {                                                                     \

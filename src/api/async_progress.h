@@ -4,11 +4,14 @@
 // target calling MPI. CCMPI_ASYNC_PROGRESS: 1 = from MPI_Init; auto (the default) = from
 // the creation of the first window (a program without windows never has it); 0 = never.
 //
-// The engine is not thread-safe, so the thread polls it only while no MPI call runs: every
-// entry point (CCMPI_API_BEGIN) holds one process-wide mutex for its duration (a nested call
-// counts once) while the thread is on, and the thread takes it with try_lock, polls a few
-// times without sleeping, lets it go and sleeps CCMPI_ASYNC_PROGRESS_US. While off, the
-// guard costs one relaxed load and a branch per call.
+// The engine is not thread-safe, so the thread drives it only while no MPI call runs:
+// every entry point (CCMPI_API_BEGIN) holds one process-wide mutex for its duration (a
+// nested call counts once) while the thread is on. The thread takes the mutex, polls what
+// is ready, announces a sleep to its shared-memory peers (as a blocked call does, so their
+// traffic rings the doorbell) and sleeps outside the mutex on the engine's epoll set: it
+// wakes when traffic arrives and costs nothing while idle. A call that drove the engine
+// renews the announcement when it returns (a poll withdraws it), or wakes the thread when
+// work is pending. While off, the guard costs one relaxed load and a branch per call.
 #include <atomic>
 
 namespace ccmpi::api {

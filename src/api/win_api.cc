@@ -819,9 +819,9 @@ using namespace ccmpi::rma;
 namespace {
 
 // The window of handle h or an MPI_ERR_WIN raised on MPI_COMM_WORLD.
-#define WIN_OR_RAISE(w, h)    \
-  Window* w = table().get(h); \
-  if (!w) return api::raisef(kFunc, MPI_ERR_WIN, "invalid window handle 0x%x", h)
+#define WIN_OR_RAISE(w, h)                         \
+  CCMPI_HANDLE_OR_RAISE(Window, w, table().get(h), \
+                        api::raisef(kFunc, MPI_ERR_WIN, "invalid window handle 0x%x", h))
 
 int checkRank(Window* w, const char* kFunc, int rank, bool procNull) {
   if ((procNull && rank == MPI_PROC_NULL) || (rank >= 0 && rank < w->size)) return MPI_SUCCESS;
@@ -1237,10 +1237,7 @@ extern "C" int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errha
   CCMPI_API_BEGIN("MPI_Win_create_errhandler");
   if (!win_errhandler_fn) return api::raisef(kFunc, MPI_ERR_ARG, "error handler function is NULL");
   if (!errhandler) return api::raisef(kFunc, MPI_ERR_ARG, "errhandler pointer is NULL");
-  // A user handler object of the window kind (the constructor shared with sessions).
-  *errhandler = comm::newSessionErrhandler(
-      reinterpret_cast<MPI_Session_errhandler_function*>(win_errhandler_fn));
-  comm::lookupErrhandler(*errhandler)->kind = comm::Errhandler::Kind::kUserWin;
+  *errhandler = comm::newWinErrhandler(win_errhandler_fn);
   return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Win_create_errhandler)

@@ -20,6 +20,14 @@ void putPredefined(MPI_Errhandler h, Errhandler::Kind kind) {
   table().putAt(handleIndex(h), std::move(e));
 }
 
+// A user handler for windows, files or sessions (its function is called through otherFn).
+MPI_Errhandler newOtherErrhandler(Errhandler::Kind kind, void* fn) {
+  auto e = std::make_unique<Errhandler>();
+  e->kind = kind;
+  e->otherFn = fn;
+  return table().add(std::move(e));
+}
+
 }  // namespace
 
 Errhandler* lookupErrhandler(MPI_Errhandler h) {
@@ -41,10 +49,7 @@ MPI_Errhandler newCommErrhandler(MPI_Comm_errhandler_function* fn) {
 }
 
 MPI_Errhandler newSessionErrhandler(MPI_Session_errhandler_function* fn) {
-  auto e = std::make_unique<Errhandler>();
-  e->kind = Errhandler::Kind::kUserSession;
-  e->otherFn = reinterpret_cast<void*>(fn);
-  return table().add(std::move(e));
+  return newOtherErrhandler(Errhandler::Kind::kUserSession, reinterpret_cast<void*>(fn));
 }
 
 void retainErrhandler(MPI_Errhandler h) {
@@ -62,10 +67,11 @@ size_t liveErrhandlers() {
 }
 
 MPI_Errhandler newFileErrhandler(MPI_File_errhandler_function* fn) {
-  auto e = std::make_unique<Errhandler>();
-  e->kind = Errhandler::Kind::kUserFile;
-  e->otherFn = reinterpret_cast<void*>(fn);
-  return table().add(std::move(e));
+  return newOtherErrhandler(Errhandler::Kind::kUserFile, reinterpret_cast<void*>(fn));
+}
+
+MPI_Errhandler newWinErrhandler(MPI_Win_errhandler_function* fn) {
+  return newOtherErrhandler(Errhandler::Kind::kUserWin, reinterpret_cast<void*>(fn));
 }
 
 }  // namespace ccmpi::comm

@@ -31,5 +31,7 @@ size_t liveErrhandlers();
 
 // A new user error handler for files (MPI_File_create_errhandler).
 MPI_Errhandler newFileErrhandler(MPI_File_errhandler_function* fn);
+// A new user error handler for windows (MPI_Win_create_errhandler).
+MPI_Errhandler newWinErrhandler(MPI_Win_errhandler_function* fn);
 
 }  // namespace ccmpi::comm

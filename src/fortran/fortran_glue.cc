@@ -1860,6 +1860,302 @@ void pmpi_neighbor_alltoallw_init_c_(const void* sendbuf, const MPI_Count* sendc
                                          choiceBuffer(recvbuf), recvcounts, rdispls, recvtypes,
                                          *comm, *info, request);
 }
+void mpi_file_read_at_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
+                         const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* status,
+                         MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = MPI_File_read_at_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void pmpi_file_read_at_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
+                          const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* status,
+                          MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = PMPI_File_read_at_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void mpi_file_read_at_all_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
+                             const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* status,
+                             MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr =
+      MPI_File_read_at_all_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void pmpi_file_read_at_all_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
+                              const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* status,
+                              MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr =
+      PMPI_File_read_at_all_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void mpi_file_write_at_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
+                          const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* status,
+                          MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = MPI_File_write_at_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void pmpi_file_write_at_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
+                           const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* status,
+                           MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = PMPI_File_write_at_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void mpi_file_write_at_all_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
+                              const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* status,
+                              MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr =
+      MPI_File_write_at_all_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void pmpi_file_write_at_all_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
+                               const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* status,
+                               MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr =
+      PMPI_File_write_at_all_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void mpi_file_iread_at_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
+                          const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* request,
+                          MPI_Fint* ierr) {
+  *ierr = MPI_File_iread_at_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, request);
+}
+void pmpi_file_iread_at_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
+                           const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* request,
+                           MPI_Fint* ierr) {
+  *ierr = PMPI_File_iread_at_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, request);
+}
+void mpi_file_iwrite_at_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
+                           const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* request,
+                           MPI_Fint* ierr) {
+  *ierr = MPI_File_iwrite_at_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, request);
+}
+void pmpi_file_iwrite_at_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
+                            const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* request,
+                            MPI_Fint* ierr) {
+  *ierr = PMPI_File_iwrite_at_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, request);
+}
+void mpi_file_iread_at_all_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
+                              const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* request,
+                              MPI_Fint* ierr) {
+  *ierr = MPI_File_iread_at_all_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, request);
+}
+void pmpi_file_iread_at_all_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
+                               const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* request,
+                               MPI_Fint* ierr) {
+  *ierr = PMPI_File_iread_at_all_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, request);
+}
+void mpi_file_iwrite_at_all_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
+                               const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* request,
+                               MPI_Fint* ierr) {
+  *ierr = MPI_File_iwrite_at_all_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, request);
+}
+void pmpi_file_iwrite_at_all_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
+                                const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* request,
+                                MPI_Fint* ierr) {
+  *ierr = PMPI_File_iwrite_at_all_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, request);
+}
+void mpi_file_read_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                      const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = MPI_File_read_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void pmpi_file_read_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                       const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = PMPI_File_read_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void mpi_file_read_all_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                          const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = MPI_File_read_all_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void pmpi_file_read_all_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                           const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = PMPI_File_read_all_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void mpi_file_write_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                       const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = MPI_File_write_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void pmpi_file_write_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                        const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = PMPI_File_write_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void mpi_file_write_all_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                           const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = MPI_File_write_all_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void pmpi_file_write_all_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                            const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = PMPI_File_write_all_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void mpi_file_iread_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                       const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_File_iread_c(*fh, choiceBuffer(buf), *count, *datatype, request);
+}
+void pmpi_file_iread_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                        const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_File_iread_c(*fh, choiceBuffer(buf), *count, *datatype, request);
+}
+void mpi_file_iwrite_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                        const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_File_iwrite_c(*fh, choiceBuffer(buf), *count, *datatype, request);
+}
+void pmpi_file_iwrite_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                         const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_File_iwrite_c(*fh, choiceBuffer(buf), *count, *datatype, request);
+}
+void mpi_file_iread_all_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                           const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_File_iread_all_c(*fh, choiceBuffer(buf), *count, *datatype, request);
+}
+void pmpi_file_iread_all_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                            const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_File_iread_all_c(*fh, choiceBuffer(buf), *count, *datatype, request);
+}
+void mpi_file_iwrite_all_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                            const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_File_iwrite_all_c(*fh, choiceBuffer(buf), *count, *datatype, request);
+}
+void pmpi_file_iwrite_all_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                             const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_File_iwrite_all_c(*fh, choiceBuffer(buf), *count, *datatype, request);
+}
+void mpi_file_read_shared_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                             const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = MPI_File_read_shared_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void pmpi_file_read_shared_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                              const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = PMPI_File_read_shared_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void mpi_file_write_shared_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                              const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = MPI_File_write_shared_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void pmpi_file_write_shared_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                               const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = PMPI_File_write_shared_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void mpi_file_iread_shared_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                              const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_File_iread_shared_c(*fh, choiceBuffer(buf), *count, *datatype, request);
+}
+void pmpi_file_iread_shared_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                               const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_File_iread_shared_c(*fh, choiceBuffer(buf), *count, *datatype, request);
+}
+void mpi_file_iwrite_shared_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                               const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_File_iwrite_shared_c(*fh, choiceBuffer(buf), *count, *datatype, request);
+}
+void pmpi_file_iwrite_shared_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                                const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_File_iwrite_shared_c(*fh, choiceBuffer(buf), *count, *datatype, request);
+}
+void mpi_file_read_ordered_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                              const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = MPI_File_read_ordered_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void pmpi_file_read_ordered_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                               const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = PMPI_File_read_ordered_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void mpi_file_write_ordered_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                               const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = MPI_File_write_ordered_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void pmpi_file_write_ordered_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                                const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
+  Status status_c(status, Dir::kOut);
+  *ierr = PMPI_File_write_ordered_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
+  status_c.store(*ierr);
+}
+void mpi_file_read_at_all_begin_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
+                                   const MPI_Count* count, const MPI_Fint* datatype,
+                                   MPI_Fint* ierr) {
+  *ierr = MPI_File_read_at_all_begin_c(*fh, *offset, choiceBuffer(buf), *count, *datatype);
+}
+void pmpi_file_read_at_all_begin_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
+                                    const MPI_Count* count, const MPI_Fint* datatype,
+                                    MPI_Fint* ierr) {
+  *ierr = PMPI_File_read_at_all_begin_c(*fh, *offset, choiceBuffer(buf), *count, *datatype);
+}
+void mpi_file_write_at_all_begin_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
+                                    const MPI_Count* count, const MPI_Fint* datatype,
+                                    MPI_Fint* ierr) {
+  *ierr = MPI_File_write_at_all_begin_c(*fh, *offset, choiceBuffer(buf), *count, *datatype);
+}
+void pmpi_file_write_at_all_begin_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
+                                     const MPI_Count* count, const MPI_Fint* datatype,
+                                     MPI_Fint* ierr) {
+  *ierr = PMPI_File_write_at_all_begin_c(*fh, *offset, choiceBuffer(buf), *count, *datatype);
+}
+void mpi_file_read_all_begin_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                                const MPI_Fint* datatype, MPI_Fint* ierr) {
+  *ierr = MPI_File_read_all_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
+}
+void pmpi_file_read_all_begin_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                                 const MPI_Fint* datatype, MPI_Fint* ierr) {
+  *ierr = PMPI_File_read_all_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
+}
+void mpi_file_write_all_begin_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                                 const MPI_Fint* datatype, MPI_Fint* ierr) {
+  *ierr = MPI_File_write_all_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
+}
+void pmpi_file_write_all_begin_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                                  const MPI_Fint* datatype, MPI_Fint* ierr) {
+  *ierr = PMPI_File_write_all_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
+}
+void mpi_file_read_ordered_begin_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                                    const MPI_Fint* datatype, MPI_Fint* ierr) {
+  *ierr = MPI_File_read_ordered_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
+}
+void pmpi_file_read_ordered_begin_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
+                                     const MPI_Fint* datatype, MPI_Fint* ierr) {
+  *ierr = PMPI_File_read_ordered_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
+}
+void mpi_file_write_ordered_begin_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                                     const MPI_Fint* datatype, MPI_Fint* ierr) {
+  *ierr = MPI_File_write_ordered_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
+}
+void pmpi_file_write_ordered_begin_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
+                                      const MPI_Fint* datatype, MPI_Fint* ierr) {
+  *ierr = PMPI_File_write_ordered_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
+}
 void mpi_type_contiguous_(const MPI_Fint* count, const MPI_Fint* oldtype, MPI_Fint* newtype,
                           MPI_Fint* ierr) {
   *ierr = MPI_Type_contiguous(*count, *oldtype, newtype);
@@ -5161,302 +5457,6 @@ void mpi_file_sync_(const MPI_Fint* fh, MPI_Fint* ierr) {
 }
 void pmpi_file_sync_(const MPI_Fint* fh, MPI_Fint* ierr) {
   *ierr = PMPI_File_sync(*fh);
-}
-void mpi_file_read_at_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
-                         const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* status,
-                         MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = MPI_File_read_at_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void pmpi_file_read_at_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
-                          const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* status,
-                          MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = PMPI_File_read_at_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void mpi_file_read_at_all_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
-                             const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* status,
-                             MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr =
-      MPI_File_read_at_all_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void pmpi_file_read_at_all_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
-                              const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* status,
-                              MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr =
-      PMPI_File_read_at_all_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void mpi_file_write_at_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
-                          const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* status,
-                          MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = MPI_File_write_at_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void pmpi_file_write_at_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
-                           const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* status,
-                           MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = PMPI_File_write_at_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void mpi_file_write_at_all_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
-                              const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* status,
-                              MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr =
-      MPI_File_write_at_all_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void pmpi_file_write_at_all_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
-                               const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* status,
-                               MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr =
-      PMPI_File_write_at_all_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void mpi_file_iread_at_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
-                          const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* request,
-                          MPI_Fint* ierr) {
-  *ierr = MPI_File_iread_at_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, request);
-}
-void pmpi_file_iread_at_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
-                           const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* request,
-                           MPI_Fint* ierr) {
-  *ierr = PMPI_File_iread_at_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, request);
-}
-void mpi_file_iwrite_at_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
-                           const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* request,
-                           MPI_Fint* ierr) {
-  *ierr = MPI_File_iwrite_at_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, request);
-}
-void pmpi_file_iwrite_at_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
-                            const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* request,
-                            MPI_Fint* ierr) {
-  *ierr = PMPI_File_iwrite_at_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, request);
-}
-void mpi_file_iread_at_all_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
-                              const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* request,
-                              MPI_Fint* ierr) {
-  *ierr = MPI_File_iread_at_all_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, request);
-}
-void pmpi_file_iread_at_all_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
-                               const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* request,
-                               MPI_Fint* ierr) {
-  *ierr = PMPI_File_iread_at_all_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, request);
-}
-void mpi_file_iwrite_at_all_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
-                               const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* request,
-                               MPI_Fint* ierr) {
-  *ierr = MPI_File_iwrite_at_all_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, request);
-}
-void pmpi_file_iwrite_at_all_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
-                                const MPI_Count* count, const MPI_Fint* datatype, MPI_Fint* request,
-                                MPI_Fint* ierr) {
-  *ierr = PMPI_File_iwrite_at_all_c(*fh, *offset, choiceBuffer(buf), *count, *datatype, request);
-}
-void mpi_file_read_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                      const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = MPI_File_read_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void pmpi_file_read_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                       const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = PMPI_File_read_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void mpi_file_read_all_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                          const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = MPI_File_read_all_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void pmpi_file_read_all_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                           const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = PMPI_File_read_all_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void mpi_file_write_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                       const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = MPI_File_write_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void pmpi_file_write_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                        const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = PMPI_File_write_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void mpi_file_write_all_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                           const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = MPI_File_write_all_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void pmpi_file_write_all_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                            const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = PMPI_File_write_all_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void mpi_file_iread_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                       const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
-  *ierr = MPI_File_iread_c(*fh, choiceBuffer(buf), *count, *datatype, request);
-}
-void pmpi_file_iread_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                        const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
-  *ierr = PMPI_File_iread_c(*fh, choiceBuffer(buf), *count, *datatype, request);
-}
-void mpi_file_iwrite_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                        const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
-  *ierr = MPI_File_iwrite_c(*fh, choiceBuffer(buf), *count, *datatype, request);
-}
-void pmpi_file_iwrite_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                         const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
-  *ierr = PMPI_File_iwrite_c(*fh, choiceBuffer(buf), *count, *datatype, request);
-}
-void mpi_file_iread_all_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                           const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
-  *ierr = MPI_File_iread_all_c(*fh, choiceBuffer(buf), *count, *datatype, request);
-}
-void pmpi_file_iread_all_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                            const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
-  *ierr = PMPI_File_iread_all_c(*fh, choiceBuffer(buf), *count, *datatype, request);
-}
-void mpi_file_iwrite_all_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                            const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
-  *ierr = MPI_File_iwrite_all_c(*fh, choiceBuffer(buf), *count, *datatype, request);
-}
-void pmpi_file_iwrite_all_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                             const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
-  *ierr = PMPI_File_iwrite_all_c(*fh, choiceBuffer(buf), *count, *datatype, request);
-}
-void mpi_file_read_shared_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                             const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = MPI_File_read_shared_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void pmpi_file_read_shared_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                              const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = PMPI_File_read_shared_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void mpi_file_write_shared_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                              const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = MPI_File_write_shared_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void pmpi_file_write_shared_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                               const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = PMPI_File_write_shared_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void mpi_file_iread_shared_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                              const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
-  *ierr = MPI_File_iread_shared_c(*fh, choiceBuffer(buf), *count, *datatype, request);
-}
-void pmpi_file_iread_shared_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                               const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
-  *ierr = PMPI_File_iread_shared_c(*fh, choiceBuffer(buf), *count, *datatype, request);
-}
-void mpi_file_iwrite_shared_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                               const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
-  *ierr = MPI_File_iwrite_shared_c(*fh, choiceBuffer(buf), *count, *datatype, request);
-}
-void pmpi_file_iwrite_shared_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                                const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierr) {
-  *ierr = PMPI_File_iwrite_shared_c(*fh, choiceBuffer(buf), *count, *datatype, request);
-}
-void mpi_file_read_ordered_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                              const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = MPI_File_read_ordered_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void pmpi_file_read_ordered_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                               const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = PMPI_File_read_ordered_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void mpi_file_write_ordered_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                               const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = MPI_File_write_ordered_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void pmpi_file_write_ordered_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                                const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierr) {
-  Status status_c(status, Dir::kOut);
-  *ierr = PMPI_File_write_ordered_c(*fh, choiceBuffer(buf), *count, *datatype, status_c.get());
-  status_c.store(*ierr);
-}
-void mpi_file_read_at_all_begin_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
-                                   const MPI_Count* count, const MPI_Fint* datatype,
-                                   MPI_Fint* ierr) {
-  *ierr = MPI_File_read_at_all_begin_c(*fh, *offset, choiceBuffer(buf), *count, *datatype);
-}
-void pmpi_file_read_at_all_begin_c_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
-                                    const MPI_Count* count, const MPI_Fint* datatype,
-                                    MPI_Fint* ierr) {
-  *ierr = PMPI_File_read_at_all_begin_c(*fh, *offset, choiceBuffer(buf), *count, *datatype);
-}
-void mpi_file_write_at_all_begin_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
-                                    const MPI_Count* count, const MPI_Fint* datatype,
-                                    MPI_Fint* ierr) {
-  *ierr = MPI_File_write_at_all_begin_c(*fh, *offset, choiceBuffer(buf), *count, *datatype);
-}
-void pmpi_file_write_at_all_begin_c_(const MPI_Fint* fh, const MPI_Offset* offset, const void* buf,
-                                     const MPI_Count* count, const MPI_Fint* datatype,
-                                     MPI_Fint* ierr) {
-  *ierr = PMPI_File_write_at_all_begin_c(*fh, *offset, choiceBuffer(buf), *count, *datatype);
-}
-void mpi_file_read_all_begin_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                                const MPI_Fint* datatype, MPI_Fint* ierr) {
-  *ierr = MPI_File_read_all_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
-}
-void pmpi_file_read_all_begin_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                                 const MPI_Fint* datatype, MPI_Fint* ierr) {
-  *ierr = PMPI_File_read_all_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
-}
-void mpi_file_write_all_begin_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                                 const MPI_Fint* datatype, MPI_Fint* ierr) {
-  *ierr = MPI_File_write_all_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
-}
-void pmpi_file_write_all_begin_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                                  const MPI_Fint* datatype, MPI_Fint* ierr) {
-  *ierr = PMPI_File_write_all_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
-}
-void mpi_file_read_ordered_begin_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                                    const MPI_Fint* datatype, MPI_Fint* ierr) {
-  *ierr = MPI_File_read_ordered_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
-}
-void pmpi_file_read_ordered_begin_c_(const MPI_Fint* fh, void* buf, const MPI_Count* count,
-                                     const MPI_Fint* datatype, MPI_Fint* ierr) {
-  *ierr = PMPI_File_read_ordered_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
-}
-void mpi_file_write_ordered_begin_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                                     const MPI_Fint* datatype, MPI_Fint* ierr) {
-  *ierr = MPI_File_write_ordered_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
-}
-void pmpi_file_write_ordered_begin_c_(const MPI_Fint* fh, const void* buf, const MPI_Count* count,
-                                      const MPI_Fint* datatype, MPI_Fint* ierr) {
-  *ierr = PMPI_File_write_ordered_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
 }
 void mpi_type_create_f90_real_(const MPI_Fint* p, const MPI_Fint* r, MPI_Fint* newtype,
                                MPI_Fint* ierr) {

@@ -5053,130 +5053,6 @@ module ccmpi_f08_glue
       type(MPI_Request) :: request
       integer :: ierror
     end subroutine
-    subroutine MPI_Type_contiguous_c(count, oldtype, newtype, ierror)
-      import
-      integer(kind=MPI_COUNT_KIND), intent(in) :: count
-      type(MPI_Datatype), intent(in) :: oldtype
-      type(MPI_Datatype) :: newtype
-      integer :: ierror
-    end subroutine
-    subroutine MPI_Type_vector_c(count, blocklength, stride, oldtype, newtype, ierror)
-      import
-      integer(kind=MPI_COUNT_KIND), intent(in) :: count
-      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
-      integer(kind=MPI_COUNT_KIND), intent(in) :: stride
-      type(MPI_Datatype), intent(in) :: oldtype
-      type(MPI_Datatype) :: newtype
-      integer :: ierror
-    end subroutine
-    subroutine MPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, &
-            newtype, ierror)
-      import
-      integer(kind=MPI_COUNT_KIND), intent(in) :: count
-      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_blocklengths
-      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_displacements
-      type(MPI_Datatype), intent(in) :: oldtype
-      type(MPI_Datatype) :: newtype
-      integer :: ierror
-    end subroutine
-    subroutine MPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, &
-            newtype, ierror)
-      import
-      integer(kind=MPI_COUNT_KIND), intent(in) :: count
-      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
-      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_displacements
-      type(MPI_Datatype), intent(in) :: oldtype
-      type(MPI_Datatype) :: newtype
-      integer :: ierror
-    end subroutine
-    subroutine MPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
-            order, oldtype, newtype, ierror)
-      import
-      integer, intent(in) :: ndims
-      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_sizes
-      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_subsizes
-      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_starts
-      integer, intent(in) :: order
-      type(MPI_Datatype), intent(in) :: oldtype
-      type(MPI_Datatype) :: newtype
-      integer :: ierror
-    end subroutine
-    subroutine MPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
-            array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
-      import
-      integer, intent(in) :: size
-      integer, intent(in) :: rank
-      integer, intent(in) :: ndims
-      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_gsizes
-      integer, dimension(*) :: array_of_distribs
-      integer, dimension(*) :: array_of_dargs
-      integer, dimension(*) :: array_of_psizes
-      integer, intent(in) :: order
-      type(MPI_Datatype), intent(in) :: oldtype
-      type(MPI_Datatype) :: newtype
-      integer :: ierror
-    end subroutine
-    subroutine MPI_Type_size_c(datatype, size, ierror)
-      import
-      type(MPI_Datatype), intent(in) :: datatype
-      integer(kind=MPI_COUNT_KIND) :: size
-      integer :: ierror
-    end subroutine
-    subroutine MPI_Get_count_c(status, datatype, count, ierror)
-      import
-      type(MPI_Status) :: status
-      type(MPI_Datatype), intent(in) :: datatype
-      integer(kind=MPI_COUNT_KIND) :: count
-      integer :: ierror
-    end subroutine
-    subroutine MPI_Get_elements_c(status, datatype, count, ierror)
-      import
-      type(MPI_Status) :: status
-      type(MPI_Datatype), intent(in) :: datatype
-      integer(kind=MPI_COUNT_KIND) :: count
-      integer :: ierror
-    end subroutine
-    subroutine MPI_Status_set_elements_c(status, datatype, count, ierror)
-      import
-      type(MPI_Status) :: status
-      type(MPI_Datatype), intent(in) :: datatype
-      integer(kind=MPI_COUNT_KIND), intent(in) :: count
-      integer :: ierror
-    end subroutine
-    subroutine MPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-      import
-      type(*), dimension(*) :: inbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      integer(kind=MPI_COUNT_KIND), intent(in) :: incount
-      type(MPI_Datatype), intent(in) :: datatype
-      type(*), dimension(*) :: outbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      integer(kind=MPI_COUNT_KIND), intent(in) :: outsize
-      integer(kind=MPI_COUNT_KIND) :: position
-      type(MPI_Comm), intent(in) :: comm
-      integer :: ierror
-    end subroutine
-    subroutine MPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-      import
-      type(*), dimension(*) :: inbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      integer(kind=MPI_COUNT_KIND), intent(in) :: insize
-      integer(kind=MPI_COUNT_KIND) :: position
-      type(*), dimension(*) :: outbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      integer(kind=MPI_COUNT_KIND), intent(in) :: outcount
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Comm), intent(in) :: comm
-      integer :: ierror
-    end subroutine
-    subroutine MPI_Pack_size_c(incount, datatype, comm, size, ierror)
-      import
-      integer(kind=MPI_COUNT_KIND), intent(in) :: incount
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Comm), intent(in) :: comm
-      integer(kind=MPI_COUNT_KIND) :: size
-      integer :: ierror
-    end subroutine
     subroutine MPI_File_read_at_c(fh, offset, buf, count, datatype, status, ierror)
       import
       type(MPI_File), intent(in) :: fh
@@ -5459,6 +5335,130 @@ module ccmpi_f08_glue
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       integer(kind=MPI_COUNT_KIND), intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Type_contiguous_c(count, oldtype, newtype, ierror)
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Type_vector_c(count, blocklength, stride, oldtype, newtype, ierror)
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, &
+            newtype, ierror)
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_blocklengths
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_displacements
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, &
+            newtype, ierror)
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_displacements
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, &
+            order, oldtype, newtype, ierror)
+      import
+      integer, intent(in) :: ndims
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_sizes
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_subsizes
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_starts
+      integer, intent(in) :: order
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+            array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+      import
+      integer, intent(in) :: size
+      integer, intent(in) :: rank
+      integer, intent(in) :: ndims
+      integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_gsizes
+      integer, dimension(*) :: array_of_distribs
+      integer, dimension(*) :: array_of_dargs
+      integer, dimension(*) :: array_of_psizes
+      integer, intent(in) :: order
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype) :: newtype
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Type_size_c(datatype, size, ierror)
+      import
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: size
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Get_count_c(status, datatype, count, ierror)
+      import
+      type(MPI_Status) :: status
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Get_elements_c(status, datatype, count, ierror)
+      import
+      type(MPI_Status) :: status
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Status_set_elements_c(status, datatype, count, ierror)
+      import
+      type(MPI_Status) :: status
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+      import
+      type(*), dimension(*) :: inbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+      type(MPI_Datatype), intent(in) :: datatype
+      type(*), dimension(*) :: outbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: outsize
+      integer(kind=MPI_COUNT_KIND) :: position
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+      import
+      type(*), dimension(*) :: inbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: insize
+      integer(kind=MPI_COUNT_KIND) :: position
+      type(*), dimension(*) :: outbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      integer(kind=MPI_COUNT_KIND), intent(in) :: outcount
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Comm), intent(in) :: comm
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Pack_size_c(incount, datatype, comm, size, ierror)
+      import
+      integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Comm), intent(in) :: comm
+      integer(kind=MPI_COUNT_KIND) :: size
       integer :: ierror
     end subroutine
     integer(kind=MPI_ADDRESS_KIND) function PMPI_Aint_add(base, disp)
@@ -13663,171 +13663,6 @@ contains
           info, request, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
-  subroutine MPI_Type_contiguous_f08c(count, oldtype, newtype, ierror)
-    use ccmpi_f08_glue, only: glue => MPI_Type_contiguous_c
-    integer(kind=MPI_COUNT_KIND), intent(in) :: count
-    type(MPI_Datatype), intent(in) :: oldtype
-    type(MPI_Datatype) :: newtype
-    integer, optional, intent(out) :: ierror
-    integer :: ierror_
-    call glue(count, oldtype, newtype, ierror_)
-    if (present(ierror)) ierror = ierror_
-  end subroutine
-  subroutine MPI_Type_vector_f08c(count, blocklength, stride, oldtype, newtype, ierror)
-    use ccmpi_f08_glue, only: glue => MPI_Type_vector_c
-    integer(kind=MPI_COUNT_KIND), intent(in) :: count
-    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
-    integer(kind=MPI_COUNT_KIND), intent(in) :: stride
-    type(MPI_Datatype), intent(in) :: oldtype
-    type(MPI_Datatype) :: newtype
-    integer, optional, intent(out) :: ierror
-    integer :: ierror_
-    call glue(count, blocklength, stride, oldtype, newtype, ierror_)
-    if (present(ierror)) ierror = ierror_
-  end subroutine
-  subroutine MPI_Type_indexed_f08c(count, array_of_blocklengths, array_of_displacements, oldtype, &
-        newtype, ierror)
-    use ccmpi_f08_glue, only: glue => MPI_Type_indexed_c
-    integer(kind=MPI_COUNT_KIND), intent(in) :: count
-    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_blocklengths
-    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_displacements
-    type(MPI_Datatype), intent(in) :: oldtype
-    type(MPI_Datatype) :: newtype
-    integer, optional, intent(out) :: ierror
-    integer :: ierror_
-    call glue(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror_)
-    if (present(ierror)) ierror = ierror_
-  end subroutine
-  subroutine MPI_Type_create_indexed_block_f08c(count, blocklength, array_of_displacements, &
-        oldtype, newtype, ierror)
-    use ccmpi_f08_glue, only: glue => MPI_Type_create_indexed_block_c
-    integer(kind=MPI_COUNT_KIND), intent(in) :: count
-    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
-    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_displacements
-    type(MPI_Datatype), intent(in) :: oldtype
-    type(MPI_Datatype) :: newtype
-    integer, optional, intent(out) :: ierror
-    integer :: ierror_
-    call glue(count, blocklength, array_of_displacements, oldtype, newtype, ierror_)
-    if (present(ierror)) ierror = ierror_
-  end subroutine
-  subroutine MPI_Type_create_subarray_f08c(ndims, array_of_sizes, array_of_subsizes, &
-        array_of_starts, order, oldtype, newtype, ierror)
-    use ccmpi_f08_glue, only: glue => MPI_Type_create_subarray_c
-    integer, intent(in) :: ndims
-    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_sizes
-    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_subsizes
-    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_starts
-    integer, intent(in) :: order
-    type(MPI_Datatype), intent(in) :: oldtype
-    type(MPI_Datatype) :: newtype
-    integer, optional, intent(out) :: ierror
-    integer :: ierror_
-    call glue(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, &
-          ierror_)
-    if (present(ierror)) ierror = ierror_
-  end subroutine
-  subroutine MPI_Type_create_darray_f08c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
-        array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
-    use ccmpi_f08_glue, only: glue => MPI_Type_create_darray_c
-    integer, intent(in) :: size
-    integer, intent(in) :: rank
-    integer, intent(in) :: ndims
-    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_gsizes
-    integer, dimension(*) :: array_of_distribs
-    integer, dimension(*) :: array_of_dargs
-    integer, dimension(*) :: array_of_psizes
-    integer, intent(in) :: order
-    type(MPI_Datatype), intent(in) :: oldtype
-    type(MPI_Datatype) :: newtype
-    integer, optional, intent(out) :: ierror
-    integer :: ierror_
-    call glue(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, &
-          order, oldtype, newtype, ierror_)
-    if (present(ierror)) ierror = ierror_
-  end subroutine
-  subroutine MPI_Type_size_f08c(datatype, size, ierror)
-    use ccmpi_f08_glue, only: glue => MPI_Type_size_c
-    type(MPI_Datatype), intent(in) :: datatype
-    integer(kind=MPI_COUNT_KIND) :: size
-    integer, optional, intent(out) :: ierror
-    integer :: ierror_
-    call glue(datatype, size, ierror_)
-    if (present(ierror)) ierror = ierror_
-  end subroutine
-  subroutine MPI_Get_count_f08c(status, datatype, count, ierror)
-    use ccmpi_f08_glue, only: glue => MPI_Get_count_c
-    type(MPI_Status) :: status
-    type(MPI_Datatype), intent(in) :: datatype
-    integer(kind=MPI_COUNT_KIND) :: count
-    integer, optional, intent(out) :: ierror
-    integer :: ierror_
-    call glue(status, datatype, count, ierror_)
-    if (present(ierror)) ierror = ierror_
-  end subroutine
-  subroutine MPI_Get_elements_f08c(status, datatype, count, ierror)
-    use ccmpi_f08_glue, only: glue => MPI_Get_elements_c
-    type(MPI_Status) :: status
-    type(MPI_Datatype), intent(in) :: datatype
-    integer(kind=MPI_COUNT_KIND) :: count
-    integer, optional, intent(out) :: ierror
-    integer :: ierror_
-    call glue(status, datatype, count, ierror_)
-    if (present(ierror)) ierror = ierror_
-  end subroutine
-  subroutine MPI_Status_set_elements_f08c(status, datatype, count, ierror)
-    use ccmpi_f08_glue, only: glue => MPI_Status_set_elements_c
-    type(MPI_Status) :: status
-    type(MPI_Datatype), intent(in) :: datatype
-    integer(kind=MPI_COUNT_KIND), intent(in) :: count
-    integer, optional, intent(out) :: ierror
-    integer :: ierror_
-    call glue(status, datatype, count, ierror_)
-    if (present(ierror)) ierror = ierror_
-  end subroutine
-  subroutine MPI_Pack_f08c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-    use ccmpi_f08_glue, only: glue => MPI_Pack_c
-    type(*), dimension(*) :: inbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
-    type(MPI_Datatype), intent(in) :: datatype
-    type(*), dimension(*) :: outbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-    integer(kind=MPI_COUNT_KIND), intent(in) :: outsize
-    integer(kind=MPI_COUNT_KIND) :: position
-    type(MPI_Comm), intent(in) :: comm
-    integer, optional, intent(out) :: ierror
-    integer :: ierror_
-    call glue(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror_)
-    if (present(ierror)) ierror = ierror_
-  end subroutine
-  subroutine MPI_Unpack_f08c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-    use ccmpi_f08_glue, only: glue => MPI_Unpack_c
-    type(*), dimension(*) :: inbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-    integer(kind=MPI_COUNT_KIND), intent(in) :: insize
-    integer(kind=MPI_COUNT_KIND) :: position
-    type(*), dimension(*) :: outbuf
-    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-    integer(kind=MPI_COUNT_KIND), intent(in) :: outcount
-    type(MPI_Datatype), intent(in) :: datatype
-    type(MPI_Comm), intent(in) :: comm
-    integer, optional, intent(out) :: ierror
-    integer :: ierror_
-    call glue(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror_)
-    if (present(ierror)) ierror = ierror_
-  end subroutine
-  subroutine MPI_Pack_size_f08c(incount, datatype, comm, size, ierror)
-    use ccmpi_f08_glue, only: glue => MPI_Pack_size_c
-    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
-    type(MPI_Datatype), intent(in) :: datatype
-    type(MPI_Comm), intent(in) :: comm
-    integer(kind=MPI_COUNT_KIND) :: size
-    integer, optional, intent(out) :: ierror
-    integer :: ierror_
-    call glue(incount, datatype, comm, size, ierror_)
-    if (present(ierror)) ierror = ierror_
-  end subroutine
   subroutine MPI_File_read_at_f08c(fh, offset, buf, count, datatype, status, ierror)
     use ccmpi_f08_glue, only: glue => MPI_File_read_at_c
     type(MPI_File), intent(in) :: fh
@@ -14194,6 +14029,171 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: ierror_
     call glue(fh, buf, count, datatype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Type_contiguous_f08c(count, oldtype, newtype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Type_contiguous_c
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(count, oldtype, newtype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Type_vector_f08c(count, blocklength, stride, oldtype, newtype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Type_vector_c
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+    integer(kind=MPI_COUNT_KIND), intent(in) :: stride
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(count, blocklength, stride, oldtype, newtype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Type_indexed_f08c(count, array_of_blocklengths, array_of_displacements, oldtype, &
+        newtype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Type_indexed_c
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_blocklengths
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_displacements
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Type_create_indexed_block_f08c(count, blocklength, array_of_displacements, &
+        oldtype, newtype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Type_create_indexed_block_c
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer(kind=MPI_COUNT_KIND), intent(in) :: blocklength
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_displacements
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(count, blocklength, array_of_displacements, oldtype, newtype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Type_create_subarray_f08c(ndims, array_of_sizes, array_of_subsizes, &
+        array_of_starts, order, oldtype, newtype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Type_create_subarray_c
+    integer, intent(in) :: ndims
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_sizes
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_subsizes
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_starts
+    integer, intent(in) :: order
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, &
+          ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Type_create_darray_f08c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+        array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Type_create_darray_c
+    integer, intent(in) :: size
+    integer, intent(in) :: rank
+    integer, intent(in) :: ndims
+    integer(kind=MPI_COUNT_KIND), dimension(*) :: array_of_gsizes
+    integer, dimension(*) :: array_of_distribs
+    integer, dimension(*) :: array_of_dargs
+    integer, dimension(*) :: array_of_psizes
+    integer, intent(in) :: order
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype) :: newtype
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, &
+          order, oldtype, newtype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Type_size_f08c(datatype, size, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Type_size_c
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(datatype, size, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Get_count_f08c(status, datatype, count, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Get_count_c
+    type(MPI_Status) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(status, datatype, count, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Get_elements_f08c(status, datatype, count, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Get_elements_c
+    type(MPI_Status) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(status, datatype, count, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Status_set_elements_f08c(status, datatype, count, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Status_set_elements_c
+    type(MPI_Status) :: status
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(kind=MPI_COUNT_KIND), intent(in) :: count
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(status, datatype, count, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Pack_f08c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Pack_c
+    type(*), dimension(*) :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(*), dimension(*) :: outbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: outsize
+    integer(kind=MPI_COUNT_KIND) :: position
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Unpack_f08c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Unpack_c
+    type(*), dimension(*) :: inbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: insize
+    integer(kind=MPI_COUNT_KIND) :: position
+    type(*), dimension(*) :: outbuf
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+    integer(kind=MPI_COUNT_KIND), intent(in) :: outcount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Comm), intent(in) :: comm
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Pack_size_f08c(incount, datatype, comm, size, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Pack_size_c
+    integer(kind=MPI_COUNT_KIND), intent(in) :: incount
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Comm), intent(in) :: comm
+    integer(kind=MPI_COUNT_KIND) :: size
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(incount, datatype, comm, size, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
   integer(kind=MPI_ADDRESS_KIND) function PMPI_Aint_add(base, disp)

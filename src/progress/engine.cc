@@ -130,10 +130,12 @@ bool Engine::runHooks() {
   return progressed;
 }
 
-int Engine::poll(int timeoutMs) {
+int Engine::pollImpl(int timeoutMs, bool always) {
   if (epfd_ < 0) return 0;
+  outsideArmed_ = false;
   int fast = fast_.poll ? fast_.poll() : 0;
-  if (!hooks_.empty() && runHooks()) timeoutMs = 0;
+  const bool hooked = !hooks_.empty() && runHooks();
+  if (hooked) timeoutMs = 0;
   if (fast > 0) timeoutMs = 0;
   // A spinning caller polls the shared-memory rings on every call but pays for an
   // epoll_wait (a system call) only on every 32nd while connections are open (a message
@@ -142,7 +144,7 @@ int Engine::poll(int timeoutMs) {
   // latency, 2 ranks on the 2 cores, 14 runs each, 2026-11-26: median 0.29 -> 0.27 us,
   // minimum 0.22 -> 0.19).
   const unsigned every = trafficFds_.empty() ? kQuietPollEvery : kTrafficPollEvery;
-  if (timeoutMs == 0 && fast_.poll && (++skipped_ & (every - 1)) != 0) {
+  if (timeoutMs == 0 && fast_.poll && !always && (++skipped_ & (every - 1)) != 0) {
     return fast;
   }
   const int64_t wake = wakeNs_;
@@ -173,8 +175,20 @@ int Engine::poll(int timeoutMs) {
   if (announced) fast_.endSleep();
   for (int i = 0; i < n; ++i) static_cast<EventHandler*>(evs[i].data.ptr)->onEvent(evs[i].events);
   if (fast_.poll) n += fast_.poll() + fast;
-  if (!hooks_.empty()) runHooks();
-  return n;
+  if (!hooks_.empty() && runHooks() && always) ++n;
+  return always && hooked ? n + 1 : n;
+}
+
+bool Engine::armOutsideWait(int64_t* wakeNs) {
+  *wakeNs = wakeNs_;
+  if (fast_.prepareSleep && !fast_.prepareSleep()) return false;
+  outsideArmed_ = true;
+  return true;
+}
+
+void Engine::disarmOutsideWait() {
+  if (fast_.endSleep) fast_.endSleep();
+  outsideArmed_ = false;
 }
 
 Engine& engine() {

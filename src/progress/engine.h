@@ -30,7 +30,7 @@ class Engine {
   void remove(int fd);
   // Dispatches ready events once. timeoutMs: 0 = do not sleep, -1 = sleep until an event.
   // Returns the number of events handled.
-  int poll(int timeoutMs);
+  int poll(int timeoutMs) { return pollImpl(timeoutMs, false); }
 
   // Work run by every poll(), before it waits and after it dispatches: nonblocking
   // collective schedules advance here, so they progress inside whatever MPI call drives
@@ -105,6 +105,26 @@ class Engine {
     if (afterSleep_) afterSleep_();
   }
 
+  // For a thread that sleeps on the engine's events without driving it meanwhile (the
+  // progress thread, api/async_progress.h). All but waitFd() are called by whoever drives
+  // the engine at the time.
+  // Dispatches whatever is ready once, epoll included (poll(0) asks epoll only every few
+  // calls), without sleeping. Returns the work done (events, shared-memory frames, hooks
+  // that progressed).
+  int pollOnce() { return pollImpl(0, true); }
+  // Announces a sleep to the shared-memory peers as poll() does before epoll_wait, so their
+  // traffic rings the doorbell, which is in the epoll set: waitFd() becomes readable. False:
+  // work arrived meanwhile, poll instead. *wakeNs: when the sleep must end (wakeBy; 0 =
+  // no limit).
+  bool armOutsideWait(int64_t* wakeNs);
+  // Withdraws the announcement (whoever then drives the engine).
+  void disarmOutsideWait();
+  // The announcement holds: no poll ran since (a poll may withdraw it, or consume the
+  // doorbell's wake-up).
+  bool outsideWaitArmed() const { return outsideArmed_; }
+  // Readable (POLLIN) while a registered descriptor has an event.
+  int waitFd() const { return epfd_; }
+
   // Idle polls a rank with a core of its own spins before it yields the core on every idle
   // poll (a few tens of microseconds).
   static constexpr unsigned kPoliteAfter = 256;
@@ -134,8 +154,10 @@ class Engine {
   FastPath fast_;
   SleepHook beforeSleep_ = nullptr;
   SleepHook afterSleep_ = nullptr;
-  unsigned skipped_ = 0;  // non-sleeping polls answered by the fast path alone
+  unsigned skipped_ = 0;       // non-sleeping polls answered by the fast path alone
+  bool outsideArmed_ = false;  // see outsideWaitArmed
   bool runHooks();
+  int pollImpl(int timeoutMs, bool always);
 };
 
 Engine& engine();

@@ -126,29 +126,17 @@ PatternCache& cacheOf(comm::Comm& c) {
   return *static_cast<PatternCache*>(c.collState.get());
 }
 
-// What the schedule's steps need after the call's arguments are gone from the stack.
-struct Call {
-  CollArgs args;
-  bool inPlace = false;
+// The agreement's words and the time (the phased algorithms' own part of the call).
+struct Call : AlltoallvCall {
+  using AlltoallvCall::AlltoallvCall;
   std::vector<int64_t> row;  // send sizes in bytes (own entry 0)
   int64_t agreed[2] = {0, 0}, incoming[2] = {0, 0};
-  std::vector<int64_t> gathered;  // n rows, rotated: row i is rank (r + i) mod n's
   double t0 = 0;
-
-  Block sendBlock(int i) const { return alltoallvSendBlock(args, i); }
-  Block recvBlock(int i) const { return alltoallvRecvBlock(args, i); }
 };
 
 std::shared_ptr<Call> makeCall(const Plan& p) {
-  auto call = std::make_shared<Call>();
-  call->args = p.args;
-  call->inPlace = p.args.sendbuf == MPI_IN_PLACE;
-  const int n = p.comm.size, r = p.comm.rank;
-  call->row.assign(n, 0);
-  for (int i = 0; i < n; ++i)
-    if (i != r)
-      call->row[i] = call->inPlace ? dataBytes(p.args.recvcounts[i], p.args.recvtype)
-                                   : dataBytes(p.args.sendcounts[i], p.args.sendtype);
+  auto call = std::make_shared<Call>(p.args);
+  call->row = call->ownRow(p.comm.size, p.comm.rank);
   return call;
 }
 
@@ -159,9 +147,7 @@ void addLinear(Schedule& s, const std::shared_ptr<Call>& call) {
 }
 
 void addPhased(Schedule& s, const std::shared_ptr<Call>& call, const RankPhases& rp) {
-  addPhasedAlltoall(
-      s, rp, defaultPhaseSync(), call->inPlace, [call](int i) { return call->sendBlock(i); },
-      [call](int i) { return call->recvBlock(i); });
+  addPhasedAlltoallv(s, rp, defaultPhaseSync(), call);
 }
 
 // A call after one whose messages were all small: no agreement; every pair exchanges its
@@ -245,28 +231,51 @@ void addLinearWithTrailer(Schedule& s, const std::shared_ptr<Call>& call, Patter
   s.endRound();
 }
 
-// Bruck allgather of every rank's row: afterwards call->gathered row i (n values) is the
-// row of rank (r + i) mod n.
-void addGatherRows(Schedule& s, const std::shared_ptr<Call>& call) {
-  const int n = s.size();
-  call->gathered.assign(static_cast<size_t>(n) * n, 0);
-  std::copy(call->row.begin(), call->row.end(), call->gathered.begin());
-  addAllgatherRows(s, call->gathered.data());
+}  // namespace
+
+AlltoallvCall::AlltoallvCall(const CollArgs& a) : args(a), inPlace(a.sendbuf == MPI_IN_PLACE) {}
+
+Block AlltoallvCall::sendBlock(int i) const {
+  return alltoallvSendBlock(args, i);
 }
 
-sched::Pattern gatheredPattern(const Call& call, int n, int r) {
-  // In rank order on every rank: the schedulers break ties by the pattern's order, and
-  // every rank must compute the same schedule.
+Block AlltoallvCall::recvBlock(int i) const {
+  return alltoallvRecvBlock(args, i);
+}
+
+std::vector<int64_t> AlltoallvCall::ownRow(int n, int r) const {
+  std::vector<int64_t> row(static_cast<size_t>(n), 0);
+  for (int i = 0; i < n; ++i)
+    if (i != r) {
+      const Block b = inPlace ? recvBlock(i) : sendBlock(i);
+      row[static_cast<size_t>(i)] = dataBytes(b.count, b.type);
+    }
+  return row;
+}
+
+void AlltoallvCall::addGatherRows(Schedule& s, const std::vector<int64_t>& row) {
+  const int n = s.size();
+  gathered.assign(static_cast<size_t>(n) * n, 0);
+  std::copy(row.begin(), row.end(), gathered.begin());
+  addAllgatherRows(s, gathered.data());
+}
+
+sched::Pattern AlltoallvCall::gatheredPattern(int n, int r) const {
   sched::Pattern pattern;
   for (int src = 0; src < n; ++src) {
-    const int64_t* row = call.gathered.data() + static_cast<size_t>((src - r + n) % n) * n;
+    const int64_t* row = gathered.data() + static_cast<size_t>((src - r + n) % n) * n;
     for (int dst = 0; dst < n; ++dst)
       if (dst != src && row[dst] > 0) pattern.push_back({src, dst, row[dst]});
   }
   return pattern;
 }
 
-}  // namespace
+void addPhasedAlltoallv(Schedule& s, const RankPhases& rp, PhaseSync sync,
+                        const std::shared_ptr<const AlltoallvCall>& call) {
+  addPhasedAlltoall(
+      s, rp, sync, call->inPlace, [call](int i) { return call->sendBlock(i); },
+      [call](int i) { return call->recvBlock(i); });
+}
 
 void addAllgatherRows(Schedule& s, int64_t* rows) {
   const int n = s.size(), r = s.rank();
@@ -284,10 +293,10 @@ int alltoallvPhasedSchedule(Plan& p) {
   p.algorithm = "phased";
   Schedule& s = *p.schedule;
   auto call = makeCall(p);
-  addGatherRows(s, call);
+  call->addGatherRows(s, call->row);
   addDeferredPhase(s, [call](Schedule& inner) {
     const int n = inner.size(), r = inner.rank();
-    const sched::Pattern pattern = gatheredPattern(*call, n, r);
+    const sched::Pattern pattern = call->gatheredPattern(n, r);
     int64_t largest = 0;
     for (const sched::Message& m : pattern) largest = std::max(largest, m.bytes);
     if (largest < phasedMin()) return addLinear(inner, call);
@@ -363,14 +372,14 @@ int alltoallvPhasedCachedSchedule(Plan& p) {
       }
     ++st.misses;
     *miss = true;
-    addGatherRows(inner, call);
+    call->addGatherRows(inner, call->row);
   });
   addDeferredPhase(s, [call, cache, miss](Schedule& inner) {
     if (!*miss) return;
     const int n2 = inner.size(), r2 = inner.rank();
     CacheEntry e;
     e.row = call->row;
-    e.phases = scheduleRankPhases(inner.comm(), gatheredPattern(*call, n2, r2), r2);
+    e.phases = scheduleRankPhases(inner.comm(), call->gatheredPattern(n2, r2), r2);
     e.lastUse = ++cache->clock;
     stats().missSeconds += nowSeconds() - call->t0;
     addPhased(inner, call, e.phases);

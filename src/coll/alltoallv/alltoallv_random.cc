@@ -27,48 +27,16 @@ namespace {
 constexpr int64_t kMinPiece = 4096;
 constexpr int64_t kPieceUnit = 64;
 
-struct Call {
-  CollArgs args;
-  bool inPlace = false;
-  std::vector<int64_t> gathered;  // n rows, rotated: row i is rank (r + i) mod n's
-  bool scheduled = false;         // phases below hold the schedule (persistent replays)
+// The schedule, kept for a persistent request's replays.
+struct Call : AlltoallvCall {
+  using AlltoallvCall::AlltoallvCall;
+  bool scheduled = false;  // phases below hold the schedule (persistent replays)
   sched::Phases phases;
-
-  Block sendBlock(int i) const { return alltoallvSendBlock(args, i); }
-  Block recvBlock(int i) const { return alltoallvRecvBlock(args, i); }
 };
-
-std::shared_ptr<Call> makeCall(const Plan& p) {
-  auto call = std::make_shared<Call>();
-  call->args = p.args;
-  call->inPlace = p.args.sendbuf == MPI_IN_PLACE;
-  return call;
-}
-
-void fillRow(Call& call, int n, int r) {
-  call.gathered.assign(static_cast<size_t>(n) * n, 0);
-  for (int i = 0; i < n; ++i)
-    if (i != r) {
-      const Block b = call.inPlace ? call.recvBlock(i) : call.sendBlock(i);
-      call.gathered[i] = dataBytes(b.count, b.type);
-    }
-}
-
-sched::Pattern patternOf(const Call& call, int n, int r) {
-  sched::Pattern pattern;
-  for (int src = 0; src < n; ++src) {
-    const int64_t* row = call.gathered.data() + static_cast<size_t>((src - r + n) % n) * n;
-    for (int dst = 0; dst < n; ++dst)
-      if (dst != src && row[dst] > 0) pattern.push_back({src, dst, row[dst]});
-  }
-  return pattern;
-}
 
 // Whole messages: the phases as RankPhases, moved with typed sends and receives.
 void addWhole(Schedule& s, const std::shared_ptr<Call>& call) {
-  addPhasedAlltoall(
-      s, rankPhasesOf(call->phases, s.rank()), PhaseSync::kNone, call->inPlace,
-      [call](int i) { return call->sendBlock(i); }, [call](int i) { return call->recvBlock(i); });
+  addPhasedAlltoallv(s, rankPhasesOf(call->phases, s.rank()), PhaseSync::kNone, call);
 }
 
 // Pieces: byte ranges of each block, in place where the block is contiguous.
@@ -134,19 +102,18 @@ void addPieces(Schedule& s, const std::shared_ptr<Call>& call) {
 int addRandom(Plan& p, const char* name, bool pieces) {
   p.algorithm = name;
   Schedule& s = *p.schedule;
-  auto call = makeCall(p);
+  auto call = std::make_shared<Call>(p.args);
   const uint64_t seed = p.comm.contextId;
   // Two deferred phases (they do not nest): the first gathers the pattern unless a
   // schedule is there already, the second schedules it once and moves the data.
   addDeferredPhase(s, [call](Schedule& inner) {
     if (call->scheduled) return;
-    fillRow(*call, inner.size(), inner.rank());
-    addAllgatherRows(inner, call->gathered.data());
+    call->addGatherRows(inner, call->ownRow(inner.size(), inner.rank()));
   });
   addDeferredPhase(s, [call, seed, pieces](Schedule& inner) {
     const int n = inner.size(), r = inner.rank();
     if (!call->scheduled) {
-      const sched::Pattern pattern = patternOf(*call, n, r);
+      const sched::Pattern pattern = call->gatheredPattern(n, r);
       call->phases = pieces ? sched::randomNodeHeap(n, pattern, seed, kMinPiece, kPieceUnit)
                             : sched::randomNode(n, pattern, seed);
       call->scheduled = true;

@@ -23,9 +23,11 @@
 // shared memory, or TCP loopback, not the cable).
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "coll/plan.h"
 #include "coll/schedule.h"
 #include "coll/util.h"
 #include "sched/sched.h"
@@ -114,5 +116,29 @@ int64_t phaseSmallThreshold();
 RankPhases scheduleRankPhases(const comm::Comm& c, const sched::Pattern& pattern, int rank);
 // This rank's part of the all-to-all phases on c, host-level where ranks share hosts.
 RankPhases allToAllRankPhases(const comm::Comm& c, int rank);
+
+// An Alltoallv call of the algorithms that gather the pattern and schedule it (phased,
+// rs_n, rs_nh: alltoallv_phased.cc, alltoallv_random.cc): what their schedule's steps need
+// after the call's arguments are gone from the stack. The algorithms extend it.
+struct AlltoallvCall {
+  CollArgs args;
+  bool inPlace = false;
+  std::vector<int64_t> gathered;  // n rows, rotated: row i is rank (r + i) mod n's
+
+  explicit AlltoallvCall(const CollArgs& a);
+  Block sendBlock(int i) const;
+  Block recvBlock(int i) const;
+  // This rank's row: the bytes it sends to each rank of n (its own entry 0).
+  std::vector<int64_t> ownRow(int n, int r) const;
+  // Appends the allgather of every rank's row (addAllgatherRows) into gathered, this
+  // rank's being `row`.
+  void addGatherRows(Schedule& s, const std::vector<int64_t>& row);
+  // The gathered pattern, in rank order on every rank: the schedulers break ties by the
+  // pattern's order, and every rank must compute the same schedule.
+  sched::Pattern gatheredPattern(int n, int r) const;
+};
+// addPhasedAlltoall of the call's blocks (the steps keep the call).
+void addPhasedAlltoallv(Schedule& s, const RankPhases& rp, PhaseSync sync,
+                        const std::shared_ptr<const AlltoallvCall>& call);
 
 }  // namespace ccmpi::coll

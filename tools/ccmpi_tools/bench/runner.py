@@ -24,7 +24,7 @@ import tempfile
 import time
 
 from .. import npb as npb_mod
-from .. import procs, units
+from .. import procs, runs, units
 from . import autorate
 from . import implementations as impls_mod
 from . import scenarios
@@ -182,18 +182,12 @@ class Runner:
         p = self.current
         if p is None or p.poll() is not None:
             return
-        _kill_group(p, signal.SIGTERM)
-        try:
-            p.wait(timeout=KILL_AFTER)
-        except subprocess.TimeoutExpired:
-            _kill_group(p, signal.SIGKILL)
-            p.wait()
+        runs.stop_group(p, KILL_AFTER)
         self.reap_hosts()
 
     def reap_hosts(self):
         """Kills what a run left on the cluster's hosts (processes in their namespaces)."""
-        nss = ["ccmpi-%s-h%d" % (self.cluster_name, k) for k in range(1, self.hosts + 1)]
-        procs.kill_now(procs.netns_pids(nss))
+        runs.reap_cluster(self.cluster_name, self.hosts)
 
     def run_logged(self, tag, who, what, rep, cmd, done_marker=None, fails=None):
         """Runs cmd with the timeout, output in WORK/TAG.out/err, reaps the hosts and
@@ -201,37 +195,14 @@ class Runner:
         status (0 for a run stopped after its last line)."""
         start = time.monotonic()
         out_path = os.path.join(self.work, tag + ".out")
-        with open(out_path, "w") as out, open(os.path.join(self.work, tag + ".err"), "w") as err:
-            p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                 start_new_session=True)
-        self.current = p
         timeout = self.o.timeout
-        done_at = None
-        hung = timed_out = False
         marker = re.compile(done_marker, re.M) if done_marker else None
-        while p.poll() is None:
-            try:
-                p.wait(timeout=0.5)
-                break
-            except subprocess.TimeoutExpired:
-                pass
-            now = time.monotonic()
-            if marker and done_at is None and _file_matches(out_path, marker):
-                done_at = now
-            if done_at is not None and now - done_at >= HUNG_AFTER:
-                hung = True
-                break
-            if now - start >= timeout:
-                timed_out = True
-                break
-        if hung or timed_out:
-            _kill_group(p, signal.SIGTERM)
-            try:
-                p.wait(timeout=KILL_AFTER)
-            except subprocess.TimeoutExpired:
-                _kill_group(p, signal.SIGKILL)
-                p.wait()
-        rc = p.returncode
+        with open(out_path, "w") as out, open(os.path.join(self.work, tag + ".err"), "w") as err:
+            rc, timed_out, hung = runs.run_watched(
+                cmd, out, err, timeout,
+                done=(lambda: _file_matches(out_path, marker)) if marker else None,
+                hung_after=HUNG_AFTER, grace=KILL_AFTER,
+                started=lambda p: setattr(self, "current", p))
         if timed_out:
             rc = 124 if rc != -signal.SIGKILL else 137
         elif rc < 0:
@@ -533,7 +504,7 @@ class Runner:
     def facts_before(self):
         return {
             "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "load_before": _loadavg(),
+            "load_before": runs.load_averages(),
         }
 
     def facts_after(self):
@@ -541,8 +512,8 @@ class Runner:
         f = self.results.facts
         rate_bps = units.rate_bps(o.rate) or 0
         return {
-            "load": "%s (before), %s (after)" % (f.get("load_before", ""), _loadavg()),
-            "cpu": "%s, %d cores" % (_cpu_model(), len(os.sched_getaffinity(0))),
+            "load": "%s (before), %s (after)" % (f.get("load_before", ""), runs.load_averages()),
+            "cpu": "%s, %d cores" % (runs.cpu_model(""), len(os.sched_getaffinity(0))),
             "kernel": "%s %s %s" % (os.uname().sysname, os.uname().release, os.uname().machine),
             "ccmpi": _git_version(o.source),
             "openmpi": impls_mod.openmpi_version(),
@@ -557,13 +528,6 @@ class Runner:
             "elapsed": str(int(time.monotonic() - self.start)),
             "invocation": " ".join(["ccmpi-bench"] + o.invocation),
         }
-
-
-def _kill_group(p, sig):
-    try:
-        os.killpg(p.pid, sig)
-    except OSError:
-        pass
 
 
 def _say(text):
@@ -592,25 +556,6 @@ def _why(err_path):
     pick = next((line for line in lines if re.search(r"error|abort|fail|wrong", line, re.I)),
                 lines[-1] if lines else "")
     return pick.replace("\t", " ")[:200]
-
-
-def _loadavg():
-    try:
-        with open("/proc/loadavg") as f:
-            return " ".join(f.read().split()[:3])
-    except OSError:
-        return ""
-
-
-def _cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return ""
 
 
 def _git_version(source):
