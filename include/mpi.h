@@ -340,8 +340,11 @@ typedef struct MPI_F08_status {
 #define MPI_ERRCODES_IGNORE ((int *)0)
 #define MPI_ARGV_NULL ((char **)0)
 #define MPI_ARGVS_NULL ((char ***)0)
-#define MPI_UNWEIGHTED ((int *)2)
-#define MPI_WEIGHTS_EMPTY ((int *)3)
+/* The topology sentinels are addresses of the library's own storage, as in MPICH: gcc 12
+   took a small integer cast to a pointer for an empty array and warned
+   (-Wstringop-overread) at every call that passed one. */
+extern int *const MPI_UNWEIGHTED;
+extern int *const MPI_WEIGHTS_EMPTY;
 
 /* String sizes (including the terminating NUL) */
 #define MPI_MAX_PROCESSOR_NAME 256

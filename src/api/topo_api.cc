@@ -331,6 +331,17 @@ CCMPI_MPI_ALIAS(MPI_Graph_map)
 // --- distributed graph topology ---
 
 namespace {
+// Storage whose addresses are the sentinels (never read or written).
+int gUnweighted;
+int gWeightsEmpty;
+}  // namespace
+
+extern "C" {
+int* const MPI_UNWEIGHTED = &gUnweighted;
+int* const MPI_WEIGHTS_EMPTY = &gWeightsEmpty;
+}
+
+namespace {
 
 int checkNeighbors(const char* func, MPI_Comm comm, int size, int n, const int* ranks,
                    const int* weights, const char* what) {

@@ -8,7 +8,6 @@
  *  - errors: no topology (MPI_ERR_TOPOLOGY), MPI_IN_PLACE (MPI_ERR_BUFFER), a negative
  *    count (MPI_ERR_COUNT), with MPI_ERRORS_RETURN. */
 #include <mpi.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +17,6 @@
 enum { kSentinel = -7 };
 
 static int rank_, size_;
-
-/* MPI_UNWEIGHTED through an opaque value: gcc's array-bounds checks otherwise flag the
- * sentinel pointer passed for an array parameter (as in cart.c). */
-static int* unweighted(void) {
-  volatile uintptr_t p = (uintptr_t)MPI_UNWEIGHTED;
-  return (int*)p;
-}
 
 /* The value rank `from` puts in the block it sends to its `index`-th destination, item k. */
 static int value(int from, int index, int k) {
@@ -62,8 +54,8 @@ static void neighbors(MPI_Comm comm, int* indeg, int* outdeg, int** src, int** d
     CHECK_MPI(MPI_Dist_graph_neighbors_count(comm, indeg, outdeg, &weighted));
     *src = malloc(sizeof(int) * (size_t)(*indeg + 1));
     *dst = malloc(sizeof(int) * (size_t)(*outdeg + 1));
-    CHECK_MPI(
-        MPI_Dist_graph_neighbors(comm, *indeg, *src, unweighted(), *outdeg, *dst, unweighted()));
+    CHECK_MPI(MPI_Dist_graph_neighbors(comm, *indeg, *src, MPI_UNWEIGHTED, *outdeg, *dst,
+                                       MPI_UNWEIGHTED));
   }
 }
 
@@ -366,8 +358,8 @@ int main(int argc, char** argv) {
   /* r receives from r-1 twice, from r-3 once; but the receive order must be the order in
    * which each sender lists r among its destinations: r-1 lists r at 0 and 1. */
   MPI_Comm dg;
-  CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, sources, unweighted(), 3, dests,
-                                           unweighted(), MPI_INFO_NULL, 0, &dg));
+  CHECK_MPI(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, sources, MPI_UNWEIGHTED, 3, dests,
+                                           MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dg));
   check_all(dg, "dist graph");
   MPI_Comm_free(&dg);
 
