@@ -22,7 +22,7 @@
 // predictor, Huffman-coded residual lengths; best ratio), spx-fast (ours: same predictor,
 // byte-granular residuals; fastest), zstd / shuffle-zstd / lz4 (Debian's libzstd level 1,
 // with or without a byte shuffle, and liblz4; present when found at build time), adapt
-// (ours: per 64 KiB chunk the best of a predictor, a decimal and the LZ paths, chosen
+// (ours: per 256 KiB chunk the best of a predictor, a decimal and the LZ paths, chosen
 // from a sample). docs/results/codec/README.md has the measurements.
 //
 // Element types: the codecs are designed for doubles. Any byte length is accepted; the

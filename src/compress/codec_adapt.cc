@@ -1,4 +1,4 @@
-// adapt: per chunk of 64 KiB, the best of several coders, chosen from a sample. Our own
+// adapt: per chunk of 256 KiB, the best of several coders, chosen from a sample. Our own
 // codec (issue 27: hold up on data the predictors were not tuned on).
 //
 // Coders (method byte of a chunk):
@@ -13,24 +13,29 @@
 //   5 zstd         libzstd level 1 on the bytes
 //   6 lz4          liblz4 on the bytes
 // Choice: a chunk of up to kSmall words is coded by every coder and the smallest result
-// kept; a larger chunk is decided on a sample (kSample words from its middle): every
-// coder codes the sample, the LZ coders' sizes are scaled by kLzBias (on the whole chunk
-// they find more repeats than in the sample), and the chunk is coded by the coder with
+// kept; a larger chunk is decided on a sample (two windows of kSample words): every
+// coder codes the sample, the sizes of all but the decimal coder are scaled by kLearnBias
+// (on the whole chunk they do better than on the sample), and the chunk is coded by the coder with
 // the smallest estimate (stored raw if that does not shrink it).
 //
-// Payload: the chunks in order, each
-//   method byte, then for raw the words, else the coded length (u32 LE) and the bytes.
-// The chunk of words c covers words [c * W, min(n, (c + 1) * W)), W = 64 KiB / word size.
+// A message of several chunks whose samples all pick the same LZ coder is coded as one LZ
+// frame instead (a longer window finds more repeats).
+//
+// Payload: either 0x80 | method (4..6) and one LZ frame of all the words, or the chunks
+// in order, each method byte (< 0x80), then for raw the words, else the coded length
+// (u32 LE) and the bytes.
+// The chunk of words c covers words [c * W, min(n, (c + 1) * W)), W = 256 KiB / word size.
 // No state across chunks or messages (each chunk starts a fresh predictor), so the codec
 // state holds only scratch memory and library contexts.
 //
 // Decimal chunk layout (doubles only):
-//   e (byte, 0..kMaxExp), mode (byte: 0 frame of reference, 1 delta), bits b (byte, 0..56),
-//   base (i64 LE), exception count x (u32 LE), x positions (u16 LE, increasing),
+//   e (byte, 0..kMaxExp), mode (byte: 0 frame of reference, s = 1..4 delta at stride s, for
+//   interleaved columns), bits b (byte, 0..56),
+//   base (i64 LE), exception count x (u32 LE), x positions (u32 LE, increasing),
 //   x values (u64 LE), then ceil(n * b / 8) bytes: n fields of b bits, little-endian bit
-//   order. FOR: k_i = base + f_i. Delta: base = k_0, k_i = k_{i-1} +
-//   unzigzag(f_i). An exception's k is the previous k (0 before the first), so it costs no
-//   extra bits; its value is overwritten by the stored one.
+//   order. FOR: k_i = base + f_i. Delta: base = k_0, k_i = k_{i-s} +
+//   unzigzag(f_i) (k_{i-s} = base for i < s). An exception's k is the previous k (0 before the
+//   first), so it costs no extra bits; its value is overwritten by the stored one.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -50,17 +55,20 @@ enum Method : uint8_t {
   kShuffleZstdM = 4,
   kZstdM = 5,
   kLz4M = 6,
-  kMethods = 7
+  kMethods = 7,
+  kWholeMessage = 0x80,  // first payload byte: the whole message is one LZ frame
 };
 
-constexpr size_t kChunkBytes = 64 * 1024;
-constexpr size_t kSmall = 1024;    // words: chunks up to this size try every coder
-constexpr size_t kSample = 512;    // words sampled from a larger chunk
-constexpr double kLzBias = 0.90;   // LZ sizes on the sample, scaled (they gain on a chunk)
-constexpr double kSpxBias = 1.03;  // spx must beat spx-fast by this factor (it is slower)
+constexpr size_t kChunkBytes = 256 * 1024;
+constexpr size_t kSmall = 1024;  // words: chunks up to this size try every coder
+constexpr size_t kSample = 512;  // words sampled from a larger chunk
+// Sizes on the sample of the coders that learn as they go (predictors, LZ), scaled: on
+// the whole chunk they do better than on two short windows; the decimal coder does not.
+constexpr double kLearnBias = 0.93;
 constexpr int kMaxExp = 18;
 constexpr unsigned kMaxBits = 56;
 constexpr size_t kDecHead = 3 + 8 + 4;
+constexpr unsigned kMaxStride = 4;
 
 double pow10(int e) {
   static const double t[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8, 1e9,
@@ -100,25 +108,35 @@ inline bool toDecimal(uint64_t bits, double p, int64_t* k) {
   return true;
 }
 
-// The exponent that makes the most of the words exact decimals (on up to 32 of them),
-// -1 if under three quarters are.
+// The exponent with the smallest estimated decimal size on up to 32 of the words
+// (exceptions 80 bits, the others the bits of their integers' range), -1 if under three
+// quarters of them are exact decimals at every exponent.
 int findExponent(const uint8_t* in, size_t n) {
   const size_t m = std::min<size_t>(n, 32);
   if (m == 0) return -1;
   const size_t step = n / m;
   int best = -1;
-  size_t bestHits = 0;
+  double bestCost = 0;
   for (int e = 0; e <= kMaxExp; ++e) {
     const double p = pow10(e);
     size_t hits = 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (size_t i = 0; i < m; ++i) {
       int64_t k;
-      hits += toDecimal(load64(in + i * step * 8), p, &k);
+      if (toDecimal(load64(in + i * step * 8), p, &k)) {
+        ++hits;
+        lo = std::min(lo, k);
+        hi = std::max(hi, k);
+      }
     }
-    if (hits > bestHits) bestHits = hits, best = e;
-    if (hits == m) break;
+    if (hits * 4 < m * 3) continue;
+    const unsigned bits = 64u - static_cast<unsigned>(__builtin_clzll(
+                                    (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)) | 1));
+    const double cost = static_cast<double>(hits) * bits + static_cast<double>(m - hits) * 80;
+    if (best < 0 || cost < bestCost) bestCost = cost, best = e;
+    if (hits == m) break;  // larger exponents only widen the integers
   }
-  return bestHits * 4 >= m * 3 ? best : -1;
+  return best;
 }
 
 inline uint64_t zigzag(int64_t v) {
@@ -131,51 +149,60 @@ inline unsigned bitsOf(uint64_t v) {
   return v ? 64u - static_cast<unsigned>(__builtin_clzll(v)) : 0;
 }
 
-// Decimal coder for n doubles (n <= 65536 / 8); scratch holds n int64.
+// Decimal coder for n doubles (n <= kChunkBytes / 8); k is scratch for 2n int64.
 size_t decimalEncode(const uint8_t* in, size_t n, int e, uint8_t* out, size_t cap, int64_t* k) {
   const double p = pow10(e);
   size_t x = 0;
   int64_t prev = 0;
   int64_t lo = INT64_MAX, hi = INT64_MIN;
-  uint64_t dmax = 0;
-  // First pass: integers and exceptions (their positions kept in a second scratch half).
-  auto* xpos = reinterpret_cast<uint16_t*>(k + n);
+  // First pass: integers and exceptions (positions kept in the second half of k).
+  auto* xpos = reinterpret_cast<uint32_t*>(k + n);
   for (size_t i = 0; i < n; ++i) {
     int64_t v;
     if (!toDecimal(load64(in + i * 8), p, &v)) {
       v = prev;
-      xpos[x++] = static_cast<uint16_t>(i);
+      xpos[x++] = static_cast<uint32_t>(i);
     }
     k[i] = v;
     lo = std::min(lo, v);
     hi = std::max(hi, v);
-    if (i > 0)
-      dmax |= zigzag(static_cast<int64_t>(static_cast<uint64_t>(v) - static_cast<uint64_t>(prev)));
     prev = v;
   }
-  // Differences of integers below 2^51 stay below 2^52: no overflow in uint64.
-  const unsigned bFor = bitsOf(static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo));
-  const unsigned bDelta = bitsOf(dmax | zigzag(0));
-  const bool delta = bDelta < bFor;
-  const unsigned b = delta ? bDelta : bFor;
+  // Integers below 2^51 in magnitude: their differences fit in uint64 without overflow.
+  auto diff = [](int64_t a, int64_t b) {
+    return zigzag(static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)));
+  };
+  uint64_t dmax[kMaxStride + 1] = {};
+  for (unsigned st = 1; st <= kMaxStride; ++st) {
+    for (size_t i = 0; i < std::min<size_t>(st, n); ++i) dmax[st] |= diff(k[i], k[0]);
+  }
+  for (size_t i = kMaxStride; i < n; ++i) {
+    for (unsigned st = 1; st <= kMaxStride; ++st) dmax[st] |= diff(k[i], k[i - st]);
+  }
+  for (size_t i = 1; i < std::min<size_t>(kMaxStride, n); ++i) {
+    for (unsigned st = 1; st <= i; ++st) dmax[st] |= diff(k[i], k[i - st]);
+  }
+  unsigned mode = 0;
+  unsigned b = bitsOf(static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo));
+  for (unsigned st = 1; st <= kMaxStride; ++st) {
+    if (bitsOf(dmax[st]) < b) b = bitsOf(dmax[st]), mode = st;
+  }
   if (b > kMaxBits) return 0;
   const size_t packed = (n * b + 7) / 8;
-  const size_t total = kDecHead + x * 10 + packed;
+  const size_t total = kDecHead + x * 12 + packed;
   if (total > cap) return 0;
   uint8_t* o = out;
   *o++ = static_cast<uint8_t>(e);
-  *o++ = delta ? 1 : 0;
+  *o++ = static_cast<uint8_t>(mode);
   *o++ = static_cast<uint8_t>(b);
-  const int64_t base = delta ? k[0] : lo;
+  const int64_t base = mode ? k[0] : lo;
   store64(o, static_cast<uint64_t>(base));
   o += 8;
   const auto x32 = static_cast<uint32_t>(x);
   std::memcpy(o, &x32, 4);
   o += 4;
-  for (size_t j = 0; j < x; ++j) {
-    std::memcpy(o, &xpos[j], 2);
-    o += 2;
-  }
+  std::memcpy(o, xpos, x * 4);
+  o += x * 4;
   for (size_t j = 0; j < x; ++j) {
     std::memcpy(o, in + size_t{xpos[j]} * 8, 8);
     o += 8;
@@ -183,12 +210,10 @@ size_t decimalEncode(const uint8_t* in, size_t n, int e, uint8_t* out, size_t ca
   // Bit packing: a 64-bit accumulator, flushed a byte at a time.
   uint64_t acc = 0;
   unsigned fill = 0;
-  int64_t last = base;
   for (size_t i = 0; i < n; ++i) {
     uint64_t f;
-    if (delta) {
-      f = zigzag(static_cast<int64_t>(static_cast<uint64_t>(k[i]) - static_cast<uint64_t>(last)));
-      last = k[i];
+    if (mode) {
+      f = diff(k[i], i >= mode ? k[i - mode] : base);
     } else {
       f = static_cast<uint64_t>(k[i]) - static_cast<uint64_t>(base);
     }
@@ -204,20 +229,24 @@ size_t decimalEncode(const uint8_t* in, size_t n, int e, uint8_t* out, size_t ca
   return static_cast<size_t>(o - out);
 }
 
-bool decimalDecode(const uint8_t* in, size_t len, uint8_t* out, size_t n, const char** err) {
+// k is scratch for n int64.
+bool decimalDecode(const uint8_t* in, size_t len, uint8_t* out, size_t n, int64_t* kOut,
+                   const char** err) {
   if (len < kDecHead) return *err = "adapt: truncated decimal chunk", false;
   const int e = in[0];
   const unsigned mode = in[1], b = in[2];
-  if (e > kMaxExp || mode > 1 || b > kMaxBits) return *err = "adapt: bad decimal chunk head", false;
+  if (e > kMaxExp || mode > kMaxStride || b > kMaxBits) {
+    return *err = "adapt: bad decimal chunk head", false;
+  }
   const auto base = static_cast<int64_t>(load64(in + 3));
   uint32_t x;
   std::memcpy(&x, in + 11, 4);
   const size_t packed = (n * b + 7) / 8;
-  if (x > n || len != kDecHead + size_t{x} * 10 + packed) {
+  if (x > n || len != kDecHead + size_t{x} * 12 + packed) {
     return *err = "adapt: decimal chunk length mismatch", false;
   }
   const uint8_t* pos = in + kDecHead;
-  const uint8_t* vals = pos + size_t{x} * 2;
+  const uint8_t* vals = pos + size_t{x} * 4;
   const uint8_t* bits = vals + size_t{x} * 8;
   const double p = pow10(e);
   const uint64_t mask = b == 0 ? 0 : (~uint64_t{0} >> (64 - b));
@@ -239,17 +268,19 @@ bool decimalDecode(const uint8_t* in, size_t len, uint8_t* out, size_t n, const 
       w = load64(tailBuf);
     }
     const uint64_t f = (w >> (bit & 7)) & mask;
-    if (mode == 1) {
-      k = static_cast<int64_t>(static_cast<uint64_t>(k) + static_cast<uint64_t>(unzigzag(f)));
+    if (mode) {
+      const int64_t ref = i >= mode ? kOut[i - mode] : base;
+      k = static_cast<int64_t>(static_cast<uint64_t>(ref) + static_cast<uint64_t>(unzigzag(f)));
     } else {
       k = static_cast<int64_t>(static_cast<uint64_t>(base) + f);
     }
+    kOut[i] = k;
     store64(out + i * 8, asBits(static_cast<double>(k) / p));
   }
   size_t prevPos = 0;
   for (size_t j = 0; j < x; ++j) {
-    uint16_t q;
-    std::memcpy(&q, pos + j * 2, 2);
+    uint32_t q;
+    std::memcpy(&q, pos + j * 4, 4);
     if (q >= n || (j > 0 && q <= prevPos)) return *err = "adapt: bad exception position", false;
     prevPos = q;
     std::memcpy(out + size_t{q} * 8, vals + j * 8, 8);
@@ -265,6 +296,8 @@ class AdaptState final : public CodecState {
   std::unique_ptr<CodecState> spxFast, spx;
   LzBackend lz;
   std::vector<int64_t> ints = std::vector<int64_t>(kChunkBytes / 8 * 2);
+  std::vector<uint8_t> whole;  // the runner-up LZ frame of a whole message
+  // Trial output (the small-chunk search, the runner-up) of one chunk.
   std::vector<uint8_t> trial = std::vector<uint8_t>(kChunkBytes + 64);
 };
 
@@ -273,7 +306,7 @@ class AdaptCodec final : public Codec {
   uint8_t id() const override { return kIdAdapt; }
   const char* name() const override { return "adapt"; }
   const char* description() const override {
-    return "per 64 KiB chunk the best of spx-fast, spx, decimal, shuffle-zstd, zstd, lz4, raw "
+    return "per 256 KiB chunk the best of spx-fast, spx, decimal, shuffle-zstd, zstd, lz4, raw "
            "(chosen on a sample)";
   }
   std::unique_ptr<CodecState> newState() const override {
@@ -312,12 +345,54 @@ class AdaptCodec final : public Codec {
     }
   }
 
-  unsigned choose(AdaptState& s, const uint8_t* in, size_t n, DataType type, int exp, uint8_t* out,
-                  size_t cap, size_t* coded) const {
+  // Decision for one chunk of more than kSmall words, from its sample.
+  struct Plan {
+    int exp = -1;
+    unsigned best = kRawM, second = kRawM;
+    double expected = 0;   // bytes the best coder should reach on the whole chunk
+    double secondRel = 0;  // the runner-up's estimate / the best one's
+  };
+
+  Plan plan(AdaptState& s, const uint8_t* in, size_t n, DataType type) const {
+    const unsigned w = type == DataType::kFloat32 ? 4 : 8;
+    Plan p;
+    p.exp = w == 8 ? findExponent(in, n) : -1;
+    // Two windows, around 1/4 and 3/4 of the chunk.
+    const size_t sampleBytes = kSample * w;
+    double est[kMethods] = {};
+    for (unsigned m = kSpxFastM; m < kMethods; ++m) {
+      size_t sum = 0;
+      for (size_t q = 1; q <= 3; q += 2) {
+        const size_t at = n * q / 4 - kSample / 2;
+        const size_t got =
+            codeWith(s, m, in + at * w, kSample, type, s.trial.data(), sampleBytes - 1, p.exp);
+        sum += got ? got : sampleBytes;
+      }
+      est[m] = static_cast<double>(sum);
+      if (m != kDecimalM) est[m] *= kLearnBias;
+    }
+    double bestEst = static_cast<double>(2 * sampleBytes) * 0.98, secondEst = bestEst;
+    for (unsigned m = kSpxFastM; m < kMethods; ++m) {
+      if (est[m] < bestEst) {
+        p.second = p.best, secondEst = bestEst;
+        p.best = m, bestEst = est[m];
+      } else if (est[m] < secondEst) {
+        p.second = m, secondEst = est[m];
+      }
+    }
+    p.expected = bestEst / static_cast<double>(2 * sampleBytes) * static_cast<double>(n * w);
+    p.secondRel = secondEst / bestEst;
+    return p;
+  }
+
+  // Codes one chunk into out[0..cap); returns the method and sets *coded (0: store raw).
+  unsigned codeChunk(AdaptState& s, const uint8_t* in, size_t n, DataType type, uint8_t* out,
+                     size_t cap, size_t* coded) const {
     const unsigned w = type == DataType::kFloat32 ? 4 : 8;
     *coded = 0;
     if (n <= kSmall) {
       // Every coder on the whole chunk; the best result is left in out.
+      const int exp = w == 8 ? findExponent(in, n) : -1;
       unsigned best = kRawM;
       size_t bestSize = n * w;
       for (unsigned m = kSpxFastM; m < kMethods; ++m) {
@@ -332,21 +407,22 @@ class AdaptCodec final : public Codec {
       *coded = best == kRawM ? 0 : bestSize;
       return best;
     }
-    const size_t at = (n / 2 - kSample / 2);
-    const uint8_t* sample = in + at * w;
-    const size_t sampleBytes = kSample * w;
-    unsigned best = kRawM;
-    double bestEst = static_cast<double>(sampleBytes) * 0.98;
-    for (unsigned m = kSpxFastM; m < kMethods; ++m) {
-      const size_t got =
-          codeWith(s, m, sample, kSample, type, s.trial.data(), sampleBytes - 1, exp);
-      if (got == 0) continue;
-      double est = static_cast<double>(got);
-      if (m >= kShuffleZstdM) est *= kLzBias;
-      if (m == kSpxM) est *= kSpxBias;
-      if (est < bestEst) bestEst = est, best = m;
+    const Plan p = plan(s, in, n, type);
+    if (p.best == kRawM) return kRawM;
+    // When the chunk comes out clearly worse than the sample promised, the runner-up too,
+    // and keep the smaller.
+    const size_t got = codeWith(s, p.best, in, n, type, out, cap, p.exp);
+    if (p.second != kRawM && (got == 0 || static_cast<double>(got) > 1.25 * p.expected)) {
+      const size_t limit = std::min(cap, got ? got - 1 : cap);
+      const size_t alt = codeWith(s, p.second, in, n, type, s.trial.data(), limit, p.exp);
+      if (alt > 0 && (got == 0 || alt < got)) {
+        std::memcpy(out, s.trial.data(), alt);
+        *coded = alt;
+        return p.second;
+      }
     }
-    return best;
+    *coded = got;
+    return got ? p.best : static_cast<unsigned>(kRawM);
   }
 
   size_t encode(CodecState& st, const uint8_t* in, size_t n, DataType type, uint8_t* out,
@@ -354,6 +430,41 @@ class AdaptCodec final : public Codec {
     auto& s = static_cast<AdaptState&>(st);
     const unsigned w = type == DataType::kFloat32 ? 4 : 8;
     const size_t chunkWords = kChunkBytes / w;
+    if (n > chunkWords && cap > 1) {
+      // Several chunks that all want the same LZ coder: one LZ frame for the message (a
+      // longer window finds more repeats, and one frame costs less).
+      // Close calls between two LZ coders (on the first chunk): both, the smaller kept.
+      unsigned lz = kRawM, alt = kRawM;
+      for (size_t c0 = 0; c0 < n; c0 += chunkWords) {
+        const size_t cn = std::min(chunkWords, n - c0);
+        Plan p;
+        if (cn > kSmall) p = plan(s, in + c0 * w, cn, type);
+        if (p.best < kShuffleZstdM || (c0 > 0 && p.best != lz && p.best != alt)) {
+          lz = kRawM;
+          break;
+        }
+        if (c0 == 0) {
+          lz = p.best;
+          if (p.second >= kShuffleZstdM && p.secondRel < 1.10) alt = p.second;
+        }
+      }
+      if (lz != kRawM) {
+        size_t got = codeWith(s, lz, in, n, type, out + 1, cap - 1, -1);
+        if (alt != kRawM) {
+          uint8_t* tmp =
+              s.whole.size() < cap ? (s.whole.resize(cap), s.whole.data()) : s.whole.data();
+          const size_t got2 = codeWith(s, alt, in, n, type, tmp, got ? got - 1 : cap - 1, -1);
+          if (got2 > 0 && (got == 0 || got2 < got)) {
+            std::memcpy(out + 1, tmp, got2);
+            got = got2, lz = alt;
+          }
+        }
+        if (got > 0) {
+          out[0] = static_cast<uint8_t>(kWholeMessage | lz);
+          return 1 + got;
+        }
+      }
+    }
     size_t o = 0;
     for (size_t c0 = 0; c0 < n; c0 += chunkWords) {
       const size_t cn = std::min(chunkWords, n - c0);
@@ -361,10 +472,8 @@ class AdaptCodec final : public Codec {
       const size_t rawBytes = cn * w;
       if (cap - o < 1 + 4) return 0;
       const size_t room = std::min(cap - o - 5, rawBytes - 1);
-      const int exp = w == 8 ? findExponent(cin, cn) : -1;
       size_t coded = 0;
-      unsigned m = choose(s, cin, cn, type, exp, out + o + 5, room, &coded);
-      if (m != kRawM && coded == 0) coded = codeWith(s, m, cin, cn, type, out + o + 5, room, exp);
+      const unsigned m = codeChunk(s, cin, cn, type, out + o + 5, room, &coded);
       if (m == kRawM || coded == 0 || coded >= rawBytes) {
         if (cap - o < 1 + rawBytes) return 0;
         out[o] = kRawM;
@@ -380,11 +489,33 @@ class AdaptCodec final : public Codec {
     return o;
   }
 
+  // One LZ frame for the whole message (first byte kWholeMessage | method).
+  int decodeWhole(AdaptState& s, unsigned m, const uint8_t* in, size_t len, DataType type,
+                  uint8_t* out, size_t n) const {
+    const unsigned w = type == DataType::kFloat32 ? 4 : 8;
+    bool ok = false;
+    if (m == kShuffleZstdM) {
+      uint8_t* tmp = s.lz.scratch(n * w);
+      ok = s.lz.unzstd(in, len, tmp, n * w);
+      if (ok) LzBackend::unshuffle(tmp, n, w, out);
+    } else if (m == kZstdM) {
+      ok = s.lz.unzstd(in, len, out, n * w);
+    } else if (m == kLz4M) {
+      ok = s.lz.unlz4(in, len, out, n * w);
+    } else {
+      return corrupt(s, "adapt: bad whole-message method");
+    }
+    return ok ? kOk : corrupt(s, "adapt: corrupt whole-message LZ frame");
+  }
+
   int decode(CodecState& st, const uint8_t* in, size_t len, DataType type, uint8_t* out,
              size_t n) const override {
     auto& s = static_cast<AdaptState&>(st);
     const unsigned w = type == DataType::kFloat32 ? 4 : 8;
     const size_t chunkWords = kChunkBytes / w;
+    if (len > 0 && (in[0] & kWholeMessage)) {
+      return decodeWhole(s, in[0] & ~kWholeMessage, in + 1, len - 1, type, out, n);
+    }
     size_t i = 0;
     for (size_t c0 = 0; c0 < n; c0 += chunkWords) {
       const size_t cn = std::min(chunkWords, n - c0);
@@ -420,7 +551,7 @@ class AdaptCodec final : public Codec {
           if (!ok) err = s.spx->lastError();
           break;
         case kDecimalM:
-          ok = w == 8 && decimalDecode(cin, cl, cout, cn, &err);
+          ok = w == 8 && decimalDecode(cin, cl, cout, cn, s.ints.data(), &err);
           if (w != 8) err = "adapt: decimal chunk of 4-byte words";
           break;
         case kShuffleZstdM: {
