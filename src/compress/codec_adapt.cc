@@ -30,11 +30,11 @@
 //
 // Decimal chunk layout (doubles only):
 //   e (byte, 0..kMaxExp), mode (byte: 0 frame of reference, s = 1..4 delta at stride s, for
-//   interleaved columns), bits b (byte, 0..56),
-//   base (i64 LE), exception count x (u32 LE), x positions (u32 LE, increasing),
+//   interleaved columns), bits b (byte, 0..56), base (i64 LE, 0 for delta), exception count
+//   x (u32 LE), for delta the first s integers (i64 LE), x positions (u32 LE, increasing),
 //   x values (u64 LE), then ceil(n * b / 8) bytes: n fields of b bits, little-endian bit
-//   order. FOR: k_i = base + f_i. Delta: base = k_0, k_i = k_{i-s} +
-//   unzigzag(f_i) (k_{i-s} = base for i < s). An exception's k is the previous k (0 before the
+//   order. FOR: k_i = base + f_i. Delta: k_i = k_{i-s} + unzigzag(f_i)
+//   for i >= s (f_i = 0 for i < s). An exception's k is the previous k (0 before the
 //   first), so it costs no extra bits; its value is overwritten by the stored one.
 #include <algorithm>
 #include <cmath>
@@ -173,9 +173,6 @@ size_t decimalEncode(const uint8_t* in, size_t n, int e, uint8_t* out, size_t ca
     return zigzag(static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)));
   };
   uint64_t dmax[kMaxStride + 1] = {};
-  for (unsigned st = 1; st <= kMaxStride; ++st) {
-    for (size_t i = 0; i < std::min<size_t>(st, n); ++i) dmax[st] |= diff(k[i], k[0]);
-  }
   for (size_t i = kMaxStride; i < n; ++i) {
     for (unsigned st = 1; st <= kMaxStride; ++st) dmax[st] |= diff(k[i], k[i - st]);
   }
@@ -189,18 +186,22 @@ size_t decimalEncode(const uint8_t* in, size_t n, int e, uint8_t* out, size_t ca
   }
   if (b > kMaxBits) return 0;
   const size_t packed = (n * b + 7) / 8;
-  const size_t total = kDecHead + x * 12 + packed;
+  const size_t total = kDecHead + mode * 8 + x * 12 + packed;
   if (total > cap) return 0;
   uint8_t* o = out;
   *o++ = static_cast<uint8_t>(e);
   *o++ = static_cast<uint8_t>(mode);
   *o++ = static_cast<uint8_t>(b);
-  const int64_t base = mode ? k[0] : lo;
+  const int64_t base = mode ? 0 : lo;
   store64(o, static_cast<uint64_t>(base));
   o += 8;
   const auto x32 = static_cast<uint32_t>(x);
   std::memcpy(o, &x32, 4);
   o += 4;
+  for (unsigned j = 0; j < mode; ++j) {  // the first `mode` integers (0 past n)
+    store64(o, static_cast<uint64_t>(j < n ? k[j] : 0));
+    o += 8;
+  }
   std::memcpy(o, xpos, x * 4);
   o += x * 4;
   for (size_t j = 0; j < x; ++j) {
@@ -213,7 +214,7 @@ size_t decimalEncode(const uint8_t* in, size_t n, int e, uint8_t* out, size_t ca
   for (size_t i = 0; i < n; ++i) {
     uint64_t f;
     if (mode) {
-      f = diff(k[i], i >= mode ? k[i - mode] : base);
+      f = i >= mode ? diff(k[i], k[i - mode]) : 0;
     } else {
       f = static_cast<uint64_t>(k[i]) - static_cast<uint64_t>(base);
     }
@@ -242,10 +243,11 @@ bool decimalDecode(const uint8_t* in, size_t len, uint8_t* out, size_t n, int64_
   uint32_t x;
   std::memcpy(&x, in + 11, 4);
   const size_t packed = (n * b + 7) / 8;
-  if (x > n || len != kDecHead + size_t{x} * 12 + packed) {
+  if (x > n || len != kDecHead + size_t{mode} * 8 + size_t{x} * 12 + packed) {
     return *err = "adapt: decimal chunk length mismatch", false;
   }
-  const uint8_t* pos = in + kDecHead;
+  const uint8_t* firsts = in + kDecHead;
+  const uint8_t* pos = firsts + size_t{mode} * 8;
   const uint8_t* vals = pos + size_t{x} * 4;
   const uint8_t* bits = vals + size_t{x} * 8;
   const double p = pow10(e);
@@ -269,8 +271,8 @@ bool decimalDecode(const uint8_t* in, size_t len, uint8_t* out, size_t n, int64_
     }
     const uint64_t f = (w >> (bit & 7)) & mask;
     if (mode) {
-      const int64_t ref = i >= mode ? kOut[i - mode] : base;
-      k = static_cast<int64_t>(static_cast<uint64_t>(ref) + static_cast<uint64_t>(unzigzag(f)));
+      const auto ref = i >= mode ? static_cast<uint64_t>(kOut[i - mode]) : load64(firsts + i * 8);
+      k = static_cast<int64_t>(ref + static_cast<uint64_t>(unzigzag(f)));
     } else {
       k = static_cast<int64_t>(static_cast<uint64_t>(base) + f);
     }
