@@ -65,6 +65,7 @@ constexpr size_t kSample = 512;  // words sampled from a larger chunk
 // Sizes on the sample of the coders that learn as they go (predictors, LZ), scaled: on
 // the whole chunk they do better than on two short windows; the decimal coder does not.
 constexpr double kLearnBias = 0.93;
+constexpr double kNear = 1.06;  // a runner-up this close to the best counts for whole-LZ
 constexpr int kMaxExp = 18;
 constexpr unsigned kMaxBits = 56;
 constexpr size_t kDecHead = 3 + 8 + 4;
@@ -290,6 +291,14 @@ bool decimalDecode(const uint8_t* in, size_t len, uint8_t* out, size_t n, int64_
   return true;
 }
 
+// Decision for one chunk of more than kSmall words, from its sample.
+struct Plan {
+  int exp = -1;
+  unsigned best = kRawM, second = kRawM;
+  double expected = 0;   // bytes the best coder should reach on the whole chunk
+  double secondRel = 0;  // the runner-up's estimate / the best one's
+};
+
 class AdaptState final : public CodecState {
  public:
   explicit AdaptState(const Codec* c)
@@ -299,6 +308,7 @@ class AdaptState final : public CodecState {
   LzBackend lz;
   std::vector<int64_t> ints = std::vector<int64_t>(kChunkBytes / 8 * 2);
   std::vector<uint8_t> whole;  // the runner-up LZ frame of a whole message
+  std::vector<Plan> plans;     // per chunk of the message being coded
   // Trial output (the small-chunk search, the runner-up) of one chunk.
   std::vector<uint8_t> trial = std::vector<uint8_t>(kChunkBytes + 64);
 };
@@ -347,14 +357,6 @@ class AdaptCodec final : public Codec {
     }
   }
 
-  // Decision for one chunk of more than kSmall words, from its sample.
-  struct Plan {
-    int exp = -1;
-    unsigned best = kRawM, second = kRawM;
-    double expected = 0;   // bytes the best coder should reach on the whole chunk
-    double secondRel = 0;  // the runner-up's estimate / the best one's
-  };
-
   Plan plan(AdaptState& s, const uint8_t* in, size_t n, DataType type) const {
     const unsigned w = type == DataType::kFloat32 ? 4 : 8;
     Plan p;
@@ -388,8 +390,8 @@ class AdaptCodec final : public Codec {
   }
 
   // Codes one chunk into out[0..cap); returns the method and sets *coded (0: store raw).
-  unsigned codeChunk(AdaptState& s, const uint8_t* in, size_t n, DataType type, uint8_t* out,
-                     size_t cap, size_t* coded) const {
+  unsigned codeChunk(AdaptState& s, const Plan& p, const uint8_t* in, size_t n, DataType type,
+                     uint8_t* out, size_t cap, size_t* coded) const {
     const unsigned w = type == DataType::kFloat32 ? 4 : 8;
     *coded = 0;
     if (n <= kSmall) {
@@ -409,7 +411,6 @@ class AdaptCodec final : public Codec {
       *coded = best == kRawM ? 0 : bestSize;
       return best;
     }
-    const Plan p = plan(s, in, n, type);
     if (p.best == kRawM) return kRawM;
     // When the chunk comes out clearly worse than the sample promised, the runner-up too,
     // and keep the smaller.
@@ -432,39 +433,43 @@ class AdaptCodec final : public Codec {
     auto& s = static_cast<AdaptState&>(st);
     const unsigned w = type == DataType::kFloat32 ? 4 : 8;
     const size_t chunkWords = kChunkBytes / w;
-    if (n > chunkWords && cap > 1) {
-      // Several chunks that all want the same LZ coder: one LZ frame for the message (a
-      // longer window finds more repeats, and one frame costs less).
-      // Close calls between two LZ coders (on the first chunk): both, the smaller kept.
-      unsigned lz = kRawM, alt = kRawM;
-      for (size_t c0 = 0; c0 < n; c0 += chunkWords) {
-        const size_t cn = std::min(chunkWords, n - c0);
-        Plan p;
-        if (cn > kSmall) p = plan(s, in + c0 * w, cn, type);
-        if (p.best < kShuffleZstdM || (c0 > 0 && p.best != lz && p.best != alt)) {
-          lz = kRawM;
-          break;
+    const size_t chunks = (n + chunkWords - 1) / chunkWords;
+    s.plans.assign(chunks, Plan{});
+    for (size_t c = 0; c < chunks; ++c) {
+      const size_t cn = std::min(chunkWords, n - c * chunkWords);
+      if (cn > kSmall) s.plans[c] = plan(s, in + c * chunkWords * w, cn, type);
+    }
+    if (chunks > 1 && cap > 1) {
+      // Several chunks that all want an LZ coder (as their best, or as a runner-up within
+      // kNear of it): one LZ frame for the message (a longer window finds more repeats,
+      // and one frame costs less). Each such coder is tried, the smallest result kept if it
+      // beats what the chunks' samples promise.
+      unsigned mask = ~0u;
+      double expected = 0;  // what the chunks promise coded one by one
+      for (const Plan& p : s.plans) {
+        expected += p.best == kRawM ? static_cast<double>(chunkWords * w) : p.expected;
+        unsigned ok = 0;
+        if (p.best >= kShuffleZstdM && p.best < kMethods) ok |= 1u << p.best;
+        if (p.second >= kShuffleZstdM && p.second < kMethods && p.secondRel < kNear) {
+          ok |= 1u << p.second;
         }
-        if (c0 == 0) {
-          lz = p.best;
-          if (p.second >= kShuffleZstdM && p.secondRel < 1.10) alt = p.second;
+        mask &= ok;
+      }
+      size_t got = 0;
+      unsigned lz = kRawM;
+      for (unsigned m = kShuffleZstdM; m < kMethods && mask; ++m) {
+        if (!(mask & (1u << m))) continue;
+        if (s.whole.size() < cap) s.whole.resize(cap);
+        const size_t limit = got ? got - 1 : cap - 1;
+        const size_t g = codeWith(s, m, in, n, type, s.whole.data(), limit, -1);
+        if (g > 0 && (got == 0 || g < got)) {
+          std::memcpy(out + 1, s.whole.data(), g);
+          got = g, lz = m;
         }
       }
-      if (lz != kRawM) {
-        size_t got = codeWith(s, lz, in, n, type, out + 1, cap - 1, -1);
-        if (alt != kRawM) {
-          uint8_t* tmp =
-              s.whole.size() < cap ? (s.whole.resize(cap), s.whole.data()) : s.whole.data();
-          const size_t got2 = codeWith(s, alt, in, n, type, tmp, got ? got - 1 : cap - 1, -1);
-          if (got2 > 0 && (got == 0 || got2 < got)) {
-            std::memcpy(out + 1, tmp, got2);
-            got = got2, lz = alt;
-          }
-        }
-        if (got > 0) {
-          out[0] = static_cast<uint8_t>(kWholeMessage | lz);
-          return 1 + got;
-        }
+      if (got > 0 && static_cast<double>(got) <= kNear * expected) {
+        out[0] = static_cast<uint8_t>(kWholeMessage | lz);
+        return 1 + got;
       }
     }
     size_t o = 0;
@@ -475,7 +480,8 @@ class AdaptCodec final : public Codec {
       if (cap - o < 1 + 4) return 0;
       const size_t room = std::min(cap - o - 5, rawBytes - 1);
       size_t coded = 0;
-      const unsigned m = codeChunk(s, cin, cn, type, out + o + 5, room, &coded);
+      const unsigned m =
+          codeChunk(s, s.plans[c0 / chunkWords], cin, cn, type, out + o + 5, room, &coded);
       if (m == kRawM || coded == 0 || coded >= rawBytes) {
         if (cap - o < 1 + rawBytes) return 0;
         out[o] = kRawM;
