@@ -85,6 +85,11 @@ class CodecState {
     resetModel();
   }
   bool broken() const { return broken_; }
+  // Smallest ratio worth coding a part of a message at (the channel's auto mode sets it
+  // from the link and coding speeds); codecs that decide per chunk (adapt, adapt-fast)
+  // store a chunk raw when their estimate falls below it. 0 = code whatever shrinks.
+  void setMinRatio(double r) { minRatio_ = r; }
+  double minRatio() const { return minRatio_; }
   // Cause of the last failure on this state (static text, never null).
   const char* lastError() const { return lastError_; }
 
@@ -97,6 +102,7 @@ class CodecState {
   const Codec* codec_;
   bool broken_ = false;
   const char* lastError_ = "";
+  double minRatio_ = 0;
 };
 
 class Codec {
@@ -110,6 +116,10 @@ class Codec {
   static constexpr size_t maxCompressedSize(size_t inputBytes) { return inputBytes + kMaxOverhead; }
 
   virtual std::unique_ptr<CodecState> newState() const = 0;
+  // Whether the codec chooses per chunk, from a sample, between coding and storing raw
+  // (so an incompressible message costs only the sample): the auto mode then codes every
+  // eligible message while coding can pay at all (see docs/compression.md).
+  virtual bool decidesPerChunk() const { return false; }
 
   // Codes `in` into `out`. outCap must be >= maxCompressedSize(inBytes), otherwise
   // kErrOutputSpace is returned and nothing (the state included) is touched.

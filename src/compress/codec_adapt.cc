@@ -12,11 +12,16 @@
 //   4 shuffle-zstd byte shuffle of the words, then libzstd level 1
 //   5 zstd         libzstd level 1 on the bytes
 //   6 lz4          liblz4 on the bytes
+// adapt-fast uses only the coders that run at GB/s: spx-fast, decimal, lz4 (and raw).
+//
+// A chunk whose estimated ratio is below the state's minRatio() (the channel's auto mode
+// sets it from the link speed) is stored raw.
+//
 // Choice: a chunk of up to kSmall words is coded by every coder and the smallest result
-// kept; a larger chunk is decided on a sample (two windows of kSample words): every
-// coder codes the sample, the sizes of all but the decimal coder are scaled by kLearnBias
-// (on the whole chunk they do better than on the sample), and the chunk is coded by the coder with
-// the smallest estimate (stored raw if that does not shrink it).
+// kept; a larger chunk is decided on a sample (two windows of kSample words, kSampleFast for
+// adapt-fast): every coder codes the sample, the sizes of all but the decimal coder are scaled by
+// kLearnBias (on the whole chunk they do better than on the sample), and the chunk is coded by the
+// coder with the smallest estimate (stored raw if that does not shrink it).
 //
 // A message of several chunks whose samples all pick the same LZ coder is coded as one LZ
 // frame instead (a longer window finds more repeats).
@@ -60,8 +65,9 @@ enum Method : uint8_t {
 };
 
 constexpr size_t kChunkBytes = 256 * 1024;
-constexpr size_t kSmall = 1024;  // words: chunks up to this size try every coder
-constexpr size_t kSample = 512;  // words sampled from a larger chunk
+constexpr size_t kSmall = 1024;      // words: chunks up to this size try every coder
+constexpr size_t kSample = 512;      // words per sample window of a larger chunk
+constexpr size_t kSampleFast = 128;  // the same for adapt-fast
 // Sizes on the sample of the coders that learn as they go (predictors, LZ), scaled: on
 // the whole chunk they do better than on two short windows; the decimal coder does not.
 constexpr double kLearnBias = 0.93;
@@ -315,15 +321,28 @@ class AdaptState final : public CodecState {
 
 class AdaptCodec final : public Codec {
  public:
-  uint8_t id() const override { return kIdAdapt; }
-  const char* name() const override { return "adapt"; }
+  // fast: only the coders that run at GB/s (spx-fast, decimal, lz4) and a smaller sample.
+  explicit AdaptCodec(bool fast)
+      : fast_(fast),
+        mask_(fast ? (1u << kSpxFastM) | (1u << kDecimalM) | (1u << kLz4M) : ~0u),
+        sample_(fast ? kSampleFast : kSample) {}
+  uint8_t id() const override { return fast_ ? kIdAdaptFast : kIdAdapt; }
+  const char* name() const override { return fast_ ? "adapt-fast" : "adapt"; }
   const char* description() const override {
-    return "per 256 KiB chunk the best of spx-fast, spx, decimal, shuffle-zstd, zstd, lz4, raw "
-           "(chosen on a sample)";
+    return fast_ ? "per 256 KiB chunk the best of spx-fast, decimal, lz4, raw (chosen on a sample)"
+                 : "per 256 KiB chunk the best of spx-fast, spx, decimal, shuffle-zstd, zstd, lz4, "
+                   "raw (chosen on a sample)";
   }
   std::unique_ptr<CodecState> newState() const override {
     return std::make_unique<AdaptState>(this);
   }
+  bool decidesPerChunk() const override { return true; }
+
+ private:
+  const bool fast_;
+  const unsigned mask_;  // coders used (bit per method)
+  const size_t sample_;  // words per sample window
+  bool uses(unsigned m) const { return (mask_ >> m) & 1u; }
 
  protected:
   bool supportsFloat32() const override { return true; }
@@ -362,14 +381,15 @@ class AdaptCodec final : public Codec {
     Plan p;
     p.exp = w == 8 ? findExponent(in, n) : -1;
     // Two windows, around 1/4 and 3/4 of the chunk.
-    const size_t sampleBytes = kSample * w;
+    const size_t sampleBytes = sample_ * w;
     double est[kMethods] = {};
     for (unsigned m = kSpxFastM; m < kMethods; ++m) {
+      if (!uses(m)) continue;
       size_t sum = 0;
       for (size_t q = 1; q <= 3; q += 2) {
-        const size_t at = n * q / 4 - kSample / 2;
+        const size_t at = n * q / 4 - sample_ / 2;
         const size_t got =
-            codeWith(s, m, in + at * w, kSample, type, s.trial.data(), sampleBytes - 1, p.exp);
+            codeWith(s, m, in + at * w, sample_, type, s.trial.data(), sampleBytes - 1, p.exp);
         sum += got ? got : sampleBytes;
       }
       est[m] = static_cast<double>(sum);
@@ -377,6 +397,7 @@ class AdaptCodec final : public Codec {
     }
     double bestEst = static_cast<double>(2 * sampleBytes) * 0.98, secondEst = bestEst;
     for (unsigned m = kSpxFastM; m < kMethods; ++m) {
+      if (!uses(m)) continue;
       if (est[m] < bestEst) {
         p.second = p.best, secondEst = bestEst;
         p.best = m, bestEst = est[m];
@@ -400,6 +421,7 @@ class AdaptCodec final : public Codec {
       unsigned best = kRawM;
       size_t bestSize = n * w;
       for (unsigned m = kSpxFastM; m < kMethods; ++m) {
+        if (!uses(m)) continue;
         const size_t limit = std::min(cap, bestSize - 1);
         const size_t got = codeWith(s, m, in, n, type, s.trial.data(), limit, exp);
         if (got > 0 && got < bestSize) {
@@ -408,10 +430,14 @@ class AdaptCodec final : public Codec {
           std::memcpy(out, s.trial.data(), got);
         }
       }
+      if (best != kRawM &&
+          static_cast<double>(n * w) < s.minRatio() * static_cast<double>(bestSize)) {
+        best = kRawM;  // shrinks, but not enough to pay on this channel
+      }
       *coded = best == kRawM ? 0 : bestSize;
       return best;
     }
-    if (p.best == kRawM) return kRawM;
+    if (p.best == kRawM || static_cast<double>(n * w) < s.minRatio() * p.expected) return kRawM;
     // When the chunk comes out clearly worse than the sample promised, the runner-up too,
     // and keep the smaller.
     const size_t got = codeWith(s, p.best, in, n, type, out, cap, p.exp);
@@ -467,7 +493,8 @@ class AdaptCodec final : public Codec {
           got = g, lz = m;
         }
       }
-      if (got > 0 && static_cast<double>(got) <= kNear * expected) {
+      if (got > 0 && static_cast<double>(got) <= kNear * expected &&
+          static_cast<double>(n * w) >= s.minRatio() * static_cast<double>(got)) {
         out[0] = static_cast<uint8_t>(kWholeMessage | lz);
         return 1 + got;
       }
@@ -592,7 +619,12 @@ class AdaptCodec final : public Codec {
 }  // namespace
 
 const Codec& adaptCodec() {
-  static const AdaptCodec codec;
+  static const AdaptCodec codec(false);
+  return codec;
+}
+
+const Codec& adaptFastCodec() {
+  static const AdaptCodec codec(true);
   return codec;
 }
 

@@ -13,7 +13,8 @@ const Codec& spxFastCodec();  // codec_spx_fast.cc
 const Codec* zstdCodec();
 const Codec* shuffleZstdCodec();
 const Codec* lz4Codec();
-const Codec& adaptCodec();  // codec_adapt.cc
+const Codec& adaptCodec();      // codec_adapt.cc
+const Codec& adaptFastCodec();  // codec_adapt.cc
 
 // Wire ids (never reuse a number).
 enum CodecId : uint8_t {
@@ -26,6 +27,7 @@ enum CodecId : uint8_t {
   kIdShuffleZstd = 7,
   kIdLz4 = 8,
   kIdAdapt = 9,
+  kIdAdaptFast = 10,
 };
 
 }  // namespace ccmpi::compress
