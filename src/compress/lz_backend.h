@@ -35,8 +35,8 @@ class LzBackend {
   uint8_t* scratch(size_t bytes);
 
  private:
-  void* cctx_ = nullptr;
-  void* dctx_ = nullptr;
+  [[maybe_unused]] void* cctx_ = nullptr;
+  [[maybe_unused]] void* dctx_ = nullptr;
   std::vector<uint8_t> scratch_;
 };
 
