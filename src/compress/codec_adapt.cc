@@ -109,9 +109,8 @@ inline bool toDecimal(uint64_t bits, double p, int64_t* k) {
   if (!(std::fabs(s) < 2251799813685248.0)) return false;  // 2^51; also NaN, inf
   // Round to nearest integer (the magic-number trick; exact below 2^51).
   const double r = (s + 6755399441055744.0) - 6755399441055744.0;
-  const auto ki = static_cast<int64_t>(r);
-  if (asBits(static_cast<double>(ki) / p) != bits) return false;
-  *k = ki;
+  if (asBits(r / p) != bits) return false;  // r is an integer: (double)k == r
+  *k = static_cast<int64_t>(r);
   return true;
 }
 
@@ -215,25 +214,30 @@ size_t decimalEncode(const uint8_t* in, size_t n, int e, uint8_t* out, size_t ca
     std::memcpy(o, in + size_t{xpos[j]} * 8, 8);
     o += 8;
   }
-  // Bit packing: a 64-bit accumulator, flushed a byte at a time.
+  // Bit packing: a 64-bit accumulator, stored whenever it is full (b <= 56 < 64).
   uint64_t acc = 0;
   unsigned fill = 0;
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t f;
-    if (mode) {
-      f = i >= mode ? diff(k[i], k[i - mode]) : 0;
-    } else {
-      f = static_cast<uint64_t>(k[i]) - static_cast<uint64_t>(base);
-    }
+  auto put = [&](uint64_t f) {
     acc |= f << fill;
     fill += b;
-    while (fill >= 8) {
-      *o++ = static_cast<uint8_t>(acc);
-      acc >>= 8;
-      fill -= 8;
+    if (fill >= 64) {
+      store64(o, acc);
+      o += 8;
+      fill -= 64;
+      acc = fill ? f >> (b - fill) : 0;
+    }
+  };
+  if (b > 0) {
+    if (mode) {
+      for (size_t i = 0; i < n; ++i) put(i >= mode ? diff(k[i], k[i - mode]) : 0);
+    } else {
+      for (size_t i = 0; i < n; ++i) put(static_cast<uint64_t>(k[i]) - static_cast<uint64_t>(base));
     }
   }
-  if (fill > 0) *o++ = static_cast<uint8_t>(acc);
+  for (; fill > 0; fill = fill > 8 ? fill - 8 : 0) {
+    *o++ = static_cast<uint8_t>(acc);
+    acc >>= 8;
+  }
   return static_cast<size_t>(o - out);
 }
 
