@@ -442,10 +442,11 @@ class AdaptCodec final : public Codec {
       return best;
     }
     if (p.best == kRawM || static_cast<double>(n * w) < s.minRatio() * p.expected) return kRawM;
-    // When the chunk comes out clearly worse than the sample promised, the runner-up too,
-    // and keep the smaller.
+    // When the chunk comes out clearly worse than the sample promised, or (adapt) the
+    // sample could not tell the two best apart, the runner-up too, and keep the smaller.
     const size_t got = codeWith(s, p.best, in, n, type, out, cap, p.exp);
-    if (p.second != kRawM && (got == 0 || static_cast<double>(got) > 1.25 * p.expected)) {
+    if (p.second != kRawM && (got == 0 || static_cast<double>(got) > 1.25 * p.expected ||
+                              (!fast_ && p.secondRel < kNear))) {
       const size_t limit = std::min(cap, got ? got - 1 : cap);
       const size_t alt = codeWith(s, p.second, in, n, type, s.trial.data(), limit, p.exp);
       if (alt > 0 && (got == 0 || alt < got)) {
