@@ -263,32 +263,34 @@ bool decimalDecode(const uint8_t* in, size_t len, uint8_t* out, size_t n, int64_
   const uint8_t* bits = vals + size_t{x} * 8;
   const double p = pow10(e);
   const uint64_t mask = b == 0 ? 0 : (~uint64_t{0} >> (64 - b));
-  // Fields whose 8-byte load stays inside the packed bytes are read directly; the last
-  // few through a padded copy.
-  uint8_t tailBuf[16] = {};
-  const size_t safe = packed >= 8 ? ((packed - 8) * 8) / (b ? b : 1) : 0;
-  int64_t k = base;
+  // Three passes: the fields (those whose 8-byte load stays inside the packed bytes read
+  // directly, the last few through a padded copy), the integers, the doubles.
+  auto* f = reinterpret_cast<uint64_t*>(kOut);
+  if (b == 0) {
+    std::memset(f, 0, n * 8);
+  } else {
+    const size_t safe = std::min(n, packed >= 8 ? ((packed - 8) * 8) / b : 0);
+    for (size_t i = 0; i < safe; ++i) {
+      const size_t bit = i * b;
+      f[i] = (load64(bits + (bit >> 3)) >> (bit & 7)) & mask;
+    }
+    for (size_t i = safe; i < n; ++i) {
+      const size_t bit = i * b, at = bit >> 3;
+      uint8_t tailBuf[8] = {};
+      std::memcpy(tailBuf, bits + at, std::min<size_t>(8, packed - at));
+      f[i] = (load64(tailBuf) >> (bit & 7)) & mask;
+    }
+  }
+  if (mode) {
+    for (size_t i = 0; i < std::min<size_t>(mode, n); ++i) {
+      f[i] = load64(firsts + i * 8) + static_cast<uint64_t>(unzigzag(f[i]));
+    }
+    for (size_t i = mode; i < n; ++i) f[i] = f[i - mode] + static_cast<uint64_t>(unzigzag(f[i]));
+  } else {
+    for (size_t i = 0; i < n; ++i) f[i] += static_cast<uint64_t>(base);
+  }
   for (size_t i = 0; i < n; ++i) {
-    const size_t bit = i * b;
-    uint64_t w;
-    if (i < safe || b == 0) {
-      w = b == 0 ? 0 : load64(bits + (bit >> 3));
-    } else {
-      const size_t at = bit >> 3;
-      const size_t have = std::min<size_t>(8, packed - at);
-      std::memset(tailBuf, 0, sizeof(tailBuf));
-      std::memcpy(tailBuf, bits + at, have);
-      w = load64(tailBuf);
-    }
-    const uint64_t f = (w >> (bit & 7)) & mask;
-    if (mode) {
-      const auto ref = i >= mode ? static_cast<uint64_t>(kOut[i - mode]) : load64(firsts + i * 8);
-      k = static_cast<int64_t>(ref + static_cast<uint64_t>(unzigzag(f)));
-    } else {
-      k = static_cast<int64_t>(static_cast<uint64_t>(base) + f);
-    }
-    kOut[i] = k;
-    store64(out + i * 8, asBits(static_cast<double>(k) / p));
+    store64(out + i * 8, asBits(static_cast<double>(static_cast<int64_t>(f[i])) / p));
   }
   size_t prevPos = 0;
   for (size_t j = 0; j < x; ++j) {
