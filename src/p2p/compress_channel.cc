@@ -24,7 +24,8 @@ namespace {
 Tunable<std::string> kMode("CCMPI_COMPRESS", "off",
                            "compression of floating-point messages: off, on (every "
                            "MPI_DOUBLE/MPI_FLOAT/complex message of at least CCMPI_COMPRESS_MIN "
-                           "bytes), auto (per channel, only while it pays)");
+                           "bytes), auto (per channel, only while it pays), or a codec name "
+                           "(on, with that codec)");
 Tunable<std::string> kCodec("CCMPI_COMPRESS_CODEC", "spx-fast",
                             "codec for compressed messages (see `ccmpi-codec list`); only the "
                             "sender's setting matters; unset, auto uses adapt-fast");
@@ -129,12 +130,19 @@ int init(transport::TcpTransport* tcp, int worldSize) {
     g.mode = Mode::kOn;
   else if (m == "auto")
     g.mode = Mode::kAuto;
+  else if (compress::findCodec(m))
+    g.mode = Mode::kOn;  // CCMPI_COMPRESS=<codec>: on, with that codec
   else
-    return setErrorCause(MPI_ERR_OTHER, "CCMPI_COMPRESS=%s: expected off, on or auto", m.c_str());
+    return setErrorCause(MPI_ERR_OTHER, "CCMPI_COMPRESS=%s: expected off, on, auto or a codec name",
+                         m.c_str());
   // auto without a codec named: adapt-fast, which decides per chunk from a sample whether
   // and how to code it (an incompressible chunk costs only the sample).
   const std::string& named = kCodec.get();  // (read before asking fromEnv())
-  g.codec = compress::findCodec(g.mode == Mode::kAuto && !kCodec.fromEnv() ? "adapt-fast" : named);
+  if (compress::findCodec(m))
+    g.codec = compress::findCodec(m);
+  else
+    g.codec =
+        compress::findCodec(g.mode == Mode::kAuto && !kCodec.fromEnv() ? "adapt-fast" : named);
   if (!g.codec) {
     std::string names;
     for (const compress::Codec* c : compress::allCodecs()) names += std::string(" ") + c->name();
