@@ -318,11 +318,17 @@ class AdaptState final : public CodecState {
   void resetModel() override {}
   std::unique_ptr<CodecState> spxFast, spx;
   LzBackend lz;
-  std::vector<int64_t> ints = std::vector<int64_t>(kChunkBytes / 8 * 2);
+  // Scratch, grown to the largest chunk seen (a channel with 16 KiB messages never needs
+  // the 256 KiB of a full chunk).
+  void fit(size_t chunkBytes) {
+    if (ints.size() < chunkBytes / 8 * 2) ints.resize(chunkBytes / 8 * 2);
+    if (trial.size() < chunkBytes + 64) trial.resize(chunkBytes + 64);
+  }
+  std::vector<int64_t> ints;   // decimal integers (and exception positions)
   std::vector<uint8_t> whole;  // the runner-up LZ frame of a whole message
   std::vector<Plan> plans;     // per chunk of the message being coded
   // Trial output (the small-chunk search, the runner-up) of one chunk.
-  std::vector<uint8_t> trial = std::vector<uint8_t>(kChunkBytes + 64);
+  std::vector<uint8_t> trial;
 };
 
 class AdaptCodec final : public Codec {
@@ -466,6 +472,7 @@ class AdaptCodec final : public Codec {
     auto& s = static_cast<AdaptState&>(st);
     const unsigned w = type == DataType::kFloat32 ? 4 : 8;
     const size_t chunkWords = kChunkBytes / w;
+    s.fit(std::min(n, chunkWords) * w);
     const size_t chunks = (n + chunkWords - 1) / chunkWords;
     s.plans.assign(chunks, Plan{});
     for (size_t c = 0; c < chunks; ++c) {
@@ -555,6 +562,7 @@ class AdaptCodec final : public Codec {
     auto& s = static_cast<AdaptState&>(st);
     const unsigned w = type == DataType::kFloat32 ? 4 : 8;
     const size_t chunkWords = kChunkBytes / w;
+    s.fit(std::min(n, chunkWords) * w);
     if (len > 0 && (in[0] & kWholeMessage)) {
       return decodeWhole(s, in[0] & ~kWholeMessage, in + 1, len - 1, type, out, n);
     }
