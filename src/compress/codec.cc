@@ -29,8 +29,14 @@ const char* statusName(int status) {
 }
 
 const std::vector<const Codec*>& allCodecs() {
-  static const std::vector<const Codec*> codecs = {&rawCodec(), &cmpiCodec(), &fpcCodec(),
-                                                   &spxCodec(), &spxFastCodec()};
+  static const std::vector<const Codec*> codecs = [] {
+    std::vector<const Codec*> v = {&rawCodec(),     &cmpiCodec(),  &fpcCodec(),      &spxCodec(),
+                                   &spxFastCodec(), &adaptCodec(), &adaptFastCodec()};
+    for (const Codec* c : {zstdCodec(), shuffleZstdCodec(), lz4Codec()}) {
+      if (c) v.push_back(c);
+    }
+    return v;
+  }();
   return codecs;
 }
 

@@ -20,7 +20,10 @@
 // Codecs (allCodecs(), ids in codec_list.h): raw (no compression), cmpi (the cMPI
 // paper's codec, the reference), fpc (FPC, an anchor), spx (ours: stride-polynomial
 // predictor, Huffman-coded residual lengths; best ratio), spx-fast (ours: same predictor,
-// byte-granular residuals; fastest). docs/results/codec/README.md has the measurements.
+// byte-granular residuals; fastest), zstd / shuffle-zstd / lz4 (Debian's libzstd level 1,
+// with or without a byte shuffle, and liblz4; present when found at build time), adapt
+// (ours: per 256 KiB chunk the best of a predictor, a decimal and the LZ paths, chosen
+// from a sample). docs/results/codec/README.md has the measurements.
 //
 // Element types: the codecs are designed for doubles. Any byte length is accepted; the
 // trailing inBytes % 8 bytes are carried raw. DataType::kFloat32 tells a codec the words
@@ -82,6 +85,11 @@ class CodecState {
     resetModel();
   }
   bool broken() const { return broken_; }
+  // Smallest ratio worth coding a part of a message at (the channel's auto mode sets it
+  // from the link and coding speeds); codecs that decide per chunk (adapt, adapt-fast)
+  // store a chunk raw when their estimate falls below it. 0 = code whatever shrinks.
+  void setMinRatio(double r) { minRatio_ = r; }
+  double minRatio() const { return minRatio_; }
   // Cause of the last failure on this state (static text, never null).
   const char* lastError() const { return lastError_; }
 
@@ -94,6 +102,7 @@ class CodecState {
   const Codec* codec_;
   bool broken_ = false;
   const char* lastError_ = "";
+  double minRatio_ = 0;
 };
 
 class Codec {
@@ -107,6 +116,10 @@ class Codec {
   static constexpr size_t maxCompressedSize(size_t inputBytes) { return inputBytes + kMaxOverhead; }
 
   virtual std::unique_ptr<CodecState> newState() const = 0;
+  // Whether the codec chooses per chunk, from a sample, between coding and storing raw
+  // (so an incompressible message costs only the sample): the auto mode then codes every
+  // eligible message while coding can pay at all (see docs/compression.md).
+  virtual bool decidesPerChunk() const { return false; }
 
   // Codes `in` into `out`. outCap must be >= maxCompressedSize(inBytes), otherwise
   // kErrOutputSpace is returned and nothing (the state included) is touched.
@@ -133,6 +146,21 @@ class Codec {
   // Updates the state with n words as if they had been coded (raw-stored messages).
   virtual void train(CodecState& st, const uint8_t* in, size_t n, DataType type) const = 0;
   virtual bool supportsFloat32() const { return false; }
+
+  // For a codec that codes parts of a message with another codec's payload format
+  // (adapt): the other codec's encode/decode/train on a state it made.
+  static size_t encodeWith(const Codec& c, CodecState& st, const uint8_t* in, size_t n,
+                           DataType type, uint8_t* out, size_t cap) {
+    return c.encode(st, in, n, type, out, cap);
+  }
+  static int decodeWith(const Codec& c, CodecState& st, const uint8_t* in, size_t len,
+                        DataType type, uint8_t* out, size_t n) {
+    return c.decode(st, in, len, type, out, n);
+  }
+  static void trainWith(const Codec& c, CodecState& st, const uint8_t* in, size_t n,
+                        DataType type) {
+    c.train(st, in, n, type);
+  }
 
   static int fail(CodecState& st, int status, const char* cause) {
     st.lastError_ = cause;

@@ -24,10 +24,11 @@ namespace {
 Tunable<std::string> kMode("CCMPI_COMPRESS", "off",
                            "compression of floating-point messages: off, on (every "
                            "MPI_DOUBLE/MPI_FLOAT/complex message of at least CCMPI_COMPRESS_MIN "
-                           "bytes), auto (per channel, only while it pays)");
+                           "bytes), auto (per channel, only while it pays), or a codec name "
+                           "(on, with that codec)");
 Tunable<std::string> kCodec("CCMPI_COMPRESS_CODEC", "spx-fast",
                             "codec for compressed messages (see `ccmpi-codec list`); only the "
-                            "sender's setting matters");
+                            "sender's setting matters; unset, auto uses adapt-fast");
 Tunable<uint64_t> kMin("CCMPI_COMPRESS_MIN", 1024, "smallest message (bytes) that is compressed");
 Tunable<uint64_t> kChunk("CCMPI_COMPRESS_CHUNK", 16 * 1024,
                          "bytes of original data per compressed DATA frame of a large message "
@@ -107,6 +108,16 @@ bool pays(int peer, const Tx& t, double r) {
   return 1 / cc + 1 / (r * link) + 1 / cd < (1 - kMargin) / link;
 }
 
+// Smallest ratio at which coding pays for the channel (the estimate above solved for r);
+// 0 when it cannot pay at any ratio (coding alone takes longer than sending).
+double minPayingRatio(int peer, const Tx& t) {
+  const double link = linkRate(peer);
+  const double cc = t.speed.v > 0 ? t.speed.v : 1e9;
+  const double cd = g.decodeSpeed.v > 0 ? g.decodeSpeed.v : cc;
+  const double room = (1 - kMargin) / link - 1 / cc - 1 / cd;  // seconds per byte left
+  return room > 0 ? 1 / (room * link) : 0;
+}
+
 }  // namespace
 
 int init(transport::TcpTransport* tcp, int worldSize) {
@@ -119,9 +130,19 @@ int init(transport::TcpTransport* tcp, int worldSize) {
     g.mode = Mode::kOn;
   else if (m == "auto")
     g.mode = Mode::kAuto;
+  else if (compress::findCodec(m))
+    g.mode = Mode::kOn;  // CCMPI_COMPRESS=<codec>: on, with that codec
   else
-    return setErrorCause(MPI_ERR_OTHER, "CCMPI_COMPRESS=%s: expected off, on or auto", m.c_str());
-  g.codec = compress::findCodec(kCodec.get());
+    return setErrorCause(MPI_ERR_OTHER, "CCMPI_COMPRESS=%s: expected off, on, auto or a codec name",
+                         m.c_str());
+  // auto without a codec named: adapt-fast, which decides per chunk from a sample whether
+  // and how to code it (an incompressible chunk costs only the sample).
+  const std::string& named = kCodec.get();  // (read before asking fromEnv())
+  if (compress::findCodec(m))
+    g.codec = compress::findCodec(m);
+  else
+    g.codec =
+        compress::findCodec(g.mode == Mode::kAuto && !kCodec.fromEnv() ? "adapt-fast" : named);
   if (!g.codec) {
     std::string names;
     for (const compress::Codec* c : compress::allCodecs()) names += std::string(" ") + c->name();
@@ -201,6 +222,19 @@ bool decide(int peer) {
   if (g.mode == Mode::kOn) return true;
   if (g.mode == Mode::kOff) return false;
   Tx& t = g.tx[static_cast<size_t>(peer)];
+  if (g.codec->decidesPerChunk()) {
+    // The codec stores a chunk raw unless its sample promises at least the paying ratio,
+    // so every chunk is offered to it while coding can pay at all: a message that
+    // compresses is never sent raw, one that does not costs only the sample.
+    t.on = minPayingRatio(peer, t) > 0;
+    if (t.on) return true;
+    // Coding cannot pay at the measured speeds; code a probe now and then to remeasure.
+    if (++t.skipped >= kProbeFirst) {
+      t.skipped = 0;
+      return true;
+    }
+    return false;
+  }
   if (t.on) return true;
   if (++t.skipped >= t.probeEvery) {
     t.skipped = 0;
@@ -216,6 +250,10 @@ size_t encode(int peer, const void* in, size_t n, compress::DataType type,
   const size_t cap = compress::Codec::maxCompressedSize(n);
   if (out->size() < cap) out->resize(cap);
   size_t len = 0;
+  if (g.mode == Mode::kAuto && g.codec->decidesPerChunk()) {
+    const double r = minPayingRatio(peer, t);
+    t.st->setMinRatio(r > 0 ? r : 1);
+  }
   const int64_t t0 = cpuNs();
   const int rc = g.codec->compress(*t.st, in, n, out->data(), cap, &len, type);
   const int64_t ns = std::max<int64_t>(cpuNs() - t0, 1);
@@ -228,7 +266,9 @@ size_t encode(int peer, const void* in, size_t n, compress::DataType type,
   g.stats.sentBytes += n;
   g.stats.sentWire += len;
   g.stats.encodeNs += ns;
-  if (g.mode == Mode::kAuto && n > 0 && len > 0) {
+  if (g.mode == Mode::kAuto && n > 0 && len > 0 && g.codec->decidesPerChunk()) {
+    t.speed.add(static_cast<double>(n) * 1e9 / static_cast<double>(ns));
+  } else if (g.mode == Mode::kAuto && n > 0 && len > 0) {
     t.speed.add(static_cast<double>(n) * 1e9 / static_cast<double>(ns));
     const double r = static_cast<double>(n) / static_cast<double>(len);
     if (!t.on) {

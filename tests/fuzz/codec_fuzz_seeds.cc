@@ -5,6 +5,7 @@
 // Without the sample directory, smooth synthetic data stands in.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -68,6 +69,18 @@ int main(int argc, char** argv) {
     }
   }
   sources.push_back(special);
+  // Short decimals (prices with 2 places, two interleaved columns), some special values
+  // among them: the decimal path of adapt.
+  std::vector<double> dec(3000);
+  for (size_t i = 0; i < dec.size(); ++i) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.2f",
+                  100.0 + double(i % 2) * 50 + double((i * 7) % 300) / 100);
+    dec[i] = i % 97 == 3 ? -0.0 : std::strtod(buf, nullptr);
+  }
+  std::vector<uint8_t> decBytes(dec.size() * 8);
+  std::memcpy(decBytes.data(), dec.data(), decBytes.size());
+  sources.push_back(decBytes);
   sources.push_back(std::vector<uint8_t>(2048 * 8 + 24, 0));
   std::mt19937 rng(42);
   std::vector<uint8_t> noise(700);
