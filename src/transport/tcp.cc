@@ -941,20 +941,41 @@ bool TcpTransport::hasPendingOutput() const {
   return false;
 }
 
+std::string TcpTransport::pendingOutput() const {
+  std::string out;
+  for (size_t i = 0; i < peers_.size(); ++i) {
+    const Peer& p = peers_[i];
+    size_t frames = p.queue.size();
+    uint64_t bytes = 0;
+    for (const OutFrame* f : p.queue) bytes += f->bytesLeft;
+    if (p.active && p.active->state() != TcpConn::State::kClosed)
+      for (const OutFrame* f : p.active->outq_) {
+        ++frames;
+        bytes += f->bytesLeft;
+      }
+    if (frames == 0) continue;
+    if (!out.empty()) out += ", ";
+    out += "rank " + std::to_string(i) + " (" + std::to_string(frames) + " frames, " +
+           std::to_string(bytes) + " bytes unsent" + (p.active ? "" : ", not connected") + ")";
+  }
+  return out;
+}
+
 double TcpTransport::drainRate(int peer) const {
   if (peer < 0 || static_cast<size_t>(peer) >= peers_.size()) return 0;
   const TcpConn* c = peers_[static_cast<size_t>(peer)].active;
   return c ? c->drainRate() : 0;
 }
 
-void TcpTransport::shutdown() {
+void TcpTransport::shutdown(double drainSeconds) {
   shuttingDown_ = true;
   if (gRetrying == this) gRetrying = nullptr;
   if (gGuarded == this) gGuarded = nullptr;
   if (dropped_ > kDropReports)
     log::error("dropped %llu unauthenticated TCP connections in all",
                static_cast<unsigned long long>(dropped_));
-  const int64_t deadline = progress::Engine::nowNs() + 10'000'000'000LL;
+  const int64_t deadline =
+      progress::Engine::nowNs() + static_cast<int64_t>(std::max(0.0, drainSeconds) * 1e9);
   while (hasPendingOutput() && progress::Engine::nowNs() < deadline) progress::engine().poll(10);
   for (auto& c : conns_) {
     c->dropQueue();
