@@ -58,7 +58,8 @@ int main(int argc, char** argv) {
     const uint32_t u = (uint32_t)it;
     /* Bcast of n elements from a rotating root. */
     const int root = it % size;
-    for (size_t i = 0; i < n; ++i) a[i] = rank == root ? value(u, (uint32_t)root, 0, (uint32_t)i, 1) : 0;
+    for (size_t i = 0; i < n; ++i)
+      a[i] = rank == root ? value(u, (uint32_t)root, 0, (uint32_t)i, 1) : 0;
     tick = MPI_Wtime();
     MPI_Bcast(a, (int)n, MPI_UINT32_T, root, MPI_COMM_WORLD);
     spent[0] += MPI_Wtime() - tick;
@@ -120,11 +121,12 @@ int main(int argc, char** argv) {
   MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(mine_t, max_t, 5, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0)
-    printf("RESULT ranks=%d iterations=%d operations=%lld bytes_checked=%lld errors=%lld "
-           "seconds=%.3f bcast=%.3f allreduce=%.3f alltoall=%.3f alltoallv=%.3f "
-           "first_iteration=%.3f\n",
-           size, iters, all[2], all[1], all[0], tmax, max_t[0], max_t[1], max_t[2], max_t[3],
-           max_t[4]);
+    printf(
+        "RESULT ranks=%d iterations=%d operations=%lld bytes_checked=%lld errors=%lld "
+        "seconds=%.3f bcast=%.3f allreduce=%.3f alltoall=%.3f alltoallv=%.3f "
+        "first_iteration=%.3f\n",
+        size, iters, all[2], all[1], all[0], tmax, max_t[0], max_t[1], max_t[2], max_t[3],
+        max_t[4]);
   free(a);
   free(b);
   free(sc);
