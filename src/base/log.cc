@@ -57,6 +57,7 @@ void setFatalHook(FatalHook hook) {
   }
 CCMPI_LOG_FN(error, 0, "error: ")
 CCMPI_LOG_FN(warn, 1, "warning: ")
+CCMPI_LOG_FN(notice, 0, "")
 CCMPI_LOG_FN(info, 2, "")
 CCMPI_LOG_FN(debug, 3, "debug: ")
 #undef CCMPI_LOG_FN

@@ -1,5 +1,5 @@
 #pragma once
-// Diagnostics to stderr, prefixed with the world rank. Levels: error (always), warn,
+// Diagnostics to stderr, prefixed with the world rank. Levels: error and notice (always), warn,
 // info, debug (CCMPI_VERBOSE=0..3).
 namespace ccmpi::log {
 
@@ -7,6 +7,9 @@ void setRank(int rank);
 int verbosity();
 void error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+// Always printed, like error(), for what the user must hear about but is no error of the
+// library (MPI_Finalize waiting long for other ranks).
+void notice(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void info(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void debug(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 // Prints the message and terminates the whole job (through the launcher when present).

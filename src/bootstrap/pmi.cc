@@ -506,7 +506,7 @@ int Pmi::barrier(const std::function<void()>& whileWaiting) {
   if (int rc = sendLine(formatPmiLine("barrier_in"))) return rc;
   while (readBuffer_.find('\n') == std::string::npos) {
     pollfd p{fd_, POLLIN, 0};
-    const int n = ::poll(&p, 1, 10);
+    const int n = ::poll(&p, 1, 0);
     if (n > 0) break;  // readable (or closed): readLine takes it from here
     if (n < 0 && errno != EINTR)
       return fail(MPI_ERR_OTHER,

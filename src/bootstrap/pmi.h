@@ -87,9 +87,10 @@ class Pmi {
 
   int put(const std::string& key, const std::string& value);
   int get(const std::string& key, std::string* value);
-  // `whileWaiting`, if given, runs repeatedly (every 10 ms at most) until the process
-  // manager answers: MPI_Finalize keeps the network progressing there, so that peers still
-  // waiting on this process (a cancel request, a repair) are answered.
+  // `whileWaiting`, if given, runs repeatedly until the process manager answers, between
+  // checks of its socket; it does the waiting itself (a few milliseconds at most per call):
+  // MPI_Finalize keeps the network progressing there, so that peers still waiting on this
+  // process (its queued output, a cancel request, a repair) are answered at once.
   int barrier(const std::function<void()>& whileWaiting = {});
   int finalize();
   // Writes `message` (if not empty) as one line to stderr, tells the process manager to

@@ -71,6 +71,17 @@ Tunable<int> kReportBindings(
     "1 = every rank prints the CPUs it may run on after binding at MPI_Init "
     "(mpirun --report-bindings)");
 
+Tunable<double> kFinalizeNotice(
+    "CCMPI_FINALIZE_NOTICE", 2,
+    "seconds MPI_Finalize waits for the other ranks to call it before it says so on stderr, "
+    "with what this rank still has in flight (output queued per peer, multicast messages "
+    "not acknowledged)");
+Tunable<double> kFinalizeTimeout(
+    "CCMPI_FINALIZE_TIMEOUT", 2,
+    "seconds MPI_Finalize keeps flushing output that is still queued once every rank has "
+    "called it (sends no receive matched: an erroneous program); then it is dropped with a "
+    "warning naming the peers");
+
 long onlineCpus() {
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   return cpus < 1 ? 1 : cpus;
@@ -487,34 +498,62 @@ int bringUp() {
   return MPI_SUCCESS;
 }
 
+// What this rank's MPI_Finalize still has in flight, for its diagnostics.
+std::string describePending(Runtime& r) {
+  std::string out;
+  if (std::string t = r.tcp.pendingOutput(); !t.empty()) out += "TCP output queued for " + t;
+  if (std::string s = r.shm.pendingOutput(); !s.empty())
+    out += (out.empty() ? "" : "; ") + std::string("shared-memory output queued for ") + s;
+  if (size_t n = transport::mcast().releasedPending())
+    out += (out.empty() ? "" : "; ") + std::to_string(n) +
+           " multicast messages sent early, still unacknowledged (context/seq/root/sub: " +
+           transport::mcast().releasedKeys() + ")";
+  return out.empty() ? "nothing of this rank's is in flight" : out;
+}
+
 void tearDown() {
   Runtime& r = rt();
   if (!r.up) return;
   r.up = false;
   syncActive(r);
   r.tornDown = true;
-  // Everything this rank sent is on the wire before the others may close, and every
-  // multicast message this rank completed early (the transport keeps a copy) has reached
-  // its receivers: they may still ask it for repairs.
-  const int64_t deadline = progress::Engine::nowNs() + 30'000'000'000LL;
-  while ((r.tcp.hasPendingOutput() || r.shm.hasPendingOutput() ||
-          transport::mcast().releasedPending()) &&
-         progress::Engine::nowNs() < deadline)
-    progress::engine().poll(10);
-  if (transport::mcast().releasedPending())
-    log::warn(
-        "MPI_Finalize: %zu multicast messages still unacknowledged after 30 s "
-        "(context/seq/root/sub: %s)",
-        transport::mcast().releasedPending(), transport::mcast().releasedKeys().c_str());
+  // The others may still need this rank until they reach MPI_Finalize too: its queued
+  // output, repairs of the multicast messages it completed early (the transport keeps a
+  // copy until every receiver acknowledged), the answer to a cancelled send asking whether
+  // its message is still unmatched here. So the network keeps going during the finalize
+  // barrier. Once every rank is past it, every receive of a correct program has completed:
+  // what is still queued (an unmatched send, an acknowledgement nobody waits for any more)
+  // is needed by nobody, and is flushed for CCMPI_FINALIZE_TIMEOUT at most. An erroneous
+  // program (roots that differ between ranks, say) thus does not hold up the exit.
   r.tcp.beginShutdown();
   r.shm.beginShutdown();
   if (r.pmi.fd() >= 0) progress::engine().remove(r.pmi.fd());
-  // Peers may still need an answer from this rank (a cancelled send asks whether its
-  // message is still unmatched here): keep the network going while waiting.
-  r.pmi.barrier([] { progress::engine().poll(0); });
+  const int64_t start = progress::Engine::nowNs();
+  const int64_t notice = start + static_cast<int64_t>(std::max(0.0, kFinalizeNotice.get()) * 1e9);
+  bool noticed = false;
+  r.pmi.barrier([&] {
+    progress::engine().poll(2);
+    if (noticed || progress::Engine::nowNs() < notice) return;
+    noticed = true;
+    log::notice("MPI_Finalize: waiting %.0f s so far for other ranks to call MPI_Finalize; %s",
+                static_cast<double>(progress::Engine::nowNs() - start) / 1e9,
+                describePending(r).c_str());
+  });
+  if (r.tcp.hasPendingOutput() || r.shm.hasPendingOutput()) {
+    const double limit = std::max(0.0, kFinalizeTimeout.get());
+    const int64_t deadline = progress::Engine::nowNs() + static_cast<int64_t>(limit * 1e9);
+    while ((r.tcp.hasPendingOutput() || r.shm.hasPendingOutput()) &&
+           progress::Engine::nowNs() < deadline)
+      progress::engine().poll(10);
+    if (r.tcp.hasPendingOutput() || r.shm.hasPendingOutput())
+      log::notice(
+          "MPI_Finalize: every rank called MPI_Finalize, but output no receive matched is "
+          "still unsent after %g s (CCMPI_FINALIZE_TIMEOUT); dropping it: %s",
+          limit, describePending(r).c_str());
+  }
   transport::mcast().shutdown();
-  r.tcp.shutdown();
-  r.shm.shutdown();
+  r.tcp.shutdown(0);
+  r.shm.shutdown(0);
   progress::engine().setFastPath({});
   p2p::finalize();
   comm::finalizeComms();

@@ -903,6 +903,16 @@ bool ShmTransport::hasPendingOutput() const {
   return false;
 }
 
+std::string ShmTransport::pendingOutput() const {
+  std::string out;
+  for (const Out& o : out_) {
+    if (o.q.empty()) continue;
+    if (!out.empty()) out += ", ";
+    out += "rank " + std::to_string(o.peer) + " (" + std::to_string(o.q.size()) + " frames)";
+  }
+  return out;
+}
+
 int ShmTransport::cmaPid(int peer) const {
   if (!has(peer)) return 0;
   return peers_[static_cast<size_t>(slotOf_[static_cast<size_t>(peer)])].cmaPid;
@@ -912,9 +922,10 @@ void ShmTransport::disableCma(int peer) {
   if (has(peer)) peers_[static_cast<size_t>(slotOf_[static_cast<size_t>(peer)])].cmaPid = 0;
 }
 
-void ShmTransport::shutdown() {
+void ShmTransport::shutdown(double drainSeconds) {
   shuttingDown_ = true;
-  const int64_t deadline = progress::Engine::nowNs() + 10'000'000'000LL;
+  const int64_t deadline =
+      progress::Engine::nowNs() + static_cast<int64_t>(std::max(0.0, drainSeconds) * 1e9);
   while (hasPendingOutput() && progress::Engine::nowNs() < deadline) progress::engine().poll(10);
   for (Out& o : out_) {
     for (OutFrame* f : o.q) f->written();

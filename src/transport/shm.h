@@ -102,10 +102,13 @@ class ShmTransport {
   bool prepareSleep();
   void endSleep();
   bool hasPendingOutput() const;
+  // The local peers output still waits for, for a diagnostic: "rank 1 (3 frames)".
+  std::string pendingOutput() const;
   // Peers exiting is no longer a failure (after the finalize barrier starts).
   void beginShutdown() { shuttingDown_ = true; }
-  // Flushes queued frames (bounded wait), then unmaps everything and closes the sockets.
-  void shutdown();
+  // Flushes queued frames (for at most drainSeconds), then unmaps everything and closes
+  // the sockets.
+  void shutdown(double drainSeconds = 10);
 
   // The process id of a local peer whose memory this rank may read (cma.h), or 0.
   int cmaPid(int peer) const;

@@ -54,8 +54,8 @@ class TcpTransport {
   void send(int peer, OutFrame* f);
   // Stop treating peer disconnects as failures (after the finalize barrier).
   void beginShutdown() { shuttingDown_ = true; }
-  // Flushes queued frames (bounded wait) and closes every connection.
-  void shutdown();
+  // Flushes queued frames (for at most drainSeconds) and closes every connection.
+  void shutdown(double drainSeconds = 10);
   FrameLimits& limits() { return cfg_.limits; }
   // Counters for tests and ccmpi_info.
   uint64_t connectionsOpened() const { return opened_; }
@@ -64,6 +64,9 @@ class TcpTransport {
   uint64_t pacedOpened() const { return pacedOpened_; }
   uint64_t connectionsRejected() const { return rejectedAuth_; }
   bool hasPendingOutput() const;
+  // The peers output still waits for, for a diagnostic: "rank 3 (2 frames, 65600 bytes
+  // unsent)", comma-separated; empty if none.
+  std::string pendingOutput() const;
   // Throughput to peer in bytes/s measured while its socket was backlogged (0 = unknown).
   double drainRate(int peer) const;
   // Starts the connection attempts that are due (progress hook); true if one started.
