@@ -12,7 +12,8 @@
 #   rma       one-sided communication across 4 hosts (tests/mpi/rma.c), and passive-target
 #             progress while the target computes with the progress thread (rma_async.c)
 #   mcast     multicast Bcast and Scatterv on 4 hosts under loss, duplication and
-#             reordering deliver exactly (tests/mpi/mcast_*.c)
+#             reordering deliver exactly (tests/mpi/mcast_*.c); without netem, up refuses
+#             duplication and reordering and leaves nothing
 #   check     `check` on 2 hosts at 20mbit reports every figure within 10%
 #   bench     a --quick ccmpi-bench p2p run writes results for ccmpi (and Open MPI when
 #             installed) and leaves no cluster behind
@@ -330,7 +331,18 @@ case "$CASE" in
       new_name mc; n=$NAME
       run "$CLUSTER" up --hosts 4 --rate 100mbit --loss "$loss" --dup "$dup" --reorder "$reorder" \
         --name "$n" --owner $$
+      if [ "$RC" -ne 0 ] && [ "$dup$reorder" != "0%0%" ] &&
+        grep -q "needs the kernel's netem qdisc" "$WORK/err"; then
+        # A kernel without netem cannot duplicate or reorder: up refuses (it once accepted
+        # and silently did neither), leaves nothing, and the case goes on with loss alone.
+        nothing_left "$n"
+        echo "no netem: duplication and reordering refused as they must be; loss alone" >&2
+        dup=0% reorder=0%
+        run "$CLUSTER" up --hosts 4 --rate 100mbit --loss "$loss" --name "$n" --owner $$
+      fi
       [ "$RC" -eq 0 ] || fail "up failed"
+      [ "$dup$reorder" != "0%0%" ] && grep -q "has no netem" "$WORK/err" &&
+        fail "up accepted --dup/--reorder on a kernel without netem"
       hostfile=$(cat "$WORK/out")
       run timeout 240 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" --iface r0 -n 4 \
         -x CCMPI_BCAST_ALGORITHM=mcast "$MCAST_BCAST" loss "$nb"

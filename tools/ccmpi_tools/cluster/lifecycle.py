@@ -288,15 +288,11 @@ def _build(o, cfg, base, spaces):
     sw = _add_netns(name, swname, spaces)
     if shaping.have_netem(swname):
         cfg.netem = "yes"
-    if o.delay == "default":
-        if cfg.netem == "yes":
-            cfg.delay = "50us"
-        else:
-            cfg.delay = "0"
-            note("note: this kernel has no netem (CONFIG_NET_SCH_NETEM): links get no added delay")
-    elif cfg.netem == "no":
+    if cfg.netem == "no":
+        # Refused whatever --delay says: without netem duplication and reordering would
+        # silently not happen (a default --delay once skipped this check).
         what = []
-        if not units.is_zero_time(o.delay):
+        if o.delay != "default" and not units.is_zero_time(o.delay):
             what.append("--delay")
         if not units.is_zero_percent(o.dup):
             what.append("--dup")
@@ -306,6 +302,12 @@ def _build(o, cfg, base, spaces):
             note("%s: needs the kernel's netem qdisc (CONFIG_NET_SCH_NETEM), which this kernel "
                  "lacks" % " ".join(what))
             raise ClusterError("cannot build cluster %s" % name)
+    if o.delay == "default":
+        if cfg.netem == "yes":
+            cfg.delay = "50us"
+        else:
+            cfg.delay = "0"
+            note("note: this kernel has no netem (CONFIG_NET_SCH_NETEM): links get no added delay")
     cfg.save(name)
 
     for r in range(rails):
