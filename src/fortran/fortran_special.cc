@@ -11,6 +11,7 @@
 //   _NULL_DELETE_FN procedures below are mapped to the C ones).
 #include <mpi.h>
 
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -236,8 +237,14 @@ template <typename V, typename CCopy, typename CDelete, typename Create>
 int createKeyval(FortranCopy<V> copy, FortranDelete<V> del, MPI_Fint* keyval, V extra_state,
                  FortranCopy<V> null_copy, FortranCopy<V> dup, FortranDelete<V> null_delete,
                  CCopy* c_null_copy, CCopy* c_dup, CDelete* c_null_delete, Create create) {
+  // The C keyval keeps only a pointer to the record (its extra_state), and attributes set
+  // with it may outlive MPI_*_free_keyval, so the records live as long as the process (a
+  // registry keeps them reachable, and is never destroyed: a delete callback may still run
+  // during exit, after static destructors).
+  static auto* records = new std::vector<std::unique_ptr<FortranKeyval<V>>>;
   auto* k = new (std::nothrow) FortranKeyval<V>{copy, del, extra_state};
   if (!k) return MPI_ERR_NO_MEM;
+  records->emplace_back(k);
   CCopy* c_copy = copy == null_copy ? c_null_copy
                   : copy == dup     ? c_dup
                                     : reinterpret_cast<CCopy*>(&copyTrampoline<V>);
