@@ -99,23 +99,20 @@ double linkRate(int peer) {
   return measured > 0 ? measured : linkMbits() * 1e6 / 8;
 }
 
-// Whether coding at ratio r pays for the channel by the estimate in the header comment.
-bool pays(int peer, const Tx& t, double r) {
-  if (r <= 1.0) return false;
-  const double link = linkRate(peer);
-  const double cc = t.speed.v > 0 ? t.speed.v : 1e9;
-  const double cd = g.decodeSpeed.v > 0 ? g.decodeSpeed.v : cc;
-  return 1 / cc + 1 / (r * link) + 1 / cd < (1 - kMargin) / link;
-}
-
-// Smallest ratio at which coding pays for the channel (the estimate above solved for r);
-// 0 when it cannot pay at any ratio (coding alone takes longer than sending).
+// Smallest ratio at which coding pays for the channel (the header comment's estimate solved
+// for r); 0 when it cannot pay at any ratio (coding alone takes longer than sending).
 double minPayingRatio(int peer, const Tx& t) {
   const double link = linkRate(peer);
   const double cc = t.speed.v > 0 ? t.speed.v : 1e9;
   const double cd = g.decodeSpeed.v > 0 ? g.decodeSpeed.v : cc;
   const double room = (1 - kMargin) / link - 1 / cc - 1 / cd;  // seconds per byte left
   return room > 0 ? 1 / (room * link) : 0;
+}
+
+// Whether coding at ratio r pays for the channel by the estimate in the header comment.
+bool pays(int peer, const Tx& t, double r) {
+  const double least = minPayingRatio(peer, t);
+  return r > 1.0 && least > 0 && r > least;
 }
 
 }  // namespace
@@ -266,10 +263,11 @@ size_t encode(int peer, const void* in, size_t n, compress::DataType type,
   g.stats.sentBytes += n;
   g.stats.sentWire += len;
   g.stats.encodeNs += ns;
-  if (g.mode == Mode::kAuto && n > 0 && len > 0 && g.codec->decidesPerChunk()) {
+  if (g.mode == Mode::kAuto && n > 0 && len > 0) {
     t.speed.add(static_cast<double>(n) * 1e9 / static_cast<double>(ns));
-  } else if (g.mode == Mode::kAuto && n > 0 && len > 0) {
-    t.speed.add(static_cast<double>(n) * 1e9 / static_cast<double>(ns));
+    // A per-chunk codec judges each chunk itself (setMinRatio above): only the speed is
+    // kept for it.
+    if (g.codec->decidesPerChunk()) return len;
     const double r = static_cast<double>(n) / static_cast<double>(len);
     if (!t.on) {
       // A probe: judged on its own. If this chunk pays, coding resumes with the recent
