@@ -165,7 +165,15 @@ case "$CASE" in
     fi
     # 3. A namespace named like ours that no state claims.
     new_name loc; c=$NAME
-    ip netns add "ccmpi-$c-h1" || fail "cannot create a stray namespace"
+    # A parallel test's up reaps strays too, and may remove this one while `ip netns add`
+    # is still binding it (it failed CI once so): try again, a bounded number of times.
+    made=0
+    for _ in 1 2 3 4 5; do
+      ip netns add "ccmpi-$c-h1" 2>/dev/null && { made=1; break; }
+      ip netns delete "ccmpi-$c-h1" 2>/dev/null
+      sleep 0.2
+    done
+    [ "$made" -eq 1 ] || fail "cannot create a stray namespace"
     # The next up (of another cluster) removes all three.
     new_name lod; d=$NAME
     run "$CLUSTER" up --hosts 1 --name "$d" --owner $$
