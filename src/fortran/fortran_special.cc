@@ -18,14 +18,16 @@
 
 #include "fortran/fortran_glue.h"
 
+// gfortran lays COMMON blocks out on 16 bytes (the linker warns when the definition
+// promises less).
 extern "C" {
-MPI_Fint mpi_fortran_bottom_ = 0;
-MPI_Fint mpi_fortran_in_place_ = 0;
-MPI_Fint mpi_fortran_status_ignore_[MPI_F_STATUS_SIZE] = {};
-MPI_Fint mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE] = {};
-MPI_Fint mpi_fortran_errcodes_ignore_[1] = {};
-MPI_Fint mpi_fortran_unweighted_[1] = {};
-MPI_Fint mpi_fortran_weights_empty_[1] = {};
+alignas(16) MPI_Fint mpi_fortran_bottom_ = 0;
+alignas(16) MPI_Fint mpi_fortran_in_place_ = 0;
+alignas(16) MPI_Fint mpi_fortran_status_ignore_[MPI_F_STATUS_SIZE] = {};
+alignas(16) MPI_Fint mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE] = {};
+alignas(16) MPI_Fint mpi_fortran_errcodes_ignore_[1] = {};
+alignas(16) MPI_Fint mpi_fortran_unweighted_[1] = {};
+alignas(16) MPI_Fint mpi_fortran_weights_empty_[1] = {};
 }
 
 namespace {
