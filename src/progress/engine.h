@@ -65,9 +65,13 @@ class Engine {
     const int64_t budget = spinBudgetNs();
     int64_t deadline = 0;  // set at the first clock read: a short wait reads no clock
     unsigned idle = 0;
+    lastSpinNs_ = 0;
     while (!done()) {
       if (budget <= 0) return false;
-      if (poll(0) != 0) continue;
+      if (poll(0) != 0) {
+        lastSpinNs_ = 0;  // the gap to the next clock read includes that work
+        continue;
+      }
       ++idle;
       if (crowded_ || idle > kPoliteAfter)
         yieldCpu();
@@ -75,6 +79,10 @@ class Engine {
         cpuRelax();
       if ((idle & 15) == 0) {
         const int64_t now = nowNs();
+        // 16 idle polls take a microsecond or two: a longer gap is time the rank spent
+        // off its CPU while it wanted to run (see setStarvedHook).
+        if (starved_ && lastSpinNs_ != 0 && now - lastSpinNs_ > kStarvedGapNs) starved_();
+        lastSpinNs_ = now;
         if (deadline == 0)
           deadline = now + budget;
         else if (now >= deadline)
@@ -88,6 +96,7 @@ class Engine {
   template <typename Done>
   void waitUntil(Done&& done) {
     if (spinUntil(done)) return;
+    if (starved_) starved_();
     while (!done()) poll(kSleepSliceMs);
   }
 
@@ -125,6 +134,16 @@ class Engine {
   // Readable (POLLIN) while a registered descriptor has an event.
   int waitFd() const { return epfd_; }
 
+  // Called where a wait hints that the rank may be kept from its CPU: a spin that finds
+  // itself descheduled for more than kStarvedGapNs between two clock reads, and a wait
+  // that outlasts the spin and goes to sleep (a rank woken on a CPU that another process
+  // holds waits for that one's time slice). The runtime then looks at how long the rank
+  // waited for a CPU (runtime/affinity.h lets go of a binding when that is long). The hook
+  // limits its own cost. nullptr: nothing to do.
+  using StarvedHook = void (*)();
+  void setStarvedHook(StarvedHook h) { starved_ = h; }
+  static constexpr int64_t kStarvedGapNs = 1000000;
+
   // Idle polls a rank with a core of its own spins before it yields the core on every idle
   // poll (a few tens of microseconds).
   static constexpr unsigned kPoliteAfter = 256;
@@ -144,6 +163,8 @@ class Engine {
   static constexpr unsigned kTrafficPollEvery = 32;
   static constexpr unsigned kQuietPollEvery = 256;
   int epfd_ = -1;
+  StarvedHook starved_ = nullptr;
+  int64_t lastSpinNs_ = 0;
   int localRanks_ = 1;
   bool crowded_ = false;  // more ranks on this host than cores
   int64_t spinNs_ = -1;

@@ -22,6 +22,12 @@ Tunable<std::string> kBind(
     "outnumber CPUs); socket = like core, widened to every CPU of the socket of the rank's "
     "first CPU (mpirun --bind-to sets it)");
 
+Tunable<int> kBindRunnable(
+    "CCMPI_BIND_RUNNABLE", -1,
+    "CCMPI_BIND=auto binds only while at most this many tasks are runnable on the machine "
+    "(the fewest of three samples of /proc/loadavg a millisecond apart, the host's own "
+    "ranks included); -1 = the number of CPUs the process may use");
+
 // The socket (physical package) of a CPU, -1 if the kernel does not say.
 int packageOf(int cpu) {
   char path[96];
@@ -32,6 +38,35 @@ int packageOf(int cpu) {
   if (fscanf(f, "%d", &id) != 1) id = -1;
   fclose(f);
   return id;
+}
+
+// The mask the process had before CCMPI_BIND=auto narrowed it (releaseBinding restores
+// it; a binding the user asked for, core or socket, is kept).
+cpu_set_t gBefore;
+bool gBound = false;
+
+// Tasks runnable on the machine right now, this one included: the fourth field of
+// /proc/loadavg ("1.00 0.50 0.20 3/250 1234"). -1 if unreadable.
+int runnableNow() {
+  FILE* f = fopen("/proc/loadavg", "r");
+  if (!f) return -1;
+  double a, b, c;
+  int running = -1, total = 0;
+  if (fscanf(f, "%lf %lf %lf %d/%d", &a, &b, &c, &running, &total) != 5) running = -1;
+  fclose(f);
+  return running;
+}
+
+// The fewest tasks runnable over a few samples a millisecond apart: the host's other
+// ranks, still starting, come and go; a busy process stays.
+int runnableLeast() {
+  int least = -1;
+  for (int i = 0; i < 3; ++i) {
+    if (i) usleep(1000);
+    const int n = runnableNow();
+    if (n >= 0 && (least < 0 || n < least)) least = n;
+  }
+  return least;
 }
 
 }  // namespace
@@ -88,6 +123,16 @@ int bindToCore(int localIndex, int localCount, std::string* why) {
       *why = "more ranks on this host than CPUs";
       return -1;
     }
+    // A rank bound next to a busy process could not move away from it: bind only when
+    // the CPUs are free (the ranks of this host count, runnable or not).
+    int most = kBindRunnable.get();
+    if (most < 0) most = static_cast<int>(cpus.size());
+    const int runnable = runnableLeast();
+    if (runnable > most) {
+      *why = std::to_string(runnable) + " tasks runnable, more than " + std::to_string(most) +
+             " (the host is busy)";
+      return -1;
+    }
   }
   // Local rank i gets the i-th block of n / ranks CPUs (one CPU when ranks outnumber them,
   // round robin): the ranks of a host never share a CPU while there are enough, and the
@@ -108,7 +153,20 @@ int bindToCore(int localIndex, int localCount, std::string* why) {
     *why = std::string("sched_setaffinity: ") + strerror(errno);
     return -1;
   }
+  gBefore = mask;
+  gBound = mode == "auto";
   return cpu;
+}
+
+bool bound() {
+  return gBound;
+}
+
+bool releaseBinding() {
+  if (!gBound) return false;
+  if (sched_setaffinity(0, sizeof gBefore, &gBefore) != 0) return false;
+  gBound = false;
+  return true;
 }
 
 }  // namespace ccmpi::runtime

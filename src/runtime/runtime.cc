@@ -66,6 +66,45 @@ Tunable<int> kRanksPerCore(
     "collective rules see it; -1 = measured at MPI_Init (every rank reports its kernel's "
     "boot_id and online CPUs to mpirun). Must be the same on every rank");
 
+// A rank bound by CCMPI_BIND=auto that another process keeps from its CPU (a bound rank
+// cannot move away, and waits out the other's time slices: 1-2 ms per 64 KiB ping-pong
+// instead of tens of us) lets go of its binding. Measured by the time the thread waited
+// on a run queue (/proc/thread-self/schedstat), over windows of at least 100 ms of the
+// waits that hint at it (Engine::setStarvedHook): more than a fifth of the window in two
+// windows in a row. An idle host's rank waits a few microseconds per second.
+int64_t runQueueWaitNs() {
+  FILE* f = fopen("/proc/thread-self/schedstat", "r");
+  if (!f) return -1;
+  unsigned long long onCpu = 0, waited = 0;
+  const int got = fscanf(f, "%llu %llu", &onCpu, &waited);
+  fclose(f);
+  return got == 2 ? static_cast<int64_t>(waited) : -1;
+}
+
+void onStarved() {
+  static int64_t windowStart = 0, waitedAtStart = 0;
+  static int strikes = 0;
+  const int64_t now = progress::Engine::nowNs();
+  if (windowStart != 0 && now - windowStart < 100000000) return;
+  const int64_t waited = runQueueWaitNs();
+  if (waited < 0) {
+    progress::engine().setStarvedHook(nullptr);
+    return;
+  }
+  if (windowStart != 0) {
+    if ((waited - waitedAtStart) * 5 > now - windowStart)
+      ++strikes;
+    else
+      strikes = 0;
+  }
+  windowStart = now;
+  waitedAtStart = waited;
+  if (strikes < 2) return;
+  progress::engine().setStarvedHook(nullptr);
+  if (releaseBinding())
+    log::info("let go of its CPU binding: another process keeps taking the CPU");
+}
+
 Tunable<int> kReportBindings(
     "CCMPI_REPORT_BINDINGS", 0,
     "1 = every rank prints the CPUs it may run on after binding at MPI_Init "
@@ -495,6 +534,8 @@ int bringUp() {
   if (r.size > 1) transport::mcast().init(r.rank, r.size, key, cfg.jobId, cfg.bindAddress, &r.tcp);
   r.up = true;
   syncActive(r);
+  // From here on (not while MPI_Init still waits for the others).
+  if (bound()) progress::engine().setStarvedHook(onStarved);
   return MPI_SUCCESS;
 }
 

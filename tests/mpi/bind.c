@@ -3,6 +3,9 @@
  *   auto   the ranks of this host (all ranks here) are bound to disjoint blocks of
  *          CPUs/ranks CPUs of the mask they started with, when that mask held every online
  *          CPU and 2 <= ranks <= CPUs; otherwise the mask is unchanged
+ *   busy   auto on a busy machine: before MPI_Init every rank starts as many busy
+ *          processes as there are CPUs, so more tasks are runnable than CPUs and auto
+ *          leaves the mask unchanged (they are killed before MPI_Finalize)
  *   none   the mask is unchanged
  *   core   every rank has CPUs/ranks CPUs (at least one), each inside the starting mask
  *   socket every rank is bound to all CPUs of the starting mask on one socket (physical
@@ -11,7 +14,10 @@
  * Rank 0 gathers the masks and checks them. */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -38,16 +44,42 @@ static int first_cpu(const cpu_set_t* s) {
   return -1;
 }
 
+/* Busy processes (killed with the test, or with their parent). */
+static pid_t busy[64];
+static int nbusy = 0;
+
+static void start_busy(int n) {
+  for (int i = 0; i < n && nbusy < 64; ++i) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      for (volatile unsigned long k = 0;; ++k) {
+      }
+    }
+    if (pid > 0) busy[nbusy++] = pid;
+  }
+}
+
+static void stop_busy(void) {
+  for (int i = 0; i < nbusy; ++i) kill(busy[i], SIGKILL);
+  for (int i = 0; i < nbusy; ++i) waitpid(busy[i], NULL, 0);
+  nbusy = 0;
+}
+
 int main(int argc, char** argv) {
   cpu_set_t before, after;
   CPU_ZERO(&before);
   CPU_ZERO(&after);
   const int got_before = sched_getaffinity(0, sizeof before, &before);
+  if (argc > 1 && strcmp(argv[1], "busy") == 0) {
+    start_busy((int)sysconf(_SC_NPROCESSORS_ONLN));
+    usleep(100000); /* let them be scheduled */
+  }
   MPI_Init(&argc, &argv);
   int rank, n;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &n);
-  CHECK(argc > 1, "usage: bind auto|none|core|socket");
+  CHECK(argc > 1, "usage: bind auto|busy|none|core|socket");
   CHECK(got_before == 0, "sched_getaffinity before MPI_Init failed");
   CHECK(sched_getaffinity(0, sizeof after, &after) == 0, "sched_getaffinity failed");
   const char* mode = argv[1];
@@ -106,6 +138,7 @@ int main(int argc, char** argv) {
   }
   free(all_before);
   free(all_after);
+  stop_busy();
   MPI_Barrier(MPI_COMM_WORLD);
   test_pass("bind");
   MPI_Finalize();
