@@ -235,8 +235,12 @@ TEST(Options, Errors) {
   EXPECT_FALSE(parseOptions({"-H", "a", "--hostfile", "f", "prog"}, &o, &error));
   EXPECT_FALSE(parseOptions({"--tag-output=yes", "prog"}, &o, &error));
   EXPECT_FALSE(parseOptions({"--launcher", "  ", "prog"}, &o, &error));
-  EXPECT_FALSE(parseOptions({"--compress", "maybe", "prog"}, &o, &error));
-  EXPECT_NE(error.find("off, on or auto"), std::string::npos);
+  EXPECT_FALSE(parseOptions({"--compress", "on please", "prog"}, &o, &error));
+  EXPECT_NE(error.find("off, on, auto or a codec name"), std::string::npos);
+  EXPECT_FALSE(parseOptions({"--compress", "", "prog"}, &o, &error));
+  // A codec name passes; the ranks check it against the codecs they have.
+  ASSERT_TRUE(parseOptions({"--compress", "shuffle-zstd", "prog"}, &o, &error)) << error;
+  EXPECT_EQ(o.compress, "shuffle-zstd");
 }
 
 TEST(Options, OpenMpiAndHydraHabits) {
