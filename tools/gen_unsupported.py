@@ -67,7 +67,8 @@ GROUPS = [
          "MPI_Put", "MPI_Get", "MPI_Accumulate", "MPI_Get_accumulate", "MPI_Fetch_and_op",
          "MPI_Compare_and_swap", "MPI_Rput", "MPI_Rget", "MPI_Raccumulate",
          "MPI_Rget_accumulate"}),
-    ("I/O", "Only the \"native\", \"internal\" and \"external32\" data representations exist.",
+    ("I/O", "Implemented, with user-defined data representations (`MPI_Register_datarep`,"
+     " `MPI_Register_datarep_c`; see src/api/file_datarep.cc).",
      lambda s, n: s.startswith("I/O") or n.startswith("MPI_File_") or
      n == "MPI_Register_datarep"),
     ("Dynamic processes", "MPI_Comm_get_parent is implemented and returns MPI_COMM_NULL: no "
