@@ -16,13 +16,17 @@ Variants: ccmpi (automatic choices), Open MPI 4.1.4 with its default shared-memo
 transport (vader), with `--mca mpi_yield_when_idle 1` when ranks outnumber cores, and
 MPICH 4.0.2 (ch4, default). Each repetition runs every point once per variant, the order of
 the variants rotating between repetitions so drifts in machine load hit all alike; the
-table gives the median over the repetitions and the ratio of ccmpi to the better of the
-others. MPICH runs --mpich-iter-div times fewer iterations where ranks outnumber cores.
+2-rank points, whose runs take a second or two and land in a fast or a slow state of this
+virtual machine, run --pair-reps times per repetition (alternating likewise). The table
+gives the median over all runs and the ratio of ccmpi to the better of the others.
+A variant "ccmpi+VAR=VALUE" (in --impls) runs ccmpi with that environment variable set,
+for experiments; the table's ccmpi column is the plain "ccmpi". MPICH runs --mpich-iter-div times fewer iterations where ranks outnumber cores.
 An invocation that exceeds --timeout seconds is recorded as a timeout (MPICH
 busy-polls: with 16 ranks on 2 cores it may not finish). The load average is recorded
 before and after: a run at a load above ~1.5 is a draft.
 
-Usage: bench/node/run.py --osu OSU_BUILDS [--build BUILD] [--reps 3] [--out DIR]
+Usage: bench/node/run.py --osu OSU_BUILDS [--build BUILD] [--reps 3] [--pair-reps 5]
+                         [--impls ccmpi,openmpi,mpich] [--only TEXT] [--out DIR]
   OSU_BUILDS holds OSU Micro-Benchmarks 7.4 trees already built with each MPI's compiler
   wrapper: OSU_BUILDS/{ccmpi,openmpi,mpich}/c/mpi/pt2pt/standard/osu_latency ... and
   .../c/mpi/collective/blocking/osu_allreduce ... (configure CC=<wrapper> CXX=<wrapper>;
@@ -44,9 +48,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tools"))
-from ccmpi_tools import runs  # noqa: E402 (needs the path above)
+from ccmpi_tools import osu as osu_tools  # noqa: E402 (needs the path above)
+from ccmpi_tools import runs  # noqa: E402
 
-CORES = os.cpu_count() or 1
+CORES = osu_tools.CORES
 
 # (name, ranks, program (OSU path below the tree, or "own:NAME" for bench/node/NAME.c), args,
 #  unit, higher is better)
@@ -77,21 +82,22 @@ POINTS.append(("sparse alltoallv 4 x 1 KiB", 8, "own:sparse_alltoallv", ["4", "1
 OWN_FIELD = {"sparse_alltoallv": 4, "pair_iteration": 4}
 
 
-def launcher(impl, build, np):
-    if impl == "ccmpi":
-        return [os.path.join(build, "bin", "mpirun"), "-n", str(np)]
-    if impl == "openmpi":
-        cmd = ["mpirun.openmpi", "--oversubscribe", "-n", str(np)]
-        if np > CORES:
-            cmd += ["--mca", "mpi_yield_when_idle", "1"]
-        return cmd
-    return ["mpiexec.mpich", "-n", str(np)]
+def base_impl(variant):
+    """("ccmpi", {"CCMPI_BIND": "auto"}) for "ccmpi+CCMPI_BIND=auto"."""
+    name, *sets = variant.split("+")
+    extra = {}
+    for kv in sets:
+        k, sep, v = kv.partition("=")
+        if not sep or not k:
+            raise SystemExit(f"variant {variant!r}: expected NAME+VAR=VALUE")
+        extra[k] = v
+    return name, extra
 
 
 def program(impl, prog, osu, own):
     if prog.startswith("own:"):
         return own[(impl, prog[4:])]
-    return os.path.join(osu, impl, "c", "mpi", prog)
+    return osu_tools.program(osu, impl, prog)
 
 
 def parse(prog, args, out):
@@ -104,15 +110,7 @@ def parse(prog, args, out):
             if len(w) > field and w[0] == name:
                 return float(w[field])
         return None
-    size = args[args.index("-m") + 1].split(":")[0]
-    for line in out.splitlines():
-        w = line.split()
-        if len(w) >= 2 and w[0] == size:
-            try:
-                return float(w[1])
-            except ValueError:
-                return None
-    return None
+    return osu_tools.figures(out).get(int(args[args.index("-m") + 1].split(":")[0]))
 
 
 def scaled(args, div):
@@ -125,36 +123,32 @@ def scaled(args, div):
     return out
 
 
-def run_once(impl, point, build, osu, own, timeout, env, mpich_div):
+def run_once(variant, point, build, osu, own, timeout, env, mpich_div):
     name, np, prog, args, _, _ = point
+    impl, extra = base_impl(variant)
+    env = dict(env, **extra)
     if impl == "mpich" and np > CORES and mpich_div > 1:
         if prog.startswith("own:"):
             # The iteration count is the last argument.
             args = args[:-1] + [str(max(10, int(args[-1]) // mpich_div))]
         else:
             args = scaled(args, mpich_div)
-    cmd = launcher(impl, build, np) + [program(impl, prog, osu, own)] + args
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        return None, "timeout"
-    value = parse(prog, args, p.stdout)
-    if p.returncode != 0 or value is None:
-        tail = p.stdout.strip().splitlines()[-1:] or [""]
-        return None, f"exit {p.returncode}: {tail[0][:120]}"
+    cmd = osu_tools.launcher(impl, build, np) + [program(impl, prog, osu, own)] + args
+    out, err = osu_tools.run(cmd, timeout, env)
+    value = parse(prog, args, out)
+    if err or value is None:
+        return None, err or "no figure in the output"
     return value, ""
 
 
 def build_own(build, work):
     """Our programs (bench/node/NAME.c for each OWN_FIELD name), built with each MPI's
     wrapper: {(impl, NAME): path}."""
-    compilers = {"ccmpi": os.path.join(build, "bin", "mpicc"), "openmpi": "mpicc.openmpi",
-                 "mpich": "mpicc.mpich"}
     out = {}
     for name in OWN_FIELD:
         src = os.path.join(HERE, f"{name}.c")
-        for impl, cc in compilers.items():
+        for impl in osu_tools.IMPLS:
+            cc = osu_tools.compiler(impl, build)
             exe = os.path.join(work, f"{name}_{impl}")
             subprocess.run([cc, "-O2", "-o", exe, src], check=True)
             out[(impl, name)] = exe
@@ -180,17 +174,24 @@ def write_outputs(out_dir, rows, meta):
     lines = ["# One node, many ranks", "",
              "ccmpi against Open MPI 4.1.4 (default shared memory, vader; "
              "`mpi_yield_when_idle 1` when ranks outnumber cores) and MPICH 4.0.2 (ch4 "
-             "default) on this machine. Medians of %d repetitions; the variants alternate "
+             "default) on this machine. Medians of %d repetitions (the 2-rank points: "
+             "medians of %d runs); the variants alternate "
              "within each repetition. ratio = ccmpi / the better of Open MPI and MPICH "
-             "(below 1: ccmpi is better; for bandwidth, the inverse)." % meta["reps"], "",
-             "Generated by `bench/node/run.py --osu OSU_BUILDS --reps %d` on %s (%.0f s). "
+             "(below 1: ccmpi is better; for bandwidth, the inverse)." % (
+                 meta["reps"], meta["reps"] * meta["pair_reps"]), "",
+             "Generated by `bench/node/run.py --osu OSU_BUILDS --reps %d --pair-reps %d` "
+             "on %s (%.0f s). "
              "Load average before %.2f%s; after %.2f, which counts the benchmark's own 8 and "
              "16 ranks on the 2 cores." % (
-                 meta["reps"], meta["date"], meta["seconds"], meta["load_before"],
+                 meta["reps"], meta["pair_reps"], meta["date"], meta["seconds"],
+                 meta["load_before"],
                  " (above 1.5: a draft, not a result)" if meta["load_before"] > 1.5 else "",
                  meta["load_after"]),
-             "", "| point | ranks | unit | ccmpi | Open MPI | MPICH | ratio |",
-             "| --- | ---: | --- | ---: | ---: | ---: | ---: |"]
+             ""]
+    titles = {"ccmpi": "ccmpi", "openmpi": "Open MPI", "mpich": "MPICH"}
+    cols = ["ccmpi", "openmpi", "mpich"] + [i for i in meta["impls"] if i not in titles]
+    lines += ["| point | ranks | unit | %s | ratio |" % " | ".join(titles.get(c, c) for c in cols),
+              "| --- | ---: | --- |%s ---: |" % (" ---: |" * len(cols))]
     for r in rows:
         m = r["median"]
         others = [m[i] for i in ("openmpi", "mpich") if i in m and m[i] is not None]
@@ -200,7 +201,7 @@ def write_outputs(out_dir, rows, meta):
             ratio = best / m["ccmpi"] if r["higher"] else m["ccmpi"] / best
         r["ratio"] = ratio
         cells = [fmt(m.get(i)) + ("" if not r["errors"].get(i) else " (%s)" % r["errors"][i][0])
-                 for i in ("ccmpi", "openmpi", "mpich")]
+                 for i in cols]
         lines.append("| %s | %d | %s | %s | %s |" % (r["name"], r["ranks"], r["unit"],
                                                      " | ".join(cells), fmt(ratio)))
     lines += ["", "![ratio per point](node.svg)", "",
@@ -231,6 +232,8 @@ def main():
     ap.add_argument("--osu", required=True, help="OSU_BUILDS (see the top of this file)")
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--pair-reps", type=int, default=5,
+                    help="runs of each 2-rank point per repetition")
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--impls", default="ccmpi,openmpi,mpich")
     ap.add_argument("--mpich-iter-div", type=int, default=10,
@@ -240,10 +243,13 @@ def main():
     ap.add_argument("--out", default=os.path.join(REPO, "docs", "results", "node"))
     a = ap.parse_args()
     impls = a.impls.split(",")
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    for v in impls:
+        if base_impl(v)[0] not in ("ccmpi", "openmpi", "mpich"):
+            raise SystemExit(f"unknown variant {v!r}")
+    env = osu_tools.env()
     points = [p for p in POINTS if a.only in p[0]]
     work = tempfile.mkdtemp(prefix="ccmpi-node-")
-    shm_before = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+    shm_before = osu_tools.shm_names()
     try:
         own = build_own(a.build, work)
         start, load_before = time.time(), runs.loadavg()
@@ -252,20 +258,23 @@ def main():
                 for p in points]
         for rep in range(a.reps):
             for p, row in zip(points, rows):
-                order = impls[rep % len(impls):] + impls[:rep % len(impls)]
-                for impl in order:
-                    v, err = run_once(impl, p, a.build, a.osu, own, a.timeout, env,
-                                      a.mpich_iter_div)
-                    if v is None:
-                        row["errors"][impl].append(err)
-                    else:
-                        row["values"][impl].append(v)
-                    print("rep %d %-28s %-8s %s" % (rep, p[0], impl, fmt(v) if v else err),
-                          flush=True)
+                times = a.pair_reps if p[1] == 2 else 1
+                for k in range(rep * times, (rep + 1) * times):
+                    order = impls[k % len(impls):] + impls[:k % len(impls)]
+                    for impl in order:
+                        v, err = run_once(impl, p, a.build, a.osu, own, a.timeout, env,
+                                          a.mpich_iter_div)
+                        if v is None:
+                            row["errors"][impl].append(err)
+                        else:
+                            row["values"][impl].append(v)
+                        print("rep %d %-28s %-22s %s" % (rep, p[0], impl,
+                                                         fmt(v) if v else err), flush=True)
         for row in rows:
             row["median"] = {i: (statistics.median(row["values"][i]) if row["values"][i]
                                  else None) for i in impls}
-        meta = {"reps": a.reps, "impls": impls, "seconds": time.time() - start,
+        meta = {"reps": a.reps, "pair_reps": a.pair_reps, "impls": impls,
+                "seconds": time.time() - start,
                 "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
                 "load_before": load_before, "load_after": runs.loadavg(),
                 "cpu": runs.cpu_model()}
@@ -273,14 +282,7 @@ def main():
         print("wrote", a.out)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-        # Open MPI's shared-memory transport leaves its segments behind when killed (a
-        # timeout): remove those this run created.
-        for name in (set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()) - shm_before:
-            if name.startswith("vader_segment."):
-                try:
-                    os.remove(os.path.join("/dev/shm", name))
-                except OSError:
-                    pass
+        osu_tools.remove_shm_leftovers(shm_before)
 
 
 if __name__ == "__main__":
