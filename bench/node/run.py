@@ -48,9 +48,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tools"))
-from ccmpi_tools import runs  # noqa: E402 (needs the path above)
+from ccmpi_tools import osu as osu_tools  # noqa: E402 (needs the path above)
+from ccmpi_tools import runs  # noqa: E402
 
-CORES = os.cpu_count() or 1
+CORES = osu_tools.CORES
 
 # (name, ranks, program (OSU path below the tree, or "own:NAME" for bench/node/NAME.c), args,
 #  unit, higher is better)
@@ -93,21 +94,10 @@ def base_impl(variant):
     return name, extra
 
 
-def launcher(impl, build, np):
-    if impl == "ccmpi":
-        return [os.path.join(build, "bin", "mpirun"), "-n", str(np)]
-    if impl == "openmpi":
-        cmd = ["mpirun.openmpi", "--oversubscribe", "-n", str(np)]
-        if np > CORES:
-            cmd += ["--mca", "mpi_yield_when_idle", "1"]
-        return cmd
-    return ["mpiexec.mpich", "-n", str(np)]
-
-
 def program(impl, prog, osu, own):
     if prog.startswith("own:"):
         return own[(impl, prog[4:])]
-    return os.path.join(osu, impl, "c", "mpi", prog)
+    return osu_tools.program(osu, impl, prog)
 
 
 def parse(prog, args, out):
@@ -120,15 +110,7 @@ def parse(prog, args, out):
             if len(w) > field and w[0] == name:
                 return float(w[field])
         return None
-    size = args[args.index("-m") + 1].split(":")[0]
-    for line in out.splitlines():
-        w = line.split()
-        if len(w) >= 2 and w[0] == size:
-            try:
-                return float(w[1])
-            except ValueError:
-                return None
-    return None
+    return osu_tools.figures(out).get(int(args[args.index("-m") + 1].split(":")[0]))
 
 
 def scaled(args, div):
@@ -151,28 +133,22 @@ def run_once(variant, point, build, osu, own, timeout, env, mpich_div):
             args = args[:-1] + [str(max(10, int(args[-1]) // mpich_div))]
         else:
             args = scaled(args, mpich_div)
-    cmd = launcher(impl, build, np) + [program(impl, prog, osu, own)] + args
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        return None, "timeout"
-    value = parse(prog, args, p.stdout)
-    if p.returncode != 0 or value is None:
-        tail = p.stdout.strip().splitlines()[-1:] or [""]
-        return None, f"exit {p.returncode}: {tail[0][:120]}"
+    cmd = osu_tools.launcher(impl, build, np) + [program(impl, prog, osu, own)] + args
+    out, err = osu_tools.run(cmd, timeout, env)
+    value = parse(prog, args, out)
+    if err or value is None:
+        return None, err or "no figure in the output"
     return value, ""
 
 
 def build_own(build, work):
     """Our programs (bench/node/NAME.c for each OWN_FIELD name), built with each MPI's
     wrapper: {(impl, NAME): path}."""
-    compilers = {"ccmpi": os.path.join(build, "bin", "mpicc"), "openmpi": "mpicc.openmpi",
-                 "mpich": "mpicc.mpich"}
     out = {}
     for name in OWN_FIELD:
         src = os.path.join(HERE, f"{name}.c")
-        for impl, cc in compilers.items():
+        for impl in osu_tools.IMPLS:
+            cc = osu_tools.compiler(impl, build)
             exe = os.path.join(work, f"{name}_{impl}")
             subprocess.run([cc, "-O2", "-o", exe, src], check=True)
             out[(impl, name)] = exe
@@ -270,10 +246,10 @@ def main():
     for v in impls:
         if base_impl(v)[0] not in ("ccmpi", "openmpi", "mpich"):
             raise SystemExit(f"unknown variant {v!r}")
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = osu_tools.env()
     points = [p for p in POINTS if a.only in p[0]]
     work = tempfile.mkdtemp(prefix="ccmpi-node-")
-    shm_before = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+    shm_before = osu_tools.shm_names()
     try:
         own = build_own(a.build, work)
         start, load_before = time.time(), runs.loadavg()
@@ -306,14 +282,7 @@ def main():
         print("wrote", a.out)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-        # Open MPI's shared-memory transport leaves its segments behind when killed (a
-        # timeout): remove those this run created.
-        for name in (set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()) - shm_before:
-            if name.startswith("vader_segment."):
-                try:
-                    os.remove(os.path.join("/dev/shm", name))
-                except OSError:
-                    pass
+        osu_tools.remove_shm_leftovers(shm_before)
 
 
 if __name__ == "__main__":

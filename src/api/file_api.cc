@@ -6,8 +6,8 @@
 // on an invalid handle go to MPI_FILE_NULL's, which is MPI_ERRORS_RETURN by default (the
 // standard's rule). Nonblocking and split collective accesses run to completion inside the
 // starting call: the request (or the _end call) only reports the result. The internals
-// are in file_impl.h (see there) and file_access.cc. MPI_Register_datarep is not
-// implemented: only the "native", "internal" and "external32" representations exist.
+// are in file_impl.h (see there), file_access.cc and file_datarep.cc (user-defined data
+// representations, MPI_Register_datarep).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -331,12 +331,30 @@ int checkViewType(MPI_Datatype t, const char* what, bool readOnly) {
   return rc;
 }
 
+// A view; with a user-defined representation `rep`, the file layout of etype and filetype
+// comes from the representation's extents (fileLayoutType).
 int installView(File& f, int64_t disp, MPI_Datatype etype, MPI_Datatype filetype,
-                const std::string& datarep) {
+                const std::string& datarep, const io::Datarep* rep = nullptr) {
+  MPI_Datatype le = MPI_DATATYPE_NULL, lft = MPI_DATATYPE_NULL;
+  if (rep) {
+    if (int rc = io::fileLayoutType(*rep, etype, &le)) return rc;
+    if (int rc = io::fileLayoutType(*rep, filetype, &lft)) {
+      datatype::free(&le);
+      return rc;
+    }
+  }
+  struct FreeLayout {
+    MPI_Datatype* a;
+    MPI_Datatype* b;
+    ~FreeLayout() {
+      for (MPI_Datatype* t : {a, b})
+        if (*t != MPI_DATATYPE_NULL) datatype::free(t);
+    }
+  } freeLayout{&le, &lft};
   MPI_Datatype e, ft;
   if (int rc = holdType(etype, &e)) return rc;
   if (int rc = holdType(filetype, &ft)) return rc;
-  datatype::Datatype* fd = datatype::lookup(ft);
+  datatype::Datatype* fd = datatype::lookup(rep ? lft : ft);
   std::vector<datatype::Block> blocks =
       fd->size() > 0 ? fd->blocks(size_t{1} << 26) : std::vector<datatype::Block>{};
   if (fd->size() > 0 && blocks.empty())
@@ -345,9 +363,10 @@ int installView(File& f, int64_t disp, MPI_Datatype etype, MPI_Datatype filetype
   f.etype = e;
   f.filetype = ft;
   f.disp = disp;
-  f.etypeSize = datatype::lookup(e)->size();
+  f.etypeSize = datatype::lookup(rep ? le : e)->size();
   f.datarep = datarep;
   f.external32 = datarep == "external32";
+  f.userRep = rep;
   f.blocks = std::move(blocks);
   f.prefix.clear();
   int64_t t = 0;
@@ -405,11 +424,13 @@ int checkAccess(const char* kFunc, File* f, int64_t offset, const void* buf, int
   if (pos == Pos::kExplicit && offset < 0)
     return raiseFile(f, kFunc, MPI_ERR_ARG, "offset %lld is negative",
                      static_cast<long long>(offset));
-  if (f->etypeSize > 0 && (count * d->size()) % f->etypeSize != 0)
+  int64_t bytes = count * d->size();
+  if (f->userRep)
+    if (int rc = io::streamBytes(*f, type, count, &bytes)) return raiseRc(f, kFunc, rc);
+  if (f->etypeSize > 0 && bytes % f->etypeSize != 0)
     return raiseFile(f, kFunc, MPI_ERR_TYPE,
                      "the data (%lld bytes) is not a whole number of etypes (%lld bytes)",
-                     static_cast<long long>(count * d->size()),
-                     static_cast<long long>(f->etypeSize));
+                     static_cast<long long>(bytes), static_cast<long long>(f->etypeSize));
   return MPI_SUCCESS;
 }
 
@@ -419,7 +440,12 @@ int doAccess(const char* kFunc, File* f, int64_t offset, void* buf, int64_t coun
   *bytes = 0;
   if (int rc = checkAccess(kFunc, f, offset, buf, count, type, write, pos)) return rc;
   const int64_t es = std::max<int64_t>(f->etypeSize, 1);
-  const int64_t want = count * datatype::lookup(type)->size();
+  const int64_t memSize = datatype::lookup(type)->size();
+  int64_t want = count * memSize, oneStream = memSize;  // stream bytes
+  if (f->userRep) {
+    io::streamBytes(*f, type, 1, &oneStream);  // checked by checkAccess
+    want = count * oneStream;
+  }
   int64_t start = 0;
   int rc = MPI_SUCCESS;
   switch (pos) {
@@ -453,7 +479,8 @@ int doAccess(const char* kFunc, File* f, int64_t offset, void* buf, int64_t coun
   int arc = collective ? io::collectiveAccess(*f, v, buf, rc ? 0 : count, type, write, &done)
                        : io::independentAccess(*f, v, buf, count, type, write, &done);
   if (!rc) rc = arc;
-  if (pos == Pos::kIndividual) f->pos += done / es;
+  const int64_t doneStream = f->userRep && memSize > 0 ? done / memSize * oneStream : done;
+  if (pos == Pos::kIndividual) f->pos += doneStream / es;
   *bytes = done;
   if (rc) return raiseRc(f, kFunc, rc);
   return MPI_SUCCESS;
@@ -812,9 +839,13 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
   if (!ft) return raiseFile(f, kFunc, MPI_ERR_TYPE, "invalid filetype 0x%x", filetype);
   if (!datarep) return raiseFile(f, kFunc, MPI_ERR_ARG, "datarep is NULL");
   std::string rep = datarep;
-  for (char& ch : rep) ch = static_cast<char>(tolower(static_cast<unsigned char>(ch)));
-  if (rep != "native" && rep != "internal" && rep != "external32")
-    return raiseFile(f, kFunc, MPI_ERR_UNSUPPORTED_DATAREP, "data representation \"%s\"", datarep);
+  const io::Datarep* user = io::findDatarep(rep);
+  if (!user) {
+    for (char& ch : rep) ch = static_cast<char>(tolower(static_cast<unsigned char>(ch)));
+    if (rep != "native" && rep != "internal" && rep != "external32")
+      return raiseFile(f, kFunc, MPI_ERR_UNSUPPORTED_DATAREP,
+                       "data representation \"%s\" is neither predefined nor registered", datarep);
+  }
   if (disp == MPI_DISPLACEMENT_CURRENT) {
     if (!(f->amode & MPI_MODE_SEQUENTIAL))
       return raiseFile(f, kFunc, MPI_ERR_ARG, "MPI_DISPLACEMENT_CURRENT needs MPI_MODE_SEQUENTIAL");
@@ -828,6 +859,16 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
     return raiseFile(f, kFunc, MPI_ERR_INFO, "invalid info handle 0x%x", info);
   if (e->size() > 0 && ft->size() % e->size() != 0)
     return raiseFile(f, kFunc, MPI_ERR_TYPE, "the filetype is not made of whole etypes");
+  if (user) {
+    int64_t es = 0, fs = 0;
+    if (int rc = io::datarepFileSize(*user, etype, &es)) return raiseRc(f, kFunc, rc);
+    if (int rc = io::datarepFileSize(*user, filetype, &fs)) return raiseRc(f, kFunc, rc);
+    if (es > 0 && fs % es != 0)
+      return raiseFile(f, kFunc, MPI_ERR_TYPE,
+                       "in data representation \"%s\" the filetype (%lld bytes) is not made of "
+                       "whole etypes (%lld bytes)",
+                       datarep, static_cast<long long>(fs), static_cast<long long>(es));
+  }
   if (rep == "external32") {
     int64_t es = 0, fs = 0;
     if (datatype::externalSize(etype, 1, &es) || datatype::externalSize(filetype, 1, &fs) ||
@@ -840,7 +881,7 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
     return raiseRc(f, kFunc, rc);
   if (int rc = checkViewType(filetype, "filetype", f->amode & MPI_MODE_RDONLY))
     return raiseRc(f, kFunc, rc);
-  if (int rc = installView(*f, disp, etype, filetype, rep)) return raiseRc(f, kFunc, rc);
+  if (int rc = installView(*f, disp, etype, filetype, rep, user)) return raiseRc(f, kFunc, rc);
   takeHints(*f, info);
   // The shared pointer goes back to 0 once every process is here.
   coll::barrier(*f->c);
@@ -876,13 +917,50 @@ extern "C" int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI
   if (!d) return raiseFile(f, kFunc, MPI_ERR_TYPE, "invalid datatype 0x%x", datatype);
   if (!extent) return raiseFile(f, kFunc, MPI_ERR_ARG, "extent pointer is NULL");
   *extent = d->extent();
-  if (f->external32) {
+  if (f->userRep) {
+    int64_t e = 0;
+    if (int rc = io::datarepExtent(*f->userRep, datatype, &e)) return raiseRc(f, kFunc, rc);
+    *extent = e;
+  } else if (f->external32) {
     int64_t es = 0;
     if (datatype::externalSize(datatype, 1, &es) == MPI_SUCCESS && es != d->size()) *extent = es;
   }
   return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_File_get_type_extent)
+
+// ---------- user-defined data representations ----------
+
+extern "C" int PMPI_Register_datarep(const char* datarep,
+                                     MPI_Datarep_conversion_function* read_conversion_fn,
+                                     MPI_Datarep_conversion_function* write_conversion_fn,
+                                     MPI_Datarep_extent_function* dtype_file_extent_fn,
+                                     void* extra_state) {
+  CCMPI_API_BEGIN("MPI_Register_datarep");
+  if (int rc = io::registerDatarep(datarep, read_conversion_fn, write_conversion_fn, nullptr,
+                                   nullptr, false, dtype_file_extent_fn, extra_state))
+    return raiseRc(nullptr, kFunc, rc);
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Register_datarep)
+
+extern "C" int PMPI_Register_datarep_c(const char* datarep,
+                                       MPI_Datarep_conversion_function_c* read_conversion_fn,
+                                       MPI_Datarep_conversion_function_c* write_conversion_fn,
+                                       MPI_Datarep_extent_function* dtype_file_extent_fn,
+                                       void* extra_state) {
+  CCMPI_API_BEGIN("MPI_Register_datarep_c");
+  if (int rc = io::registerDatarep(datarep, nullptr, nullptr, read_conversion_fn,
+                                   write_conversion_fn, true, dtype_file_extent_fn, extra_state))
+    return raiseRc(nullptr, kFunc, rc);
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Register_datarep_c)
+
+// Stands for "no conversion" in MPI_Register_datarep_c; it converts nothing if called.
+extern "C" int MPI_CONVERSION_FN_NULL_C(void*, MPI_Datatype, MPI_Count, void*, MPI_Offset, void*) {
+  return MPI_SUCCESS;
+}
 
 // ---------- positioning ----------
 

@@ -21,6 +21,8 @@
 
 namespace ccmpi::io {
 
+struct Datarep;  // a user-defined data representation (file_datarep.cc)
+
 struct File {
   MPI_File handle = MPI_FILE_NULL;
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate of the user's communicator
@@ -39,6 +41,7 @@ struct File {
   int64_t etypeSize = 1;
   std::string datarep = "native";
   bool external32 = false;
+  const Datarep* userRep = nullptr;     // the view's user-defined representation, if any
   std::vector<datatype::Block> blocks;  // one filetype element, merged
   std::vector<int64_t> prefix;          // data bytes before blocks[i]
   int64_t ftSize = 1, ftExtent = 1;
@@ -82,6 +85,27 @@ int independentAccess(File& f, int64_t v, void* buf, int64_t count, MPI_Datatype
                       int64_t* done);
 int collectiveAccess(File& f, int64_t v, void* buf, int64_t count, MPI_Datatype type, bool write,
                      int64_t* done);
+
+// User-defined data representations (file_datarep.cc). Registered ones live until the
+// process ends. MPI_Register_datarep's checks: returns an error class with its cause.
+int registerDatarep(const char* datarep, MPI_Datarep_conversion_function* r,
+                    MPI_Datarep_conversion_function* w, MPI_Datarep_conversion_function_c* rc,
+                    MPI_Datarep_conversion_function_c* wc, bool large,
+                    MPI_Datarep_extent_function* extent, void* extra);
+const Datarep* findDatarep(const std::string& name);
+// A committed datatype of bytes laid out as `type` is in a file of representation `rep`
+// (the caller frees it); its size and extent.
+int fileLayoutType(const Datarep& rep, MPI_Datatype type, MPI_Datatype* out);
+int datarepFileSize(const Datarep& rep, MPI_Datatype type, int64_t* size);
+int datarepExtent(const Datarep& rep, MPI_Datatype type, int64_t* extent);
+// Conversion of `count` elements of `type` at buf to/from the file representation in
+// filebuf (which holds count * datarepFileSize bytes).
+int datarepToFile(const Datarep& rep, const void* buf, MPI_Datatype type, int64_t count,
+                  unsigned char* filebuf);
+int datarepFromFile(const Datarep& rep, void* buf, MPI_Datatype type, int64_t count,
+                    unsigned char* filebuf);
+// Bytes of the view's data stream that `count` elements of `type` occupy.
+int streamBytes(const File& f, MPI_Datatype type, int64_t count, int64_t* bytes);
 
 // Error class for an errno value of a file operation.
 int errnoClass(int err);

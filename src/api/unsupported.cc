@@ -78,12 +78,3 @@ extern "C" int PMPI_Comm_join(int, MPI_Comm*) {
   return ccmpi::api::unsupported("MPI_Comm_join");
 }
 CCMPI_MPI_ALIAS(MPI_Comm_join)
-
-// ---------- I/O (MPI-3.1 chapter 13) ----------
-
-extern "C" int PMPI_Register_datarep(const char*, MPI_Datarep_conversion_function*,
-                                     MPI_Datarep_conversion_function*, MPI_Datarep_extent_function*,
-                                     void*) {
-  return ccmpi::api::unsupported("MPI_Register_datarep");
-}
-CCMPI_MPI_ALIAS(MPI_Register_datarep)

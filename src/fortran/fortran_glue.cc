@@ -2156,6 +2156,178 @@ void pmpi_file_write_ordered_begin_c_(const MPI_Fint* fh, const void* buf, const
                                       const MPI_Fint* datatype, MPI_Fint* ierr) {
   *ierr = PMPI_File_write_ordered_begin_c(*fh, choiceBuffer(buf), *count, *datatype);
 }
+void mpi_put_c_(const void* origin_addr, const MPI_Count* origin_count,
+                const MPI_Fint* origin_datatype, const MPI_Fint* target_rank,
+                const MPI_Aint* target_disp, const MPI_Count* target_count,
+                const MPI_Fint* target_datatype, const MPI_Fint* win, MPI_Fint* ierr) {
+  *ierr = MPI_Put_c(choiceBuffer(origin_addr), *origin_count, *origin_datatype, *target_rank,
+                    *target_disp, *target_count, *target_datatype, *win);
+}
+void pmpi_put_c_(const void* origin_addr, const MPI_Count* origin_count,
+                 const MPI_Fint* origin_datatype, const MPI_Fint* target_rank,
+                 const MPI_Aint* target_disp, const MPI_Count* target_count,
+                 const MPI_Fint* target_datatype, const MPI_Fint* win, MPI_Fint* ierr) {
+  *ierr = PMPI_Put_c(choiceBuffer(origin_addr), *origin_count, *origin_datatype, *target_rank,
+                     *target_disp, *target_count, *target_datatype, *win);
+}
+void mpi_get_c_(void* origin_addr, const MPI_Count* origin_count, const MPI_Fint* origin_datatype,
+                const MPI_Fint* target_rank, const MPI_Aint* target_disp,
+                const MPI_Count* target_count, const MPI_Fint* target_datatype, const MPI_Fint* win,
+                MPI_Fint* ierr) {
+  *ierr = MPI_Get_c(choiceBuffer(origin_addr), *origin_count, *origin_datatype, *target_rank,
+                    *target_disp, *target_count, *target_datatype, *win);
+}
+void pmpi_get_c_(void* origin_addr, const MPI_Count* origin_count, const MPI_Fint* origin_datatype,
+                 const MPI_Fint* target_rank, const MPI_Aint* target_disp,
+                 const MPI_Count* target_count, const MPI_Fint* target_datatype,
+                 const MPI_Fint* win, MPI_Fint* ierr) {
+  *ierr = PMPI_Get_c(choiceBuffer(origin_addr), *origin_count, *origin_datatype, *target_rank,
+                     *target_disp, *target_count, *target_datatype, *win);
+}
+void mpi_accumulate_c_(const void* origin_addr, const MPI_Count* origin_count,
+                       const MPI_Fint* origin_datatype, const MPI_Fint* target_rank,
+                       const MPI_Aint* target_disp, const MPI_Count* target_count,
+                       const MPI_Fint* target_datatype, const MPI_Fint* op, const MPI_Fint* win,
+                       MPI_Fint* ierr) {
+  *ierr = MPI_Accumulate_c(choiceBuffer(origin_addr), *origin_count, *origin_datatype, *target_rank,
+                           *target_disp, *target_count, *target_datatype, *op, *win);
+}
+void pmpi_accumulate_c_(const void* origin_addr, const MPI_Count* origin_count,
+                        const MPI_Fint* origin_datatype, const MPI_Fint* target_rank,
+                        const MPI_Aint* target_disp, const MPI_Count* target_count,
+                        const MPI_Fint* target_datatype, const MPI_Fint* op, const MPI_Fint* win,
+                        MPI_Fint* ierr) {
+  *ierr = PMPI_Accumulate_c(choiceBuffer(origin_addr), *origin_count, *origin_datatype,
+                            *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
+}
+void mpi_get_accumulate_c_(const void* origin_addr, const MPI_Count* origin_count,
+                           const MPI_Fint* origin_datatype, void* result_addr,
+                           const MPI_Count* result_count, const MPI_Fint* result_datatype,
+                           const MPI_Fint* target_rank, const MPI_Aint* target_disp,
+                           const MPI_Count* target_count, const MPI_Fint* target_datatype,
+                           const MPI_Fint* op, const MPI_Fint* win, MPI_Fint* ierr) {
+  *ierr =
+      MPI_Get_accumulate_c(choiceBuffer(origin_addr), *origin_count, *origin_datatype,
+                           choiceBuffer(result_addr), *result_count, *result_datatype, *target_rank,
+                           *target_disp, *target_count, *target_datatype, *op, *win);
+}
+void pmpi_get_accumulate_c_(const void* origin_addr, const MPI_Count* origin_count,
+                            const MPI_Fint* origin_datatype, void* result_addr,
+                            const MPI_Count* result_count, const MPI_Fint* result_datatype,
+                            const MPI_Fint* target_rank, const MPI_Aint* target_disp,
+                            const MPI_Count* target_count, const MPI_Fint* target_datatype,
+                            const MPI_Fint* op, const MPI_Fint* win, MPI_Fint* ierr) {
+  *ierr =
+      PMPI_Get_accumulate_c(choiceBuffer(origin_addr), *origin_count, *origin_datatype,
+                            choiceBuffer(result_addr), *result_count, *result_datatype,
+                            *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
+}
+void mpi_rput_c_(const void* origin_addr, const MPI_Count* origin_count,
+                 const MPI_Fint* origin_datatype, const MPI_Fint* target_rank,
+                 const MPI_Aint* target_disp, const MPI_Count* target_count,
+                 const MPI_Fint* target_datatype, const MPI_Fint* win, MPI_Fint* request,
+                 MPI_Fint* ierr) {
+  *ierr = MPI_Rput_c(choiceBuffer(origin_addr), *origin_count, *origin_datatype, *target_rank,
+                     *target_disp, *target_count, *target_datatype, *win, request);
+}
+void pmpi_rput_c_(const void* origin_addr, const MPI_Count* origin_count,
+                  const MPI_Fint* origin_datatype, const MPI_Fint* target_rank,
+                  const MPI_Aint* target_disp, const MPI_Count* target_count,
+                  const MPI_Fint* target_datatype, const MPI_Fint* win, MPI_Fint* request,
+                  MPI_Fint* ierr) {
+  *ierr = PMPI_Rput_c(choiceBuffer(origin_addr), *origin_count, *origin_datatype, *target_rank,
+                      *target_disp, *target_count, *target_datatype, *win, request);
+}
+void mpi_rget_c_(void* origin_addr, const MPI_Count* origin_count, const MPI_Fint* origin_datatype,
+                 const MPI_Fint* target_rank, const MPI_Aint* target_disp,
+                 const MPI_Count* target_count, const MPI_Fint* target_datatype,
+                 const MPI_Fint* win, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = MPI_Rget_c(choiceBuffer(origin_addr), *origin_count, *origin_datatype, *target_rank,
+                     *target_disp, *target_count, *target_datatype, *win, request);
+}
+void pmpi_rget_c_(void* origin_addr, const MPI_Count* origin_count, const MPI_Fint* origin_datatype,
+                  const MPI_Fint* target_rank, const MPI_Aint* target_disp,
+                  const MPI_Count* target_count, const MPI_Fint* target_datatype,
+                  const MPI_Fint* win, MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr = PMPI_Rget_c(choiceBuffer(origin_addr), *origin_count, *origin_datatype, *target_rank,
+                      *target_disp, *target_count, *target_datatype, *win, request);
+}
+void mpi_raccumulate_c_(const void* origin_addr, const MPI_Count* origin_count,
+                        const MPI_Fint* origin_datatype, const MPI_Fint* target_rank,
+                        const MPI_Aint* target_disp, const MPI_Count* target_count,
+                        const MPI_Fint* target_datatype, const MPI_Fint* op, const MPI_Fint* win,
+                        MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr =
+      MPI_Raccumulate_c(choiceBuffer(origin_addr), *origin_count, *origin_datatype, *target_rank,
+                        *target_disp, *target_count, *target_datatype, *op, *win, request);
+}
+void pmpi_raccumulate_c_(const void* origin_addr, const MPI_Count* origin_count,
+                         const MPI_Fint* origin_datatype, const MPI_Fint* target_rank,
+                         const MPI_Aint* target_disp, const MPI_Count* target_count,
+                         const MPI_Fint* target_datatype, const MPI_Fint* op, const MPI_Fint* win,
+                         MPI_Fint* request, MPI_Fint* ierr) {
+  *ierr =
+      PMPI_Raccumulate_c(choiceBuffer(origin_addr), *origin_count, *origin_datatype, *target_rank,
+                         *target_disp, *target_count, *target_datatype, *op, *win, request);
+}
+void mpi_rget_accumulate_c_(const void* origin_addr, const MPI_Count* origin_count,
+                            const MPI_Fint* origin_datatype, void* result_addr,
+                            const MPI_Count* result_count, const MPI_Fint* result_datatype,
+                            const MPI_Fint* target_rank, const MPI_Aint* target_disp,
+                            const MPI_Count* target_count, const MPI_Fint* target_datatype,
+                            const MPI_Fint* op, const MPI_Fint* win, MPI_Fint* request,
+                            MPI_Fint* ierr) {
+  *ierr = MPI_Rget_accumulate_c(choiceBuffer(origin_addr), *origin_count, *origin_datatype,
+                                choiceBuffer(result_addr), *result_count, *result_datatype,
+                                *target_rank, *target_disp, *target_count, *target_datatype, *op,
+                                *win, request);
+}
+void pmpi_rget_accumulate_c_(const void* origin_addr, const MPI_Count* origin_count,
+                             const MPI_Fint* origin_datatype, void* result_addr,
+                             const MPI_Count* result_count, const MPI_Fint* result_datatype,
+                             const MPI_Fint* target_rank, const MPI_Aint* target_disp,
+                             const MPI_Count* target_count, const MPI_Fint* target_datatype,
+                             const MPI_Fint* op, const MPI_Fint* win, MPI_Fint* request,
+                             MPI_Fint* ierr) {
+  *ierr = PMPI_Rget_accumulate_c(choiceBuffer(origin_addr), *origin_count, *origin_datatype,
+                                 choiceBuffer(result_addr), *result_count, *result_datatype,
+                                 *target_rank, *target_disp, *target_count, *target_datatype, *op,
+                                 *win, request);
+}
+void mpi_win_create_c_(void* base, const MPI_Aint* size, const MPI_Aint* disp_unit,
+                       const MPI_Fint* info, const MPI_Fint* comm, MPI_Fint* win, MPI_Fint* ierr) {
+  *ierr = MPI_Win_create_c(choiceBuffer(base), *size, *disp_unit, *info, *comm, win);
+}
+void pmpi_win_create_c_(void* base, const MPI_Aint* size, const MPI_Aint* disp_unit,
+                        const MPI_Fint* info, const MPI_Fint* comm, MPI_Fint* win, MPI_Fint* ierr) {
+  *ierr = PMPI_Win_create_c(choiceBuffer(base), *size, *disp_unit, *info, *comm, win);
+}
+void mpi_win_allocate_c_(const MPI_Aint* size, const MPI_Aint* disp_unit, const MPI_Fint* info,
+                         const MPI_Fint* comm, void* baseptr, MPI_Fint* win, MPI_Fint* ierr) {
+  *ierr = MPI_Win_allocate_c(*size, *disp_unit, *info, *comm, choiceBuffer(baseptr), win);
+}
+void pmpi_win_allocate_c_(const MPI_Aint* size, const MPI_Aint* disp_unit, const MPI_Fint* info,
+                          const MPI_Fint* comm, void* baseptr, MPI_Fint* win, MPI_Fint* ierr) {
+  *ierr = PMPI_Win_allocate_c(*size, *disp_unit, *info, *comm, choiceBuffer(baseptr), win);
+}
+void mpi_win_allocate_shared_c_(const MPI_Aint* size, const MPI_Aint* disp_unit,
+                                const MPI_Fint* info, const MPI_Fint* comm, void* baseptr,
+                                MPI_Fint* win, MPI_Fint* ierr) {
+  *ierr = MPI_Win_allocate_shared_c(*size, *disp_unit, *info, *comm, choiceBuffer(baseptr), win);
+}
+void pmpi_win_allocate_shared_c_(const MPI_Aint* size, const MPI_Aint* disp_unit,
+                                 const MPI_Fint* info, const MPI_Fint* comm, void* baseptr,
+                                 MPI_Fint* win, MPI_Fint* ierr) {
+  *ierr = PMPI_Win_allocate_shared_c(*size, *disp_unit, *info, *comm, choiceBuffer(baseptr), win);
+}
+void mpi_win_shared_query_c_(const MPI_Fint* win, const MPI_Fint* rank, MPI_Aint* size,
+                             MPI_Aint* disp_unit, void* baseptr, MPI_Fint* ierr) {
+  *ierr = MPI_Win_shared_query_c(*win, *rank, size, disp_unit, choiceBuffer(baseptr));
+}
+void pmpi_win_shared_query_c_(const MPI_Fint* win, const MPI_Fint* rank, MPI_Aint* size,
+                              MPI_Aint* disp_unit, void* baseptr, MPI_Fint* ierr) {
+  *ierr = PMPI_Win_shared_query_c(*win, *rank, size, disp_unit, choiceBuffer(baseptr));
+}
 void mpi_type_contiguous_(const MPI_Fint* count, const MPI_Fint* oldtype, MPI_Fint* newtype,
                           MPI_Fint* ierr) {
   *ierr = MPI_Type_contiguous(*count, *oldtype, newtype);

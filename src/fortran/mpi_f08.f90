@@ -5337,6 +5337,176 @@ module ccmpi_f08_glue
       type(MPI_Datatype), intent(in) :: datatype
       integer :: ierror
     end subroutine
+    subroutine MPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+            target_count, target_datatype, win, ierror)
+      import
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+      type(MPI_Datatype), intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+      type(MPI_Datatype), intent(in) :: target_datatype
+      type(MPI_Win), intent(in) :: win
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+            target_count, target_datatype, win, ierror)
+      import
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+      type(MPI_Datatype), intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+      type(MPI_Datatype), intent(in) :: target_datatype
+      type(MPI_Win), intent(in) :: win
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+            target_count, target_datatype, op, win, ierror)
+      import
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+      type(MPI_Datatype), intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+      type(MPI_Datatype), intent(in) :: target_datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Win), intent(in) :: win
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+            result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+            op, win, ierror)
+      import
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+      type(MPI_Datatype), intent(in) :: origin_datatype
+      type(*), dimension(*) :: result_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      integer(kind=MPI_COUNT_KIND), intent(in) :: result_count
+      type(MPI_Datatype), intent(in) :: result_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+      type(MPI_Datatype), intent(in) :: target_datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Win), intent(in) :: win
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+            target_count, target_datatype, win, request, ierror)
+      import
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+      type(MPI_Datatype), intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+      type(MPI_Datatype), intent(in) :: target_datatype
+      type(MPI_Win), intent(in) :: win
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+            target_count, target_datatype, win, request, ierror)
+      import
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+      type(MPI_Datatype), intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+      type(MPI_Datatype), intent(in) :: target_datatype
+      type(MPI_Win), intent(in) :: win
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, &
+            target_disp, target_count, target_datatype, op, win, request, ierror)
+      import
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+      type(MPI_Datatype), intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+      type(MPI_Datatype), intent(in) :: target_datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Win), intent(in) :: win
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+            result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, &
+            op, win, request, ierror)
+      import
+      type(*), dimension(*) :: origin_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+      type(MPI_Datatype), intent(in) :: origin_datatype
+      type(*), dimension(*) :: result_addr
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      integer(kind=MPI_COUNT_KIND), intent(in) :: result_count
+      type(MPI_Datatype), intent(in) :: result_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+      type(MPI_Datatype), intent(in) :: target_datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Win), intent(in) :: win
+      type(MPI_Request) :: request
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Win_create_c(base, size, disp_unit, info, comm, win, ierror)
+      import
+      type(*), dimension(*) :: base
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Win) :: win
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win, ierror)
+      import
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Comm), intent(in) :: comm
+      type(c_ptr) :: baseptr
+      type(MPI_Win) :: win
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win, ierror)
+      import
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Comm), intent(in) :: comm
+      type(c_ptr) :: baseptr
+      type(MPI_Win) :: win
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr, ierror)
+      import
+      type(MPI_Win), intent(in) :: win
+      integer, intent(in) :: rank
+      integer(kind=MPI_ADDRESS_KIND) :: size
+      integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+      type(c_ptr) :: baseptr
+      integer :: ierror
+    end subroutine
     subroutine MPI_Type_contiguous_c(count, oldtype, newtype, ierror)
       import
       integer(kind=MPI_COUNT_KIND), intent(in) :: count
@@ -6637,16 +6807,16 @@ module mpi_f08
     module procedure MPI_Comm_join_f08
   end interface
   interface MPI_Win_create
-    module procedure MPI_Win_create_f08
+    module procedure MPI_Win_create_f08, MPI_Win_create_f08c
   end interface
   interface MPI_Win_allocate
-    module procedure MPI_Win_allocate_f08
+    module procedure MPI_Win_allocate_f08, MPI_Win_allocate_f08c
   end interface
   interface MPI_Win_allocate_shared
-    module procedure MPI_Win_allocate_shared_f08
+    module procedure MPI_Win_allocate_shared_f08, MPI_Win_allocate_shared_f08c
   end interface
   interface MPI_Win_shared_query
-    module procedure MPI_Win_shared_query_f08
+    module procedure MPI_Win_shared_query_f08, MPI_Win_shared_query_f08c
   end interface
   interface MPI_Win_create_dynamic
     module procedure MPI_Win_create_dynamic_f08
@@ -6670,16 +6840,16 @@ module mpi_f08
     module procedure MPI_Win_get_info_f08
   end interface
   interface MPI_Put
-    module procedure MPI_Put_f08
+    module procedure MPI_Put_f08, MPI_Put_f08c
   end interface
   interface MPI_Get
-    module procedure MPI_Get_f08
+    module procedure MPI_Get_f08, MPI_Get_f08c
   end interface
   interface MPI_Accumulate
-    module procedure MPI_Accumulate_f08
+    module procedure MPI_Accumulate_f08, MPI_Accumulate_f08c
   end interface
   interface MPI_Get_accumulate
-    module procedure MPI_Get_accumulate_f08
+    module procedure MPI_Get_accumulate_f08, MPI_Get_accumulate_f08c
   end interface
   interface MPI_Fetch_and_op
     module procedure MPI_Fetch_and_op_f08
@@ -6688,16 +6858,16 @@ module mpi_f08
     module procedure MPI_Compare_and_swap_f08
   end interface
   interface MPI_Rput
-    module procedure MPI_Rput_f08
+    module procedure MPI_Rput_f08, MPI_Rput_f08c
   end interface
   interface MPI_Rget
-    module procedure MPI_Rget_f08
+    module procedure MPI_Rget_f08, MPI_Rget_f08c
   end interface
   interface MPI_Raccumulate
-    module procedure MPI_Raccumulate_f08
+    module procedure MPI_Raccumulate_f08, MPI_Raccumulate_f08c
   end interface
   interface MPI_Rget_accumulate
-    module procedure MPI_Rget_accumulate_f08
+    module procedure MPI_Rget_accumulate_f08, MPI_Rget_accumulate_f08c
   end interface
   interface MPI_Win_fence
     module procedure MPI_Win_fence_f08
@@ -14029,6 +14199,220 @@ contains
     integer, optional, intent(out) :: ierror
     integer :: ierror_
     call glue(fh, buf, count, datatype, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Put_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Put_c
+    type(*), dimension(*) :: origin_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+          target_datatype, win, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Get_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Get_c
+    type(*), dimension(*) :: origin_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+          target_datatype, win, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Accumulate_f08c(origin_addr, origin_count, origin_datatype, target_rank, &
+        target_disp, target_count, target_datatype, op, win, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Accumulate_c
+    type(*), dimension(*) :: origin_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+          target_datatype, op, win, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Get_accumulate_f08c(origin_addr, origin_count, origin_datatype, result_addr, &
+        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+        win, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Get_accumulate_c
+    type(*), dimension(*) :: origin_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    type(*), dimension(*) :: result_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: result_count
+    type(MPI_Datatype), intent(in) :: result_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, &
+          target_rank, target_disp, target_count, target_datatype, op, win, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Rput_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Rput_c
+    type(*), dimension(*) :: origin_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+          target_datatype, win, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Rget_f08c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+        target_count, target_datatype, win, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Rget_c
+    type(*), dimension(*) :: origin_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+          target_datatype, win, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Raccumulate_f08c(origin_addr, origin_count, origin_datatype, target_rank, &
+        target_disp, target_count, target_datatype, op, win, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Raccumulate_c
+    type(*), dimension(*) :: origin_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, &
+          target_datatype, op, win, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Rget_accumulate_f08c(origin_addr, origin_count, origin_datatype, result_addr, &
+        result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+        win, request, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Rget_accumulate_c
+    type(*), dimension(*) :: origin_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: origin_count
+    type(MPI_Datatype), intent(in) :: origin_datatype
+    type(*), dimension(*) :: result_addr
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+    integer(kind=MPI_COUNT_KIND), intent(in) :: result_count
+    type(MPI_Datatype), intent(in) :: result_datatype
+    integer, intent(in) :: target_rank
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+    integer(kind=MPI_COUNT_KIND), intent(in) :: target_count
+    type(MPI_Datatype), intent(in) :: target_datatype
+    type(MPI_Op), intent(in) :: op
+    type(MPI_Win), intent(in) :: win
+    type(MPI_Request) :: request
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, &
+          target_rank, target_disp, target_count, target_datatype, op, win, request, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Win_create_f08c(base, size, disp_unit, info, comm, win, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Win_create_c
+    type(*), dimension(*) :: base
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Win) :: win
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(base, size, disp_unit, info, comm, win, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Win_allocate_f08c(size, disp_unit, info, comm, baseptr, win, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Win_allocate_c
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr) :: baseptr
+    type(MPI_Win) :: win
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(size, disp_unit, info, comm, baseptr, win, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Win_allocate_shared_f08c(size, disp_unit, info, comm, baseptr, win, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Win_allocate_shared_c
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: disp_unit
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr) :: baseptr
+    type(MPI_Win) :: win
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(size, disp_unit, info, comm, baseptr, win, ierror_)
+    if (present(ierror)) ierror = ierror_
+  end subroutine
+  subroutine MPI_Win_shared_query_f08c(win, rank, size, disp_unit, baseptr, ierror)
+    use ccmpi_f08_glue, only: glue => MPI_Win_shared_query_c
+    type(MPI_Win), intent(in) :: win
+    integer, intent(in) :: rank
+    integer(kind=MPI_ADDRESS_KIND) :: size
+    integer(kind=MPI_ADDRESS_KIND) :: disp_unit
+    type(c_ptr) :: baseptr
+    integer, optional, intent(out) :: ierror
+    integer :: ierror_
+    call glue(win, rank, size, disp_unit, baseptr, ierror_)
     if (present(ierror)) ierror = ierror_
   end subroutine
   subroutine MPI_Type_contiguous_f08c(count, oldtype, newtype, ierror)

@@ -126,9 +126,6 @@ static void check_unsupported(void) {
   MPI_Comm conn = MPI_COMM_NULL;
   expect_unsupported(MPI_Comm_connect("no-port", MPI_INFO_NULL, 0, MPI_COMM_WORLD, &conn),
                      "MPI_Comm_connect");
-  expect_unsupported(MPI_Register_datarep("ccmpi-test-rep", MPI_CONVERSION_FN_NULL,
-                                          MPI_CONVERSION_FN_NULL, NULL, NULL),
-                     "MPI_Register_datarep");
   char cmd[] = "true";
   MPI_Comm inter = MPI_COMM_NULL;
   int errcodes[1];
