@@ -853,6 +853,10 @@ void TcpTransport::connectRail(int peer, int rail) {
     setSocketOptions(fd);
     setKeepalive(fd, true);
     setRailTimeout(fd);
+    // A rail whose peer never answers (its cable already down, a subnet that only looks
+    // shared) is given up after about 7 s of SYN retries, not the kernel's two minutes.
+    int syn = 2;
+    setsockopt(fd, IPPROTO_TCP, TCP_SYNCNT, &syn, sizeof syn);
     // From this rail's address: the reply comes back over the same NIC.
     if (::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) == 0) {
       rc = ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);

@@ -507,6 +507,12 @@ case "$CASE" in
       fail "no option: not every rank striped: $(grep '^ccmpi-p2p' "$WORK/err")"
     # The rails named, as mpirun --iface takes them.
     run_rails "--iface r0,r1" 6291456 100000000 --iface r0,r1
+    # Two ranks on host 1 (shared memory between them, no rails) and one on each other host.
+    run timeout 120 "$MPIRUN" --launcher "$CLUSTER exec" -n 4 -H "$n-h1:2,$n-h2:1,$n-h3:1" \
+      --env CCMPI_P2P_STATS=1 "$RAILS"
+    [ "$RC" -eq 0 ] && grep -q "^PASS rails_stripe" "$WORK/out" || fail "4 ranks on 3 hosts: rc $RC"
+    [ "$(grep -c '^ccmpi-p2p: rank=.* striped=[1-9]' "$WORK/err")" -ge 3 ] ||
+      fail "4 ranks on 3 hosts: too few ranks striped: $(grep '^ccmpi-p2p' "$WORK/err")"
     # Striping off: r1 carries nothing of the transfers (ARP and the like at most).
     run_rails "CCMPI_STRIPE=0" 0 65536 --env CCMPI_STRIPE=0
     [ "$(grep -c '^ccmpi-p2p: rank=.* striped=0 restriped=0 rails_opened=0 ' "$WORK/err")" -eq 3 ] ||
