@@ -691,27 +691,11 @@ bool startStriped(Request* s, int peer) {
   for (int r : g.tcp->railsTo(peer))
     if (g.tcp->railUp(peer, r)) rails.push_back(r);
   if (rails.size() < 2) return false;
-  std::vector<double> w(rails.size());
-  bool known = true;
-  for (size_t i = 0; i < rails.size(); ++i) {
-    w[i] = g.tcp->railMbits(peer, rails[i]);
-    known = known && w[i] > 0;
-  }
-  double sum = 0;
-  for (double& x : w) sum += (x = known ? x : 1.0);
-  // Page-aligned cuts; the last rail takes the rest.
-  uint64_t at = 0;
+  std::vector<double> mbits(rails.size());
+  for (size_t i = 0; i < rails.size(); ++i) mbits[i] = g.tcp->railMbits(peer, rails[i]);
   s->stripes.clear();
-  for (size_t i = 0; i < rails.size() && at < s->accepted; ++i) {
-    uint64_t len = s->accepted - at;
-    if (i + 1 < rails.size())
-      len = std::min<uint64_t>(
-          len,
-          static_cast<uint64_t>(static_cast<double>(s->accepted) * w[i] / sum) & ~uint64_t{4095});
-    if (len == 0) continue;
-    s->stripes.push_back({at, at + len, rails[i]});
-    at += len;
-  }
+  for (const transport::StripeCut& c : transport::stripeCuts(s->accepted, mbits))
+    s->stripes.push_back({c.lo, c.hi, rails[c.rail]});
   s->stripeParts = static_cast<uint16_t>(s->stripes.size());
   s->stripeAcked = false;
   s->phase = Request::Phase::kStreaming;

@@ -202,4 +202,24 @@ std::vector<int> matchRails(const std::vector<Rail>& mine, const std::vector<Rai
   return out;
 }
 
+std::vector<StripeCut> stripeCuts(uint64_t bytes, const std::vector<double>& mbits) {
+  std::vector<StripeCut> out;
+  bool known = !mbits.empty();
+  for (double x : mbits) known = known && x > 0 && std::isfinite(x);
+  double sum = 0;
+  for (double x : mbits) sum += known ? x : 1.0;
+  uint64_t at = 0;
+  for (size_t i = 0; i < mbits.size() && at < bytes; ++i) {
+    uint64_t len = bytes - at;
+    if (i + 1 < mbits.size()) {
+      const double share = static_cast<double>(bytes) * (known ? mbits[i] : 1.0) / sum;
+      len = std::min<uint64_t>(len, static_cast<uint64_t>(share) & ~uint64_t{4095});
+    }
+    if (len == 0) continue;
+    out.push_back({at, at + len, i});
+    at += len;
+  }
+  return out;
+}
+
 }  // namespace ccmpi::transport

@@ -44,4 +44,13 @@ bool railsMeet(const Rail& a, const Rail& b);
 // index of the peer's rail it meets, or -1. Rail 0 of the result is 0.
 std::vector<int> matchRails(const std::vector<Rail>& mine, const std::vector<Rail>& theirs);
 
+// Cuts `bytes` into one range per rail in proportion to `mbits` (equal shares when any is
+// 0 or less): page-aligned cuts, the last rail takes the rest, empty ranges are left out.
+// Each range is (first byte, end, index into mbits).
+struct StripeCut {
+  uint64_t lo = 0, hi = 0;
+  size_t rail = 0;
+};
+std::vector<StripeCut> stripeCuts(uint64_t bytes, const std::vector<double>& mbits);
+
 }  // namespace ccmpi::transport

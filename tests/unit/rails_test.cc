@@ -83,5 +83,59 @@ TEST(Rails, FindHere) {
   EXPECT_NE(why.find("subnet"), std::string::npos) << why;
 }
 
+// The ranges cover the message exactly once, in order, page-aligned at the cuts.
+void checkCover(const std::vector<StripeCut>& cuts, uint64_t bytes) {
+  uint64_t at = 0;
+  for (size_t i = 0; i < cuts.size(); ++i) {
+    EXPECT_EQ(cuts[i].lo, at);
+    EXPECT_GT(cuts[i].hi, cuts[i].lo);
+    if (i + 1 < cuts.size()) {
+      EXPECT_EQ(cuts[i].hi % 4096, 0u);
+    }
+    at = cuts[i].hi;
+  }
+  EXPECT_EQ(at, bytes);
+}
+
+TEST(Stripes, InProportionToTheRates) {
+  const uint64_t n = (8u << 20) + 12345;
+  // Equal rates: halves.
+  auto cuts = stripeCuts(n, {100, 100});
+  ASSERT_EQ(cuts.size(), 2u);
+  checkCover(cuts, n);
+  EXPECT_NEAR(static_cast<double>(cuts[0].hi), n / 2.0, 4096);
+  // 1 Gbit/s beside 100 Mbit/s: 10/11 and 1/11.
+  cuts = stripeCuts(n, {1000, 100});
+  ASSERT_EQ(cuts.size(), 2u);
+  checkCover(cuts, n);
+  EXPECT_NEAR(static_cast<double>(cuts[0].hi), n * 10.0 / 11, 4096);
+  EXPECT_EQ(cuts[1].rail, 1u);
+  // Three rails, 25/50/25.
+  cuts = stripeCuts(n, {25, 50, 25});
+  ASSERT_EQ(cuts.size(), 3u);
+  checkCover(cuts, n);
+  EXPECT_NEAR(static_cast<double>(cuts[1].hi - cuts[1].lo), n / 2.0, 8192);
+  // A rate unknown: equal shares.
+  cuts = stripeCuts(n, {0, 1000});
+  ASSERT_EQ(cuts.size(), 2u);
+  checkCover(cuts, n);
+  EXPECT_NEAR(static_cast<double>(cuts[0].hi), n / 2.0, 4096);
+}
+
+TEST(Stripes, SmallAndLopsided) {
+  // Less than a page for the first rail: it gets nothing, the other takes all.
+  auto cuts = stripeCuts(6000, {1, 1});
+  ASSERT_EQ(cuts.size(), 1u);
+  EXPECT_EQ(cuts[0].rail, 1u);
+  checkCover(cuts, 6000);
+  cuts = stripeCuts(1u << 20, {1, 1e6});
+  checkCover(cuts, 1u << 20);
+  EXPECT_EQ(cuts.back().rail, 1u);
+  cuts = stripeCuts(1u << 20, {100});
+  ASSERT_EQ(cuts.size(), 1u);
+  checkCover(cuts, 1u << 20);
+  EXPECT_TRUE(stripeCuts(0, {1, 1}).empty());
+}
+
 }  // namespace
 }  // namespace ccmpi::transport
