@@ -1108,7 +1108,11 @@ class Sink final : public transport::Sink {
     }
     if (t.mode == kTargetDiscard) return;
     if (t.mode == kTargetStriped) {
-      auto* r = static_cast<Request*>(t.cookie);
+      // Looked up again: a frame read slowly on a rail that then failed may end after its
+      // range came again on another rail and the receive completed.
+      auto it = g.byId.find(h.b);
+      if (it == g.byId.end() || it->second != t.cookie) return;
+      Request* r = it->second;
       if (stripeArrived(r, h.offset, h.offset + h.payloadLen) < r->accepted) return;
       r->arrived = r->accepted;
       transport::FrameHeader ack;

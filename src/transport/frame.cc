@@ -108,6 +108,11 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
         return bad("cts fields");
       }
       break;
+    case FrameType::kRailDown:
+      if (f.payloadLen != 0 || f.msgSize != 0 || f.offset != 0 || f.flags != 0 || f.a == 0 ||
+          f.a > 64)
+        return bad("rail fields");
+      break;
     case FrameType::kStripeAck:
       if (f.payloadLen != 0 || f.offset != 0 || f.flags != 0 || f.a == 0 ||
           f.msgSize > lim.maxMessage)

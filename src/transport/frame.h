@@ -41,6 +41,9 @@ enum class FrameType : uint8_t {
   // the receiver of a striped rendezvous transfer (docs/multirail.md) has every byte:
   // a = the sender's request id, msgSize = the bytes
   kStripeAck = 27,
+  // the sender's connection of a rail failed (docs/multirail.md): a = the receiver's index
+  // of that rail, whose connection to the sender it closes too
+  kRailDown = 28,
 };
 
 // Handler ids of active messages are below this (p2p/am.h).

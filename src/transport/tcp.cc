@@ -597,6 +597,10 @@ class TcpConn final : public progress::EventHandler {
           t.hostInfo(peer_, h);
           return true;
         }
+        if (h.type == FrameType::kRailDown) {
+          t.railDown(peer_, static_cast<int>(h.a));
+          return st_ != State::kClosed;
+        }
         if (h.type < FrameType::kEager) {
           fail("handshake frame on an open connection");
           return false;
@@ -1025,6 +1029,30 @@ void TcpTransport::hostInfo(int peer, const FrameHeader& h) {
   }
 }
 
+void TcpTransport::railDown(int peer, int rail) {
+  if (rail < 1 || static_cast<size_t>(rail) >= cfg_.rails.size()) return;
+  RailLink& l = link(peer, rail);
+  TcpConn* gone[2] = {l.active, l.outgoing};
+  const bool carried = l.active != nullptr;
+  l.active = l.outgoing = nullptr;
+  l.dead = true;
+  for (TcpConn* c : gone)
+    if (c) {
+      c->closeQuietly();
+      c->dropQueue();
+    }
+  while (!l.queue.empty()) {
+    OutFrame* f = l.queue.front();
+    l.queue.pop_front();
+    send(peer, f);
+  }
+  if (!carried) return;
+  ++railsLost_;
+  log::notice("rail %d (%s) to rank %d failed at rank %d's end: dropped", rail,
+              cfg_.rails[static_cast<size_t>(rail)].iface.c_str(), peer, peer);
+  sink_->onRailLost(peer, rail);
+}
+
 void TcpTransport::connFailed(TcpConn* c, const std::string& why) {
   const int peer = c->peer_;
   if (peer < 0) {
@@ -1050,7 +1078,20 @@ void TcpTransport::connFailed(TcpConn* c, const std::string& why) {
     }
     log::notice("rail %d (%s) to rank %d failed (%s): dropped, its traffic goes on the others",
                 c->rail_, cfg_.rails[c->rail_].iface.c_str(), peer, why.c_str());
-    if (carried) sink_->onRailLost(peer, c->rail_);
+    if (!carried) return;
+    // The peer closes its end too (its rail 0 delivers this before what is sent again), so
+    // bytes of the failed connection still on their way cannot land after the ranges they
+    // carried came again on another rail.
+    railsTo(peer);
+    const size_t r = static_cast<size_t>(c->rail_);
+    if (r < p.theirRail.size() && p.theirRail[r] > 0) {
+      FrameHeader h;
+      h.type = FrameType::kRailDown;
+      h.src = cfg_.myRank;
+      h.a = static_cast<uint64_t>(p.theirRail[r]);
+      send(peer, new CtrlFrame(h));
+    }
+    sink_->onRailLost(peer, c->rail_);
     return;
   }
   const bool mattered = p.active == c || p.outgoing == c;

@@ -156,6 +156,8 @@ class TcpTransport {
   void opened(int peer, TcpConn* c);  // c becomes the active connection for peer
   void connFailed(TcpConn* c, const std::string& why);
   void hostInfo(int peer, const FrameHeader& h);  // the peer's HOSTINFO frame
+  // The peer dropped its end of our rail `rail` (kRailDown): ours goes too.
+  void railDown(int peer, int rail);
   // An outgoing attempt failed for the network's sake: schedules another one (true) while
   // CCMPI_TCP_CONNECT_RETRY lasts; the caller closes c.
   bool retryConnect(TcpConn* c);

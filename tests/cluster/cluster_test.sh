@@ -542,7 +542,10 @@ case "$CASE" in
       fail "failover: rc $RC"
     grep -q '^ccmpi-p2p: rank=.* restriped=[1-9][0-9]* rails_opened=[0-9]* rails_lost=[1-9]' \
       "$WORK/err" || fail "failover: no rail lost and its stripes sent again"
-    grep -q "rail 1 (r1) to rank .* failed" "$WORK/err" || fail "failover: no warning"
+    grep -q "rail 1 (r1) to rank .* failed (" "$WORK/err" || fail "failover: no warning"
+    # The receiving end of a failed rail is told on rail 0 and closes it too.
+    grep -q "rail 1 (r1) to rank .* failed at rank .*'s end: dropped" "$WORK/err" ||
+      fail "failover: the receiving end kept the rail"
     ;;
 
   *)

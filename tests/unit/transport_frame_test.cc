@@ -291,4 +291,17 @@ TEST(Frame, StripedFramesAreChecked) {
   a.payloadLen = 0;
   a.flags = kFlagSync;
   EXPECT_EQ(roundTrip(a, &out, &why), DecodeStatus::kBad);
+
+  // A rail's connection dropped at the sender's end: the receiver's index of the rail.
+  FrameHeader d2;
+  d2.type = FrameType::kRailDown;
+  d2.src = 1;
+  d2.a = 1;
+  ASSERT_EQ(roundTrip(d2, &out), DecodeStatus::kOk);
+  EXPECT_EQ(out.type, FrameType::kRailDown);
+  d2.a = 0;  // rail 0 is never dropped
+  EXPECT_EQ(roundTrip(d2, &out), DecodeStatus::kBad);
+  d2.a = 1;
+  d2.payloadLen = 4;
+  EXPECT_EQ(roundTrip(d2, &out), DecodeStatus::kBad);
 }
