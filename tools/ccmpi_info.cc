@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "base/link.h"
 #include "base/tunables.h"
@@ -14,6 +15,7 @@
 #include "coll/rules.h"
 #include "transport/cma.h"
 #include "transport/link_finder.h"
+#include "transport/rails.h"
 #include "transport/shm.h"
 #include "transport/tcp.h"
 
@@ -21,12 +23,14 @@ namespace {
 
 void usage() {
   printf(
-      "usage: ccmpi_info [--tunables] [--algorithms] [--link] [--version] [--help]\n"
+      "usage: ccmpi_info [--tunables] [--algorithms] [--link] [--rails] [--version] [--help]\n"
       "  (no option)   version, build options, all tunables and algorithm tables\n"
       "  --tunables    only the tunables, one block each\n"
       "  --algorithms  only the collective algorithm tables\n"
       "  --link        only this host's link rate: Mbit/s (0 if none is found), then where\n"
       "                it comes from\n"
+      "  --rails       only this host's rails (docs/multirail.md), one a line: index,\n"
+      "                interface, address/prefix, Mbit/s (0 = unknown)\n"
       "  --version     only the version line\n");
 }
 
@@ -75,6 +79,29 @@ void printAlgorithms() {
 
 // This host's link as MPI_Init finds it (transport/link_finder.h): on the interface of
 // CCMPI_IFACE, else the one a rank of a multi-host job would use.
+// This host's rails as MPI_Init of a multi-host job finds them; false (with why) when
+// CCMPI_IFACE names interfaces that cannot be rails.
+bool hostRails(std::vector<ccmpi::transport::Rail>* rails, std::string* why) {
+  const char* list = getenv("CCMPI_IFACE");
+  const std::string ifaces = list ? list : "";
+  const std::string first = ifaces.substr(0, ifaces.find(','));
+  const std::string primary = first.empty() ? ccmpi::transport::defaultAddress()
+                                            : ccmpi::transport::interfaceAddress(first);
+  return ccmpi::transport::findRails(ifaces, primary, rails, why);
+}
+
+void printRails(const char* indent) {
+  std::vector<ccmpi::transport::Rail> rails;
+  std::string why;
+  if (!hostRails(&rails, &why)) {
+    printf("%snone: CCMPI_IFACE: %s\n", indent, why.c_str());
+    return;
+  }
+  for (size_t i = 0; i < rails.size(); ++i)
+    printf("%s%zu %s %s/%d %g\n", indent, i, rails[i].iface.empty() ? "-" : rails[i].iface.c_str(),
+           rails[i].ip.c_str(), rails[i].prefix, rails[i].mbits);
+}
+
 ccmpi::transport::LinkFinding hostLink() {
   const char* name = getenv("CCMPI_IFACE");
   if (name && *name) return ccmpi::transport::findInterfaceLink(name);
@@ -85,6 +112,7 @@ ccmpi::transport::LinkFinding hostLink() {
 
 int main(int argc, char** argv) {
   bool onlyTunables = false, onlyVersion = false, onlyAlgorithms = false, onlyLink = false;
+  bool onlyRails = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--tunables")) {
       onlyTunables = true;
@@ -92,6 +120,8 @@ int main(int argc, char** argv) {
       onlyAlgorithms = true;
     } else if (!strcmp(argv[i], "--link")) {
       onlyLink = true;
+    } else if (!strcmp(argv[i], "--rails")) {
+      onlyRails = true;
     } else if (!strcmp(argv[i], "--version")) {
       onlyVersion = true;
     } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -119,6 +149,16 @@ int main(int argc, char** argv) {
     printAlgorithms();
     return 0;
   }
+  if (onlyRails) {
+    std::vector<ccmpi::transport::Rail> rails;
+    std::string why;
+    if (!hostRails(&rails, &why)) {
+      fprintf(stderr, "ccmpi_info: CCMPI_IFACE: %s\n", why.c_str());
+      return 1;
+    }
+    printRails("");
+    return 0;
+  }
   if (!onlyTunables) {
     int major = 0, minor = 0;
     MPI_Get_version(&major, &minor);
@@ -128,8 +168,8 @@ int main(int argc, char** argv) {
     printf("Transport:    %s\n",
            ccmpi::transport::shmEnabled()
                ? "shared memory within a host (rings in memfd segments, CCMPI_SHM), tcp "
-                 "between hosts (authenticated, one connection per pair, lazy)"
-               : "tcp (authenticated, one connection per pair, lazy); shared memory off "
+                 "between hosts (authenticated, one connection per pair and rail, lazy)"
+               : "tcp (authenticated, one connection per pair and rail, lazy); shared memory off "
                  "(CCMPI_SHM=0)");
     std::string why;
     if (ccmpi::transport::cma::selfTest(&why))
@@ -153,6 +193,10 @@ int main(int argc, char** argv) {
           "Link rate:    none found here (%s); 100 Mbit/s assumed unless another host of "
           "a job finds one\n",
           f.how.c_str());
+    printf(
+        "Rails:        large messages to another host are striped over every rail both hosts "
+        "share (CCMPI_STRIPE); this host's (index, interface, address, Mbit/s):\n");
+    printRails("              ");
     printf("Shapers:      %s\n", ccmpi::transport::shapersReadable()
                                      ? "tbf and htb qdiscs read (libnl-route-3)"
                                      : "not read (built without libnl-route-3)");

@@ -18,7 +18,8 @@ const char* usageText() {
                            Hosts named localhost or like this machine are forked directly.
   -x NAME[=VALUE]          export NAME (with our value, or VALUE) to every rank
   --env NAME=VALUE         set NAME=VALUE for every rank (also: -genv NAME VALUE)
-  --iface NAME             set CCMPI_IFACE=NAME for every rank (network interface to use)
+  --iface NAME[,NAME...]   set CCMPI_IFACE for every rank (network interface to use; a list
+                           names the rails large messages are striped over, docs/multirail.md)
   --compress off|on|auto|CODEC
                            set CCMPI_COMPRESS for every rank (compression of floating-point
                            messages; a codec name means on, with that codec;

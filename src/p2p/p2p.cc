@@ -95,6 +95,13 @@ uint64_t remoteFrame() {
   return frame;
 }
 
+Tunable<bool> kStripe(
+    "CCMPI_STRIPE", true,
+    "stripe large rendezvous messages to another host over every rail the two ranks share "
+    "(docs/multirail.md); 0 = everything on the first rail");
+Tunable<uint64_t> kStripeMin("CCMPI_STRIPE_MIN", 256 * 1024,
+                             "smallest rendezvous message (bytes) striped over several rails");
+
 Tunable<bool> kStats("CCMPI_P2P_STATS", false,
                      "print each rank's point-to-point counters to stderr at MPI_Finalize");
 
@@ -199,7 +206,8 @@ void freeUnexpected(Unexpected* u) {
   gSpareUnexpected.push_back(u);
 }
 
-void splitPartDone(Request* s);  // split single-copy sends (startSplit)
+void splitPartDone(Request* s);   // split single-copy sends (startSplit)
+void stripePartDone(Request* s);  // striped sends (startStriped)
 
 // The transport is chosen per peer: shared memory for the ranks of this host, TCP for the
 // others. Every frame to one peer takes the same way, so frames stay in order.
@@ -347,19 +355,31 @@ class MsgFrame final : public transport::OutFrame {
 class DataStream final : public transport::OutFrame {
  public:
   // Streams bytes [from, accepted) of r (from > 0: the receiver read the rest itself).
-  explicit DataStream(Request* r, uint64_t from = 0) : req_(r), offset_(from) {
-    eligible_ = codecPath(r->peer) && compress_channel::eligible(r->dt, r->accepted, &type_) &&
-                compress_channel::codeStream(r->peer, r->accepted);
+  // `code`: whether the stream may be coded, -1 = decide here.
+  explicit DataStream(Request* r, uint64_t from = 0, int code = -1)
+      : req_(r), offset_(from), end_(r->accepted) {
+    if (code < 0)
+      code = codecPath(r->peer) && compress_channel::eligible(r->dt, r->accepted, &type_) &&
+             compress_channel::codeStream(r->peer, r->accepted);
+    eligible_ = code > 0;
+    if (eligible_) compress_channel::eligible(r->dt, r->accepted, &type_);
+    next();
+  }
+  // One stripe of a striped send: bytes [from, to) of a contiguous buffer, never coded.
+  DataStream(Request* r, uint64_t from, uint64_t to) : req_(r), offset_(from), end_(to) {
+    striped_ = true;
     next();
   }
   bool isStream() const override { return true; }
   bool refill() override {
-    if (offset_ >= req_->accepted) return false;
+    if (offset_ >= end_) return false;
     next();
     return true;
   }
   void written() override {
-    if (req_->splitWait)
+    if (striped_)
+      stripePartDone(req_);
+    else if (req_->splitWait)
       splitPartDone(req_);
     else
       completeRequest(req_);
@@ -387,9 +407,10 @@ class DataStream final : public transport::OutFrame {
     const uint64_t chunk =
         code ? compress_channel::chunkBytes()
              : std::max<uint64_t>(req_->dt->contiguous() ? frame : kChunk.get(), 4096);
-    const uint64_t len = std::min<uint64_t>(chunk, req_->accepted - offset_);
+    const uint64_t len = std::min<uint64_t>(chunk, end_ - offset_);
     transport::FrameHeader h;
     h.type = transport::FrameType::kData;
+    if (striped_) h.flags = transport::kFlagStriped;
     h.src = g.me;
     h.context = req_->context;
     h.tag = req_->tag;
@@ -417,6 +438,8 @@ class DataStream final : public transport::OutFrame {
   }
   Request* req_;
   uint64_t offset_ = 0;
+  uint64_t end_ = 0;
+  bool striped_ = false;
   bool eligible_ = false;
   compress::DataType type_ = compress::DataType::kFloat64;
   // The chunk to code in prepare().
@@ -628,7 +651,94 @@ void acceptRts(Request* r, int srcWorld, int tag, uint64_t size, uint64_t sreq, 
   h.a = sreq;
   h.b = r->id;
   h.msgSize = accept;
+  // The data may come over several rails, in any order, when it goes straight into place.
+  if (kStripe.get() && r->dt->contiguous() && accept >= kStripeMin.get() && !sameHost(srcWorld)) {
+    h.flags = transport::kFlagStriped;
+    r->stripeOk = true;
+    r->stripeSender = sreq;
+    r->stripeGot.clear();
+  }
   sendControl(srcWorld, h);
+}
+
+// Records [lo, hi) of a striped receive as arrived; returns the bytes now covered.
+uint64_t stripeArrived(Request* r, uint64_t lo, uint64_t hi) {
+  auto& v = r->stripeGot;
+  auto it = std::lower_bound(v.begin(), v.end(), std::make_pair(lo, hi));
+  it = v.insert(it, {lo, hi});
+  // Merge with the neighbours (ranges on one rail arrive in order, so few stay apart).
+  std::vector<std::pair<uint64_t, uint64_t>> merged;
+  merged.reserve(v.size());
+  for (const auto& x : v) {
+    if (!merged.empty() && x.first <= merged.back().second)
+      merged.back().second = std::max(merged.back().second, x.second);
+    else
+      merged.push_back(x);
+  }
+  v.swap(merged);
+  uint64_t n = 0;
+  for (const auto& x : v) n += x.second - x.first;
+  return n;
+}
+
+// Whether s (contiguous, its CTS just in, allowing stripes) goes over several rails to
+// peer: then the stripes are sent, one per rail, in proportion to the rails' rates.
+bool startStriped(Request* s, int peer) {
+  if (!kStripe.get() || !g.tcp || viaShm(peer) || sameHost(peer) || !s->dt->contiguous() ||
+      s->accepted < kStripeMin.get())
+    return false;
+  std::vector<int> rails;
+  for (int r : g.tcp->railsTo(peer))
+    if (g.tcp->railUp(peer, r)) rails.push_back(r);
+  if (rails.size() < 2) return false;
+  std::vector<double> mbits(rails.size());
+  for (size_t i = 0; i < rails.size(); ++i) mbits[i] = g.tcp->railMbits(peer, rails[i]);
+  s->stripes.clear();
+  for (const transport::StripeCut& c : transport::stripeCuts(s->accepted, mbits))
+    s->stripes.push_back({c.lo, c.hi, rails[c.rail]});
+  s->stripeParts = static_cast<uint16_t>(s->stripes.size());
+  s->stripeAcked = false;
+  s->phase = Request::Phase::kStreaming;
+  ++g.counters.striped;
+  // Copied: a part may finish (and the vector be touched) while the next is queued.
+  const std::vector<Request::Stripe> parts = s->stripes;
+  for (const Request::Stripe& p : parts)
+    g.tcp->sendOnRail(peer, p.rail, new DataStream(s, p.lo, p.hi));
+  return true;
+}
+
+// A send completes once every stripe is written and the receiver has every byte.
+void stripeMaybeDone(Request* s) {
+  if (s->stripeParts > 0 || !s->stripeAcked) return;
+  unregisterId(s);
+  completeRequest(s);
+}
+
+void stripePartDone(Request* s) {
+  if (s->stripeParts > 0) --s->stripeParts;
+  stripeMaybeDone(s);
+}
+
+// A rail to peer failed: the stripes of unfinished sends that went on it are sent again
+// on rail 0 (the receiver keeps what arrived twice once).
+void restripe(int peer, int rail) {
+  std::vector<Request*> hit;
+  for (auto& [id, s] : g.byId)
+    if (s->kind == Request::Kind::kSend && s->peer == peer && !s->stripes.empty() &&
+        !s->stripeAcked)
+      hit.push_back(s);
+  for (Request* s : hit) {
+    std::vector<Request::Stripe> again;
+    for (Request::Stripe& p : s->stripes)
+      if (p.rail == rail) {
+        p.rail = 0;
+        again.push_back(p);
+      }
+    s->stripeParts = static_cast<uint16_t>(s->stripeParts + again.size());
+    g.counters.restriped += again.size();
+    for (const Request::Stripe& p : again)
+      g.tcp->sendOnRail(peer, 0, new DataStream(s, p.lo, p.hi));
+  }
 }
 
 // Self rendezvous: copy straight from the sender's buffer.
@@ -831,9 +941,21 @@ class Sink final : public transport::Sink {
         if (s->kind != Request::Kind::kSend || s->phase != Request::Phase::kAwaitCts ||
             s->peer != peer || h.msgSize > s->bytes)
           return setErrorCause(MPI_ERR_INTERN, "CTS does not fit its request");
-        unregisterId(s);
         s->accepted = h.msgSize;
         s->remoteId = h.b;
+        // Striped: s keeps its id until the receiver acknowledges (kStripeAck).
+        if ((h.flags & transport::kFlagStriped) && s->accepted > 0) {
+          compress::DataType type;
+          const bool code = codecPath(peer) &&
+                            compress_channel::eligible(s->dt, s->accepted, &type) &&
+                            compress_channel::codeStream(peer, s->accepted);
+          if (!code && startStriped(s, peer)) return 0;
+          unregisterId(s);
+          s->phase = Request::Phase::kStreaming;
+          route(peer, new DataStream(s, 0, code ? 1 : 0));
+          return 0;
+        }
+        unregisterId(s);
         if (h.flags & transport::kFlagCmaSplit) {
           // The address of our part arrives as the payload (splitSend runs then).
           if (!s->dt->contiguous() || h.offset >= s->accepted)
@@ -854,6 +976,7 @@ class Sink final : public transport::Sink {
         return 0;
       }
       case FrameType::kData: {
+        if (h.flags & transport::kFlagStriped) return stripedData(peer, h, t);
         auto it = g.byId.find(h.b);
         if (it == g.byId.end()) return setErrorCause(MPI_ERR_INTERN, "DATA for unknown request");
         Request* r = it->second;
@@ -932,6 +1055,16 @@ class Sink final : public transport::Sink {
         t->mode = kTargetAm;
         return amFrame(peer, h, t);
       }
+      case FrameType::kStripeAck: {
+        auto it = g.byId.find(h.a);
+        if (it == g.byId.end() || it->second->kind != Request::Kind::kSend ||
+            it->second->peer != peer || it->second->stripes.empty() ||
+            h.msgSize != it->second->accepted)
+          return setErrorCause(MPI_ERR_INTERN, "stripe acknowledgement for no striped send");
+        it->second->stripeAcked = true;
+        stripeMaybeDone(it->second);
+        return 0;
+      }
       case FrameType::kMcastNak:
       case FrameType::kMcastAck:
       case FrameType::kMcastRepair: {
@@ -973,6 +1106,25 @@ class Sink final : public transport::Sink {
         finishRecv(static_cast<Request*>(t.cookie), peer, h.tag, h.msgSize, t.keep);
       return;
     }
+    if (t.mode == kTargetDiscard) return;
+    if (t.mode == kTargetStriped) {
+      // Looked up again: a frame read slowly on a rail that then failed may end after its
+      // range came again on another rail and the receive completed.
+      auto it = g.byId.find(h.b);
+      if (it == g.byId.end() || it->second != t.cookie) return;
+      Request* r = it->second;
+      if (stripeArrived(r, h.offset, h.offset + h.payloadLen) < r->accepted) return;
+      r->arrived = r->accepted;
+      transport::FrameHeader ack;
+      ack.type = FrameType::kStripeAck;
+      ack.src = g.me;
+      ack.a = r->stripeSender;
+      ack.msgSize = r->accepted;
+      sendControl(peer, ack);
+      r->stripeGot.clear();
+      finishRecv(r, peer, r->srcTag, r->msgSize, r->accepted);
+      return;
+    }
     if (h.type == FrameType::kData) {
       auto* r = static_cast<Request*>(t.cookie);
       if (!r->dt->contiguous()) r->dt->unpack(r->buf, r->count, h.offset, t.dest, h.payloadLen);
@@ -980,6 +1132,8 @@ class Sink final : public transport::Sink {
       if (r->arrived == r->accepted) finishRecv(r, peer, r->srcTag, r->msgSize, r->accepted);
     }
   }
+
+  void onRailLost(int peer, int rail) override { restripe(peer, rail); }
 
   void onPeerLost(int peer, const std::string& why) override {
     // The launcher sees the real failure (the peer's exit or signal) and kills the job;
@@ -1061,11 +1215,37 @@ class Sink final : public transport::Sink {
     }
     addUnexpected(u);
   }
-  static constexpr int kTargetStaged = 1;  // payload staged in an Unexpected (cookie)
-  static constexpr int kTargetCoded = 2;   // coded payload in g.rxCoded[peer]
-  static constexpr int kTargetMcast = 3;   // multicast repair protocol (transport/mcast.h)
-  static constexpr int kTargetSplit = 4;   // split CTS: our part's address (cookie: the send)
-  static constexpr int kTargetAm = 5;      // an active message's payload (p2p/am.h)
+  static constexpr int kTargetStaged = 1;   // payload staged in an Unexpected (cookie)
+  static constexpr int kTargetCoded = 2;    // coded payload in g.rxCoded[peer]
+  static constexpr int kTargetMcast = 3;    // multicast repair protocol (transport/mcast.h)
+  static constexpr int kTargetSplit = 4;    // split CTS: our part's address (cookie: the send)
+  static constexpr int kTargetAm = 5;       // an active message's payload (p2p/am.h)
+  static constexpr int kTargetStriped = 6;  // a DATA frame of a striped transfer (cookie)
+  static constexpr int kTargetDiscard = 7;  // a stripe sent again that is no longer wanted
+
+  // A DATA frame of a striped transfer: any range of the message, on any rail, possibly
+  // twice (a rail failed after it wrote the range). Once the receive has completed, a
+  // late copy is dropped (request ids are never reused).
+  int stripedData(int peer, const transport::FrameHeader& h, transport::PayloadTarget* t) {
+    auto it = g.byId.find(h.b);
+    if (it == g.byId.end()) {
+      if (h.b == 0 || h.b >= g.nextId)
+        return setErrorCause(MPI_ERR_INTERN, "striped DATA for a request never made");
+      t->mode = kTargetDiscard;
+      t->keep = 0;
+      return 0;
+    }
+    Request* r = it->second;
+    if (r->kind != Request::Kind::kRecv || r->phase != Request::Phase::kStreaming ||
+        r->srcWorld != peer || !r->stripeOk || h.offset > r->accepted ||
+        h.payloadLen > r->accepted - h.offset)
+      return setErrorCause(MPI_ERR_INTERN, "striped DATA does not fit its request");
+    t->mode = kTargetStriped;
+    t->cookie = r;
+    t->keep = h.payloadLen;
+    t->dest = contiguousBase(r) + h.offset;
+    return 0;
+  }
 };
 
 Sink gSink;
@@ -1668,7 +1848,8 @@ void finalize() {
         stderr,
         "ccmpi-p2p: rank=%d eager_sent=%llu rndv_sent=%llu self_sent=%llu "
         "unexpected=%llu cma_pulled=%llu tcp_remote=%llu tcp_paced=%llu "
-        "pacing_Bps=%llu shm_frames=%llu shm_wakeups=%llu tcp_opened=%llu cma_split=%llu\n",
+        "pacing_Bps=%llu shm_frames=%llu shm_wakeups=%llu tcp_opened=%llu cma_split=%llu "
+        "striped=%llu restriped=%llu rails_opened=%llu rails_lost=%llu\n",
         g.me, static_cast<unsigned long long>(c.eagerSent),
         static_cast<unsigned long long>(c.rndvSent), static_cast<unsigned long long>(c.selfSent),
         static_cast<unsigned long long>(c.unexpected), static_cast<unsigned long long>(c.cmaPulled),
@@ -1678,7 +1859,10 @@ void finalize() {
         static_cast<unsigned long long>(g.shm ? g.shm->framesSent() : 0),
         static_cast<unsigned long long>(g.shm ? g.shm->wakeupsSent() : 0),
         static_cast<unsigned long long>(g.tcp ? g.tcp->connectionsOpened() : 0),
-        static_cast<unsigned long long>(c.cmaSplit));
+        static_cast<unsigned long long>(c.cmaSplit), static_cast<unsigned long long>(c.striped),
+        static_cast<unsigned long long>(c.restriped),
+        static_cast<unsigned long long>(g.tcp ? g.tcp->railsOpened() : 0),
+        static_cast<unsigned long long>(g.tcp ? g.tcp->railsLost() : 0));
   }
   compress_channel::finalize(g.me);
   amShutdown();

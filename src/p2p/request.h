@@ -76,6 +76,21 @@ struct Request {
   uint64_t arrived = 0;        // payload bytes arrived (receive side)
   uint64_t splitAddr = 0;      // split single-copy send: where the receiver wants our second part
   uint8_t splitWait = 0;  // split single-copy send: parts not yet copied (ours, the receiver's)
+  // Striped over rails (docs/multirail.md). Send: the byte ranges and the rail each went
+  // on, the parts not yet written, and whether the receiver said it has every byte (the
+  // send completes on both: a rail that fails has its ranges sent again until then).
+  struct Stripe {
+    uint64_t lo = 0, hi = 0;
+    int rail = 0;
+  };
+  std::vector<Stripe> stripes;
+  uint16_t stripeParts = 0;
+  bool stripeAcked = false;
+  // Receive: the transfer may be striped; the sender's id (for the acknowledgement) and
+  // the ranges arrived so far, sorted and merged (a range sent again arrives twice).
+  bool stripeOk = false;
+  uint64_t stripeSender = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> stripeGot;
   std::vector<unsigned char> staging;  // non-contiguous chunks / owned eager copies
   Request* selfPeer = nullptr;         // self rendezvous: the sender waiting for the match
   // Receive: links in its context's posted queue while it waits there (p2p.cc).

@@ -58,7 +58,9 @@ Tunable<std::string> kIface(
     "CCMPI_IFACE", "",
     "network interface whose IPv4 address ranks listen on (mpirun --iface); "
     "empty = loopback for single-host jobs, else the first non-loopback "
-    "interface");
+    "interface. A comma-separated list names the rails (docs/multirail.md): the first "
+    "carries all traffic, large messages are striped over all; with one name or none every "
+    "interface that reaches another host's subnet is a rail");
 
 Tunable<int> kRanksPerCore(
     "CCMPI_RANKS_PER_CORE", -1,
@@ -413,7 +415,8 @@ int bringUp() {
   // User tags end at kTagUb; partitioned messages use the tags above (p2p.h).
   cfg.limits.tagUb = p2p::kPartitionedTagBase + p2p::kTagUb;
   cfg.limits.maxEager = p2p::eagerLimit();
-  const std::string iface = kIface.get();
+  const std::string ifaces = kIface.get();
+  const std::string iface = ifaces.substr(0, ifaces.find(','));
   if (!iface.empty()) {
     cfg.bindAddress = transport::interfaceAddress(iface);
     if (cfg.bindAddress.empty())
@@ -429,10 +432,20 @@ int bringUp() {
     return rt().pmi.get("ccmpi.addr." + std::to_string(peer), addr);
   };
   if (r.size > 1) {
+    std::string why;
+    if (!transport::findRails(ifaces, cfg.bindAddress, &cfg.rails, &why))
+      return setErrorCause(MPI_ERR_OTHER, "CCMPI_IFACE=%s: %s", ifaces.c_str(), why.c_str());
+    cfg.resolveRails = [](int peer, std::string* card) {
+      return rt().pmi.get("ccmpi.rails." + std::to_string(peer), card);
+    };
+  }
+  if (r.size > 1) {
     if (r.tcp.init(cfg, p2p::sink()) != 0)
       return setErrorCause(MPI_ERR_OTHER, "cannot open a TCP listener on %s",
                            cfg.bindAddress.c_str());
     r.pmi.put("ccmpi.addr." + std::to_string(r.rank), r.tcp.address());
+    r.pmi.put("ccmpi.rails." + std::to_string(r.rank), r.tcp.railCard());
+    if (r.tcp.rails().size() > 1) log::debug("rails: %s", r.tcp.railCard().c_str());
     if (!linkMbitsDeclared()) {
       // This host's link rate, combined with every other host's after the barrier.
       transport::LinkFinding lf = transport::findLink(cfg.bindAddress);

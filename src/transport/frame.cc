@@ -62,7 +62,8 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
   };
   if (f.magic != kFrameMagic) return bad("magic");
   if (f.reserved != 0 || pad != 0) return bad("reserved bits");
-  if (f.flags & ~(kFlagSync | kFlagCompressed | kFlagCma | kFlagCmaSplit)) return bad("flags");
+  if (f.flags & ~(kFlagSync | kFlagCompressed | kFlagCma | kFlagCmaSplit | kFlagStriped))
+    return bad("flags");
   if (f.src < 0 || f.src >= lim.worldSize) return bad("source rank");
   switch (static_cast<FrameType>(type)) {
     case FrameType::kChallenge:
@@ -98,12 +99,24 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
       break;
     case FrameType::kCts:
       if (f.msgSize > lim.maxMessage) return bad("accepted size");
+      if ((f.flags & kFlagStriped) && (f.flags & (kFlagCma | kFlagCmaSplit)))
+        return bad("striped cts flags");
       if (f.flags & kFlagCmaSplit) {
         if (f.payloadLen != 8 || f.offset == 0 || f.offset >= f.msgSize || (f.flags & kFlagCma))
           return bad("split cts fields");
       } else if (f.payloadLen != 0 || f.offset != 0) {
         return bad("cts fields");
       }
+      break;
+    case FrameType::kRailDown:
+      if (f.payloadLen != 0 || f.msgSize != 0 || f.offset != 0 || f.flags != 0 || f.a == 0 ||
+          f.a > 64)
+        return bad("rail fields");
+      break;
+    case FrameType::kStripeAck:
+      if (f.payloadLen != 0 || f.offset != 0 || f.flags != 0 || f.a == 0 ||
+          f.msgSize > lim.maxMessage)
+        return bad("stripe acknowledgement fields");
       break;
     case FrameType::kCmaDone:
       if (f.payloadLen != 0 || f.flags != 0 || f.msgSize == 0 || f.offset > lim.maxMessage ||
@@ -112,6 +125,7 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
       break;
     case FrameType::kData:
       if (f.payloadLen == 0) return bad("empty data frame");
+      if ((f.flags & kFlagStriped) && (f.flags & kFlagCompressed)) return bad("striped flags");
       if (f.offset > lim.maxMessage || f.payloadLen > lim.maxMessage - f.offset)
         return bad("data range");
       break;

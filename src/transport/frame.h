@@ -38,6 +38,12 @@ enum class FrameType : uint8_t {
   // an active message (p2p/am.h): context of the communicator it was registered on, tag =
   // handler id, a = a word for the handler, payload = its bytes (at most the eager limit)
   kAm = 26,
+  // the receiver of a striped rendezvous transfer (docs/multirail.md) has every byte:
+  // a = the sender's request id, msgSize = the bytes
+  kStripeAck = 27,
+  // the sender's connection of a rail failed (docs/multirail.md): a = the receiver's index
+  // of that rail, whose connection to the sender it closes too
+  kRailDown = 28,
 };
 
 // Handler ids of active messages are below this (p2p/am.h).
@@ -51,6 +57,8 @@ enum FrameFlags : uint8_t {
   kFlagCma = 4,         // RTS: readable in place (cma.h); CTS: read, transfer done
   kFlagCmaSplit = 8,    // CTS: the receiver reads [0, offset) itself; the sender writes the
                         // rest to the address in the 8-byte payload, then sends kCmaDone
+  kFlagStriped = 16,    // CTS: DATA may come over several rails, in any order (the receive
+                        // buffer is contiguous); DATA: a frame of such a transfer
 };
 
 constexpr uint32_t kFrameMagic = 0xCC4D5049u;  // "CCMPI"

@@ -72,6 +72,20 @@ Tunable<double> kUnpaceLoss(
     "above which it stops pacing (CCMPI_TCP_PACING) and uses the unpaced unsent-data "
     "limit: on a lossy path pacing delays the repairs; 0 = never");
 
+Tunable<double> kRailTimeout(
+    "CCMPI_RAIL_TIMEOUT", 5,
+    "seconds data written to a rail beyond the first may stay unacknowledged (TCP_USER_TIMEOUT) "
+    "before the rail counts as failed for that peer: its data in flight is sent again on the "
+    "other rails (docs/multirail.md)");
+
+// Sets TCP_USER_TIMEOUT on the socket of a rail beyond rail 0.
+void setRailTimeout(int fd) {
+  const double s = kRailTimeout.get();
+  if (s <= 0) return;
+  unsigned v = static_cast<unsigned>(std::min(s * 1000, 3.6e6));
+  setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &v, sizeof v);
+}
+
 // Linux's socket option for the per-socket minimum RTO (uapi linux/tcp.h since 6.15);
 // Debian 12's headers predate it.
 #ifndef TCP_RTO_MIN_US
@@ -327,6 +341,7 @@ class TcpConn final : public progress::EventHandler {
   int fd_;
   int peer_;
   State st_;
+  int rail_ = 0;  // the rail it runs on (rails.h)
   uint64_t challenge_[2] = {0, 0};
   uint64_t myNonce_ = 0;
   std::deque<OutFrame*> outq_;
@@ -550,7 +565,11 @@ class TcpConn final : public progress::EventHandler {
         if (h.type == FrameType::kReject) {
           // The peer's own connection to us wins; it will arrive on the listener.
           closeQuietly();
-          if (t.peers_[peer_].outgoing == this) t.peers_[peer_].outgoing = nullptr;
+          if (rail_ > 0) {
+            if (t.link(peer_, rail_).outgoing == this) t.link(peer_, rail_).outgoing = nullptr;
+          } else if (t.peers_[peer_].outgoing == this) {
+            t.peers_[peer_].outgoing = nullptr;
+          }
           return false;
         }
         st_ = State::kOpen;
@@ -577,6 +596,10 @@ class TcpConn final : public progress::EventHandler {
         if (h.type == FrameType::kHostInfo) {
           t.hostInfo(peer_, h);
           return true;
+        }
+        if (h.type == FrameType::kRailDown) {
+          t.railDown(peer_, static_cast<int>(h.a));
+          return st_ != State::kClosed;
         }
         if (h.type < FrameType::kEager) {
           fail("handshake frame on an open connection");
@@ -642,37 +665,69 @@ uint64_t TcpTransport::mac(char tag, uint64_t nonce0, uint64_t nonce1, int from,
 TcpTransport::TcpTransport() = default;
 TcpTransport::~TcpTransport() = default;
 
+int TcpTransport::listenOn(const std::string& ip, uint16_t* port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  if (inet_pton(AF_INET, ip.c_str(), &sa.sin_addr) != 1) {
+    log::error("invalid bind address '%s'", ip.c_str());
+    ::close(fd);
+    return -1;
+  }
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || ::listen(fd, 1024) != 0) {
+    log::error("cannot listen on %s: %s", ip.c_str(), strerror(errno));
+    ::close(fd);
+    return -1;
+  }
+  socklen_t len = sizeof sa;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+  *port = ntohs(sa.sin_port);
+  return fd;
+}
+
 int TcpTransport::init(const TcpConfig& cfg, Sink* sink) {
   cfg_ = cfg;
   sink_ = sink;
   peers_.assign(cfg.worldSize, Peer{});
   cma::init();
-  listenFd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  uint16_t port = 0;
+  listenFd_ = listenOn(cfg.bindAddress, &port);
   if (listenFd_ < 0) return -1;
-  int one = 1;
-  setsockopt(listenFd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  if (inet_pton(AF_INET, cfg.bindAddress.c_str(), &sa.sin_addr) != 1) {
-    log::error("invalid bind address '%s'", cfg.bindAddress.c_str());
-    return -1;
-  }
-  if (::bind(listenFd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 ||
-      ::listen(listenFd_, 1024) != 0) {
-    log::error("cannot listen on %s: %s", cfg.bindAddress.c_str(), strerror(errno));
-    return -1;
-  }
-  socklen_t len = sizeof sa;
-  getsockname(listenFd_, reinterpret_cast<sockaddr*>(&sa), &len);
-  address_ = cfg.bindAddress + ":" + std::to_string(ntohs(sa.sin_port));
-  listener_ = std::make_unique<Listener>(this);
+  address_ = cfg.bindAddress + ":" + std::to_string(port);
+  listener_ = std::make_unique<Listener>(this, listenFd_, 0);
   progress::engine().add(listenFd_, EPOLLIN, listener_.get());
+  if (cfg_.rails.empty()) {
+    Rail r;
+    r.ip = cfg.bindAddress;
+    r.prefix = 32;
+    cfg_.rails.push_back(r);
+  }
+  cfg_.rails[0].port = port;
+  // Every further rail gets a listener of its own: a connection's rail is the listener
+  // that accepted it. A rail whose address cannot be listened on is left out.
+  for (size_t i = 1; i < cfg_.rails.size();) {
+    uint16_t p = 0;
+    const int fd = listenOn(cfg_.rails[i].ip, &p);
+    if (fd < 0) {
+      log::warn("rail %s (%s) left out: no listener", cfg_.rails[i].iface.c_str(),
+                cfg_.rails[i].ip.c_str());
+      cfg_.rails.erase(cfg_.rails.begin() + static_cast<std::ptrdiff_t>(i));
+      continue;
+    }
+    cfg_.rails[i].port = p;
+    railListeners_.push_back(std::make_unique<Listener>(this, fd, static_cast<int>(i)));
+    progress::engine().add(fd, EPOLLIN, railListeners_.back().get());
+    ++i;
+  }
   return 0;
 }
 
 void TcpTransport::Listener::onEvent(uint32_t) {
   for (;;) {
-    int fd = ::accept4(t_->listenFd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    int fd = ::accept4(fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0 && (errno == EMFILE || errno == ENFILE) && t_->dropOldestHandshake()) continue;
     if (fd < 0) return;
     // Connections that have not proved the job secret are capped: the oldest goes for a
@@ -681,8 +736,10 @@ void TcpTransport::Listener::onEvent(uint32_t) {
     while (t_->handshakes() >= t_->maxHandshakes() && t_->dropOldestHandshake()) {
     }
     setSocketOptions(fd);
+    if (rail_ > 0) setRailTimeout(fd);
     auto c = std::make_unique<TcpConn>(t_, fd, -1, TcpConn::State::kAwaitHello);
     TcpConn* raw = c.get();
+    raw->rail_ = rail_;
     t_->conns_.push_back(std::move(c));
     progress::engine().add(fd, EPOLLIN, raw, /*traffic=*/true);
     raw->startAccepted();
@@ -735,13 +792,118 @@ void TcpTransport::connectTo(int peer) {
                          /*traffic=*/true);
 }
 
+TcpTransport::RailLink& TcpTransport::link(int peer, int rail) {
+  Peer& p = peers_[peer];
+  if (p.links.size() < cfg_.rails.size()) p.links.resize(cfg_.rails.size());
+  return p.links[static_cast<size_t>(rail)];
+}
+
+const std::vector<int>& TcpTransport::railsTo(int peer) {
+  Peer& p = peers_[peer];
+  if (p.railsKnown) return p.usable;
+  p.usable.assign(1, 0);
+  // Decided once rail 0 is open (it tells whether the peer shares this host).
+  if (!p.active) return p.usable;
+  p.railsKnown = true;
+  std::string card;
+  if (p.sameHost || cfg_.rails.size() < 2 || !cfg_.resolveRails ||
+      cfg_.resolveRails(peer, &card) != 0 || !parseRailCard(card, &p.theirs))
+    return p.usable;
+  p.theirRail = matchRails(cfg_.rails, p.theirs);
+  for (size_t i = 1; i < p.theirRail.size(); ++i)
+    if (p.theirRail[i] > 0) p.usable.push_back(static_cast<int>(i));
+  link(peer, 0);
+  return p.usable;
+}
+
+double TcpTransport::railMbits(int peer, int rail) const {
+  const Peer& p = peers_[peer];
+  if (rail < 0 || static_cast<size_t>(rail) >= cfg_.rails.size()) return 0;
+  const double mine = cfg_.rails[static_cast<size_t>(rail)].mbits;
+  double theirs = 0;
+  if (static_cast<size_t>(rail) < p.theirRail.size() && p.theirRail[rail] >= 0 &&
+      static_cast<size_t>(p.theirRail[rail]) < p.theirs.size())
+    theirs = p.theirs[static_cast<size_t>(p.theirRail[rail])].mbits;
+  if (mine > 0 && theirs > 0) return std::min(mine, theirs);
+  return std::max(mine, theirs);
+}
+
+void TcpTransport::sendOnRail(int peer, int rail, OutFrame* f) {
+  if (rail <= 0 || static_cast<size_t>(rail) >= cfg_.rails.size()) return send(peer, f);
+  RailLink& l = link(peer, rail);
+  if (l.dead) return send(peer, f);
+  if (l.active) {
+    l.active->enqueue(f);
+    return;
+  }
+  l.queue.push_back(f);
+  if (!l.outgoing) connectRail(peer, rail);
+}
+
+void TcpTransport::connectRail(int peer, int rail) {
+  Peer& p = peers_[peer];
+  RailLink& l = link(peer, rail);
+  const Rail& mine = cfg_.rails[static_cast<size_t>(rail)];
+  const Rail& theirs = p.theirs[static_cast<size_t>(p.theirRail[static_cast<size_t>(rail)])];
+  sockaddr_in local{}, sa{};
+  local.sin_family = sa.sin_family = AF_INET;
+  sa.sin_port = htons(theirs.port);
+  int fd = -1;
+  int rc = -1;
+  if (inet_pton(AF_INET, mine.ip.c_str(), &local.sin_addr) == 1 &&
+      inet_pton(AF_INET, theirs.ip.c_str(), &sa.sin_addr) == 1)
+    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd >= 0) {
+    setSocketOptions(fd);
+    setKeepalive(fd, true);
+    setRailTimeout(fd);
+    // A rail whose peer never answers (its cable already down, a subnet that only looks
+    // shared) is given up after about 7 s of SYN retries, not the kernel's two minutes.
+    int syn = 2;
+    setsockopt(fd, IPPROTO_TCP, TCP_SYNCNT, &syn, sizeof syn);
+    // From this rail's address: the reply comes back over the same NIC.
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) == 0) {
+      rc = ::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+      if (rc != 0 && errno == EINPROGRESS) rc = 1;
+    }
+  }
+  if (rc < 0) {
+    // Nothing was sent on it: the rail is dropped and its frames go on rail 0 as they are.
+    log::notice("rail %d (%s) to rank %d at %s:%u unusable (%s): dropped", rail, mine.iface.c_str(),
+                peer, theirs.ip.c_str(), theirs.port, strerror(errno));
+    if (fd >= 0) ::close(fd);
+    l.dead = true;
+    ++railsLost_;
+    while (!l.queue.empty()) {
+      OutFrame* f = l.queue.front();
+      l.queue.pop_front();
+      send(peer, f);
+    }
+    return;
+  }
+  auto c = std::make_unique<TcpConn>(
+      this, fd, peer, rc == 0 ? TcpConn::State::kAwaitChallenge : TcpConn::State::kConnecting);
+  TcpConn* raw = c.get();
+  raw->rail_ = rail;
+  conns_.push_back(std::move(c));
+  l.outgoing = raw;
+  progress::engine().add(fd, EPOLLIN | (rc == 0 ? 0u : static_cast<uint32_t>(EPOLLOUT)), raw,
+                         /*traffic=*/true);
+}
+
 void TcpTransport::accepted(TcpConn* c) {
   const int peer = c->peer_;
   const int me = cfg_.myRank;
   Peer& p = peers_[peer];
   FrameHeader r;
   r.src = me;
-  if (p.active || (p.outgoing && me < peer)) {
+  TcpConn* active = p.active;
+  TcpConn* outgoing = p.outgoing;
+  if (c->rail_ > 0) {
+    active = link(peer, c->rail_).active;
+    outgoing = link(peer, c->rail_).outgoing;
+  }
+  if (active || (outgoing && me < peer)) {
     // Our connection (lower rank) wins, or one is already open: refuse this one.
     r.type = FrameType::kReject;
     r.a = mac('R', c->myNonce_, 0, me, peer);
@@ -799,6 +961,23 @@ uint64_t pacedNotsentLowat() {
 
 void TcpTransport::opened(int peer, TcpConn* c) {
   Peer& p = peers_[peer];
+  if (c->rail_ > 0) {
+    RailLink& l = link(peer, c->rail_);
+    if (l.outgoing == c) {
+      setKeepalive(c->fd(), false);
+      l.outgoing = nullptr;
+    }
+    l.active = c;
+    l.dead = false;
+    if (const uint64_t rate = pacingRate(); rate > 0) {
+      unsigned long r = rate;
+      if (setsockopt(c->fd(), SOL_SOCKET, SO_MAX_PACING_RATE, &r, sizeof r) == 0) c->setPaced(true);
+    }
+    ++railsOpened_;
+    log::debug("rail %d (%s) to rank %d open", c->rail_, cfg_.rails[c->rail_].iface.c_str(), peer);
+    c->enqueueAll(l.queue);
+    return;
+  }
   if (p.outgoing == c) setKeepalive(c->fd(), false);
   if (p.outgoing == c) p.outgoing = nullptr;
   p.active = c;
@@ -850,6 +1029,30 @@ void TcpTransport::hostInfo(int peer, const FrameHeader& h) {
   }
 }
 
+void TcpTransport::railDown(int peer, int rail) {
+  if (rail < 1 || static_cast<size_t>(rail) >= cfg_.rails.size()) return;
+  RailLink& l = link(peer, rail);
+  TcpConn* gone[2] = {l.active, l.outgoing};
+  const bool carried = l.active != nullptr;
+  l.active = l.outgoing = nullptr;
+  l.dead = true;
+  for (TcpConn* c : gone)
+    if (c) {
+      c->closeQuietly();
+      c->dropQueue();
+    }
+  while (!l.queue.empty()) {
+    OutFrame* f = l.queue.front();
+    l.queue.pop_front();
+    send(peer, f);
+  }
+  if (!carried) return;
+  ++railsLost_;
+  log::notice("rail %d (%s) to rank %d failed at rank %d's end: dropped", rail,
+              cfg_.rails[static_cast<size_t>(rail)].iface.c_str(), peer, peer);
+  sink_->onRailLost(peer, rail);
+}
+
 void TcpTransport::connFailed(TcpConn* c, const std::string& why) {
   const int peer = c->peer_;
   if (peer < 0) {
@@ -857,6 +1060,40 @@ void TcpTransport::connFailed(TcpConn* c, const std::string& why) {
     return;
   }
   Peer& p = peers_[peer];
+  if (c->rail_ > 0) {
+    RailLink& l = link(peer, c->rail_);
+    const bool mattered = l.active == c || l.outgoing == c;
+    const bool carried = l.active == c;  // an attempt never holds data
+    if (l.active == c) l.active = nullptr;
+    if (l.outgoing == c) l.outgoing = nullptr;
+    c->dropQueue();
+    if (!mattered || shuttingDown_) return;
+    l.dead = true;
+    ++railsLost_;
+    // Frames that never reached the connection go to rail 0 as they are.
+    while (!l.queue.empty()) {
+      OutFrame* f = l.queue.front();
+      l.queue.pop_front();
+      send(peer, f);
+    }
+    log::notice("rail %d (%s) to rank %d failed (%s): dropped, its traffic goes on the others",
+                c->rail_, cfg_.rails[c->rail_].iface.c_str(), peer, why.c_str());
+    if (!carried) return;
+    // The peer closes its end too (its rail 0 delivers this before what is sent again), so
+    // bytes of the failed connection still on their way cannot land after the ranges they
+    // carried came again on another rail.
+    railsTo(peer);
+    const size_t r = static_cast<size_t>(c->rail_);
+    if (r < p.theirRail.size() && p.theirRail[r] > 0) {
+      FrameHeader h;
+      h.type = FrameType::kRailDown;
+      h.src = cfg_.myRank;
+      h.a = static_cast<uint64_t>(p.theirRail[r]);
+      send(peer, new CtrlFrame(h));
+    }
+    sink_->onRailLost(peer, c->rail_);
+    return;
+  }
   const bool mattered = p.active == c || p.outgoing == c;
   if (p.active == c) p.active = nullptr;
   if (p.outgoing == c) p.outgoing = nullptr;
@@ -993,8 +1230,11 @@ bool TcpTransport::retryDue() {
 bool TcpTransport::hasPendingOutput() const {
   for (const auto& c : conns_)
     if (c->state() != TcpConn::State::kClosed && !c->idle()) return true;
-  for (const Peer& p : peers_)
+  for (const Peer& p : peers_) {
     if (!p.queue.empty()) return true;
+    for (const RailLink& l : p.links)
+      if (!l.queue.empty()) return true;
+  }
   return false;
 }
 
@@ -1041,6 +1281,10 @@ void TcpTransport::shutdown(double drainSeconds) {
   for (Peer& p : peers_) {
     for (OutFrame* f : p.queue) f->written();
     p.queue.clear();
+    for (RailLink& l : p.links) {
+      for (OutFrame* f : l.queue) f->written();
+      l.queue.clear();
+    }
   }
   conns_.clear();
   if (listenFd_ >= 0) {
@@ -1048,6 +1292,11 @@ void TcpTransport::shutdown(double drainSeconds) {
     ::close(listenFd_);
     listenFd_ = -1;
   }
+  for (auto& l : railListeners_) {
+    progress::engine().remove(l->fd_);
+    ::close(l->fd_);
+  }
+  railListeners_.clear();
 }
 
 std::string interfaceAddress(const std::string& name) {

@@ -21,6 +21,7 @@
 
 #include "base/siphash.h"
 #include "progress/engine.h"
+#include "transport/rails.h"
 #include "transport/transport.h"
 
 namespace ccmpi::transport {
@@ -34,6 +35,10 @@ struct TcpConfig {
   FrameLimits limits;
   // Looks up a peer's published "ip:port" (blocking PMI get).
   std::function<int(int peer, std::string* addr)> resolve;
+  // This host's rails (rails.h), rails[0] holding bindAddress; empty = rail 0 alone.
+  std::vector<Rail> rails;
+  // Looks up a peer's published rail card (blocking PMI get).
+  std::function<int(int peer, std::string* card)> resolveRails;
 };
 
 class TcpConn;
@@ -52,6 +57,28 @@ class TcpTransport {
   const std::string& address() const { return address_; }
   // Queues f for peer (world rank != self). Opens the connection on first use.
   void send(int peer, OutFrame* f);
+
+  // Rails (rails.h, docs/multirail.md). This host's rails with the ports their listeners
+  // took, and the card published for them.
+  const std::vector<Rail>& rails() const { return cfg_.rails; }
+  std::string railCard() const { return formatRailCard(cfg_.rails); }
+  // The rails (indices into rails()) this rank shares with peer, rail 0 first; rail 0
+  // alone for a peer on this host or one not connected yet. Reads the peer's card once.
+  const std::vector<int>& railsTo(int peer);
+  // Mbit/s of the slower end of a rail to peer (0 = unknown).
+  double railMbits(int peer, int rail) const;
+  // Queues f on the connection of that rail to peer (rail 0: send()), opening it on first
+  // use; a rail found dead takes its frames to rail 0. A rail connection that breaks is
+  // dropped: its queued frames are released (written()) and the sink hears onRailLost.
+  void sendOnRail(int peer, int rail, OutFrame* f);
+  // Whether that rail to peer has not been dropped (rail 0 always is up).
+  bool railUp(int peer, int rail) const {
+    const Peer& p = peers_[static_cast<size_t>(peer)];
+    return rail <= 0 || static_cast<size_t>(rail) >= p.links.size() ||
+           !p.links[static_cast<size_t>(rail)].dead;
+  }
+  uint64_t railsOpened() const { return railsOpened_; }
+  uint64_t railsLost() const { return railsLost_; }
   // Stop treating peer disconnects as failures (after the finalize barrier).
   void beginShutdown() { shuttingDown_ = true; }
   // Flushes queued frames (for at most drainSeconds) and closes every connection.
@@ -89,6 +116,13 @@ class TcpTransport {
 
  private:
   friend class TcpConn;
+  // The connection of one rail beyond rail 0 to a peer.
+  struct RailLink {
+    TcpConn* active = nullptr;
+    TcpConn* outgoing = nullptr;
+    std::deque<OutFrame*> queue;
+    bool dead = false;  // it broke: traffic stays on the other rails
+  };
   struct Peer {
     TcpConn* active = nullptr;    // authenticated connection carrying the pair's traffic
     TcpConn* outgoing = nullptr;  // our connection attempt not yet accepted
@@ -98,19 +132,32 @@ class TcpTransport {
     int connectRetries = 0;       // failed attempts since the last open connection
     int64_t retryUntilNs = 0;     // give up retrying after this
     int64_t retryAtNs = 0;        // next attempt due (0 = none)
+    bool railsKnown = false;      // usable and theirRail are set (railsTo)
+    std::vector<int> usable;      // rails shared with the peer, 0 first
+    std::vector<int> theirRail;   // per rail of ours: the peer's rail it meets (-1: none)
+    std::vector<Rail> theirs;     // the peer's card
+    std::vector<RailLink> links;  // per rail of ours (index 0 unused)
   };
   class Listener : public progress::EventHandler {
    public:
-    explicit Listener(TcpTransport* t) : t_(t) {}
+    Listener(TcpTransport* t, int fd, int rail) : t_(t), fd_(fd), rail_(rail) {}
     void onEvent(uint32_t events) override;
     TcpTransport* t_;
+    int fd_;
+    int rail_;
   };
 
   void connectTo(int peer);
+  void connectRail(int peer, int rail);
+  RailLink& link(int peer, int rail);
+  // Opens a listener on ip (port 0: any); returns its fd or -1 and the port taken.
+  int listenOn(const std::string& ip, uint16_t* port);
   void accepted(TcpConn* c);          // an accepted conn proved itself with HELLO
   void opened(int peer, TcpConn* c);  // c becomes the active connection for peer
   void connFailed(TcpConn* c, const std::string& why);
   void hostInfo(int peer, const FrameHeader& h);  // the peer's HOSTINFO frame
+  // The peer dropped its end of our rail `rail` (kRailDown): ours goes too.
+  void railDown(int peer, int rail);
   // An outgoing attempt failed for the network's sake: schedules another one (true) while
   // CCMPI_TCP_CONNECT_RETRY lasts; the caller closes c.
   bool retryConnect(TcpConn* c);
@@ -129,6 +176,7 @@ class TcpTransport {
   int listenFd_ = -1;
   std::string address_;
   std::unique_ptr<Listener> listener_;
+  std::vector<std::unique_ptr<Listener>> railListeners_;  // rails 1..
   std::vector<Peer> peers_;
   // Connections made (kept until shutdown, but closed unauthenticated ones, which
   // sweepHandshakes deletes).
@@ -139,6 +187,7 @@ class TcpTransport {
   uint64_t remoteOpened_ = 0, pacedOpened_ = 0;
   uint64_t rejectedAuth_ = 0;
   uint64_t dropped_ = 0;
+  uint64_t railsOpened_ = 0, railsLost_ = 0;
   unsigned sweepTurn_ = 0;
 };
 

@@ -61,6 +61,9 @@ class Sink {
   virtual void onPayload(int peer, const FrameHeader& h, const PayloadTarget& target) = 0;
   // The connection to `peer` broke while the job was running.
   virtual void onPeerLost(int peer, const std::string& why) = 0;
+  // The connection of one rail beyond rail 0 to `peer` broke (rails.h): frames written to
+  // it may never arrive, and the rail is not used again.
+  virtual void onRailLost(int /*peer*/, int /*rail*/) {}
 };
 
 }  // namespace ccmpi::transport

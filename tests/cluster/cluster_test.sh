@@ -15,6 +15,11 @@
 #             reordering deliver exactly (tests/mpi/mcast_*.c); without netem, up refuses
 #             duplication and reordering and leaves nothing
 #   check     `check` on 2 hosts at 20mbit reports every figure within 10%
+#   rails     3 hosts x 2 rails: every rank finds both NICs (ccmpi_info --rails), large
+#             messages are striped over both (each NIC's tx_bytes), every byte and the order
+#             of mixed small/large messages are right (tests/mpi/rails_stripe.c), with no
+#             option, --iface r0,r1 and CCMPI_STRIPE=0 (r1 idle); a rail taken down mid-run
+#             (ip link set r1 down) is dropped and the job still completes with correct data
 #   bench     a --quick ccmpi-bench p2p run writes results for ccmpi (and Open MPI when
 #             installed) and leaves no cluster behind
 #   bench_coll  a --quick ccmpi-bench scatter run (MPI_Scatter and MPI_Scatterv on 4
@@ -462,6 +467,85 @@ case "$CASE" in
       fail "README: no Figure 10 row with the compiler-assisted figure"
     [ -s "$WORK/results/scatter.svg" ] || fail "no plot"
     ip netns list | grep -q "^ccmpi-$bname-" && fail "ccmpi-bench left its cluster $bname"
+    ;;
+
+  rails)
+    : "${MPIRUN:?}" "${RAILS:?}" "${CCMPI_INFO:?}"
+    new_name rl; n=$NAME
+    run "$CLUSTER" up --hosts 3 --rails 2 --rate 200mbit --name "$n" --owner $$
+    [ "$RC" -eq 0 ] || fail "up failed (rc $RC)"
+    hostfile=$(cat "$WORK/out")
+    # Bytes NIC $2 of host $1 sent, read in the host's namespace.
+    nic_tx() { ip netns exec "ccmpi-$n-h$1" cat "/sys/class/net/$2/statistics/tx_bytes"; }
+    # Each host finds both NICs as rails, with the rate of their shapers.
+    run "$CLUSTER" exec "$n-h2" "$CCMPI_INFO" --rails
+    [ "$RC" -eq 0 ] || fail "ccmpi_info --rails: rc $RC"
+    grep -q "^0 r0 198\.1[89]\.[0-9]*\.2/24 200$" "$WORK/out" &&
+      grep -q "^1 r1 198\.1[89]\.[0-9]*\.2/24 200$" "$WORK/out" || fail "rails of h2"
+    [ "$(wc -l <"$WORK/out")" -eq 2 ] || fail "rails of h2: not two lines"
+    # run_rails LABEL MIN_R1 MAX_R1 ARGS...: the program on the 3 hosts passes, every host's
+    # NICs both sent at least 6 MiB (r1 between MIN_R1 and MAX_R1 bytes).
+    run_rails() {
+      local label=$1 min1=$2 max1=$3 k d0 d1
+      shift 3
+      for k in 1 2 3; do b0[k]=$(nic_tx $k r0); b1[k]=$(nic_tx $k r1); done
+      run timeout 120 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" -n 3 \
+        --env CCMPI_P2P_STATS=1 "$@" "$RAILS"
+      [ "$RC" -eq 0 ] && grep -q "^PASS rails_stripe" "$WORK/out" || fail "$label: rc $RC"
+      for k in 1 2 3; do
+        d0=$(($(nic_tx $k r0) - b0[k]))
+        d1=$(($(nic_tx $k r1) - b1[k]))
+        echo "$label: host $k sent $d0 bytes on r0, $d1 on r1"
+        [ "$d0" -ge 6291456 ] && [ "$d1" -ge "$min1" ] && [ "$d1" -le "$max1" ] ||
+          fail "$label: host $k sent $d0 bytes on r0, $d1 on r1 (r1 wanted $min1..$max1)"
+      done
+    }
+    # No option: the ranks find the rails themselves and stripe (each rank sends 21 MiB
+    # in the ring alone; half goes on each rail of equal rate).
+    run_rails "no option" 6291456 100000000
+    [ "$(grep -c '^ccmpi-p2p: rank=.* striped=[1-9][0-9]* restriped=0 rails_opened=[1-9]' "$WORK/err")" -eq 3 ] ||
+      fail "no option: not every rank striped: $(grep '^ccmpi-p2p' "$WORK/err")"
+    # The rails named, as mpirun --iface takes them.
+    run_rails "--iface r0,r1" 6291456 100000000 --iface r0,r1
+    # Two ranks on host 1 (shared memory between them, no rails) and one on each other host.
+    run timeout 120 "$MPIRUN" --launcher "$CLUSTER exec" -n 4 -H "$n-h1:2,$n-h2:1,$n-h3:1" \
+      --env CCMPI_P2P_STATS=1 "$RAILS"
+    [ "$RC" -eq 0 ] && grep -q "^PASS rails_stripe" "$WORK/out" || fail "4 ranks on 3 hosts: rc $RC"
+    [ "$(grep -c '^ccmpi-p2p: rank=.* striped=[1-9]' "$WORK/err")" -ge 3 ] ||
+      fail "4 ranks on 3 hosts: too few ranks striped: $(grep '^ccmpi-p2p' "$WORK/err")"
+    # Striping off: r1 carries nothing of the transfers (ARP and the like at most).
+    run_rails "CCMPI_STRIPE=0" 0 65536 --env CCMPI_STRIPE=0
+    [ "$(grep -c '^ccmpi-p2p: rank=.* striped=0 restriped=0 rails_opened=0 ' "$WORK/err")" -eq 3 ] ||
+      fail "CCMPI_STRIPE=0: striped: $(grep '^ccmpi-p2p' "$WORK/err")"
+    # A cable pulled mid-run: host 2's r1 goes down after round 2 of 40; its peers' writes
+    # to it time out (CCMPI_RAIL_TIMEOUT=2), the rail is dropped, its stripes go again on
+    # r0, and every byte arrives.
+    "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" -n 3 --env CCMPI_P2P_STATS=1 \
+      --env CCMPI_RAIL_TIMEOUT=2 "$RAILS" rounds 40 >"$WORK/out" 2>"$WORK/err" &
+    pid=$!
+    BG_PIDS+=("$pid")
+    for _ in $(seq 600); do
+      grep -q "^round 2$" "$WORK/out" && break
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    grep -q "^round 2$" "$WORK/out" || fail "failover: no round 2"
+    ip -n "ccmpi-$n-h2" link set r1 down || fail "cannot take r1 of h2 down"
+    for _ in $(seq 1200); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -0 "$pid" 2>/dev/null && fail "failover: the job did not finish in 120 s"
+    wait "$pid"
+    RC=$?
+    [ "$RC" -eq 0 ] && grep -q "^PASS rails_stripe" "$WORK/out" && grep -q "^round 39$" "$WORK/out" ||
+      fail "failover: rc $RC"
+    grep -q '^ccmpi-p2p: rank=.* restriped=[1-9][0-9]* rails_opened=[0-9]* rails_lost=[1-9]' \
+      "$WORK/err" || fail "failover: no rail lost and its stripes sent again"
+    grep -q "rail 1 (r1) to rank .* failed (" "$WORK/err" || fail "failover: no warning"
+    # The receiving end of a failed rail is told on rail 0 and closes it too.
+    grep -q "rail 1 (r1) to rank .* failed at rank .*'s end: dropped" "$WORK/err" ||
+      fail "failover: the receiving end kept the rail"
     ;;
 
   *)

@@ -245,3 +245,63 @@ TEST(Frame, CompactEagerRoundTripsAndIsChecked) {
   EXPECT_EQ(broken(9, 0x10), "tag");                    // above tagUb 1000
   EXPECT_EQ(broken(13, 0x10), "eager payload length");  // above maxEager 4096
 }
+
+// Striping over rails (docs/multirail.md): the flag on CTS and DATA, and the receiver's
+// acknowledgement.
+TEST(Frame, StripedFramesAreChecked) {
+  FrameHeader out;
+  FrameHeader d;
+  d.type = FrameType::kData;
+  d.flags = kFlagStriped;
+  d.src = 1;
+  d.msgSize = 1 << 20;
+  d.payloadLen = 4096;
+  d.offset = 65536;
+  d.b = 7;
+  ASSERT_EQ(roundTrip(d, &out), DecodeStatus::kOk);
+  EXPECT_EQ(out.flags, kFlagStriped);
+  d.flags = kFlagStriped | kFlagCompressed;  // a striped stream is never coded
+  EXPECT_EQ(roundTrip(d, &out), DecodeStatus::kBad);
+
+  FrameHeader c;
+  c.type = FrameType::kCts;
+  c.flags = kFlagStriped;
+  c.src = 1;
+  c.msgSize = 1 << 20;
+  c.a = 3;
+  c.b = 4;
+  EXPECT_EQ(roundTrip(c, &out), DecodeStatus::kOk);
+  c.flags = kFlagStriped | kFlagCma;  // the receiver read the bytes itself: nothing to stripe
+  EXPECT_EQ(roundTrip(c, &out), DecodeStatus::kBad);
+
+  FrameHeader a;
+  a.type = FrameType::kStripeAck;
+  a.src = 2;
+  a.a = 9;
+  a.msgSize = 1 << 20;
+  ASSERT_EQ(roundTrip(a, &out), DecodeStatus::kOk);
+  EXPECT_EQ(out.type, FrameType::kStripeAck);
+  EXPECT_EQ(out.a, 9u);
+  const char* why = nullptr;
+  a.a = 0;  // names no send
+  EXPECT_EQ(roundTrip(a, &out, &why), DecodeStatus::kBad);
+  a.a = 9;
+  a.payloadLen = 8;
+  EXPECT_EQ(roundTrip(a, &out, &why), DecodeStatus::kBad);
+  a.payloadLen = 0;
+  a.flags = kFlagSync;
+  EXPECT_EQ(roundTrip(a, &out, &why), DecodeStatus::kBad);
+
+  // A rail's connection dropped at the sender's end: the receiver's index of the rail.
+  FrameHeader d2;
+  d2.type = FrameType::kRailDown;
+  d2.src = 1;
+  d2.a = 1;
+  ASSERT_EQ(roundTrip(d2, &out), DecodeStatus::kOk);
+  EXPECT_EQ(out.type, FrameType::kRailDown);
+  d2.a = 0;  // rail 0 is never dropped
+  EXPECT_EQ(roundTrip(d2, &out), DecodeStatus::kBad);
+  d2.a = 1;
+  d2.payloadLen = 4;
+  EXPECT_EQ(roundTrip(d2, &out), DecodeStatus::kBad);
+}
