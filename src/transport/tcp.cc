@@ -43,6 +43,14 @@ Tunable<double> kConnectRetrySeconds(
     "lost ARP exchange on a lossy link; network unreachable; timed out) is repeated, with "
     "growing pauses, before the peer counts as lost");
 
+Tunable<uint64_t> kSynRetryMs(
+    "CCMPI_TCP_SYN_RETRY_MS", 100,
+    "milliseconds a connection attempt waits for the peer's answer to its SYN before a new "
+    "attempt replaces it, the wait doubling for each of up to 4 replacements (then the "
+    "kernel's own retransmissions); the kernel repeats a lost SYN only after 1 s, so on a "
+    "lossy network every lost SYN or SYN-ACK held up the first message to a peer for 1 s. "
+    "0 = leave it to the kernel");
+
 Tunable<uint64_t> kNotsentLowat(
     "CCMPI_TCP_NOTSENT_LOWAT", 128 * 1024,
     "bytes of unsent data a connection's kernel buffer may hold (TCP_NOTSENT_LOWAT; 0 = no "
@@ -85,6 +93,7 @@ constexpr int kMaxIov = 64;
 constexpr uint64_t kRateMinBytes = 256 * 1024;  // smallest backlog period that is a sample
 constexpr uint64_t kRateMaxBytes = 1 << 20;     // a sample at least every this many bytes
 constexpr int kReadsPerEvent = 32;
+constexpr int kMaxSynRetries = 4;                // see CCMPI_TCP_SYN_RETRY_MS
 constexpr uint64_t kLossCheckBytes = 64 * 1024;  // a paced connection's loss check period
 // Largest SO_RCVLOWAT (see setReadThreshold): far below what the receive window holds
 // (tcp_rmem's default 128 KiB buffer, less its per-segment overhead), so the sender can
@@ -183,6 +192,8 @@ class TcpConn final : public progress::EventHandler {
   int fd() const { return fd_; }
   int peer() const { return peer_; }
   int64_t acceptedNs() const { return acceptedNs_; }
+  int64_t connectNs() const { return connectNs_; }
+  void setConnectNs(int64_t ns) { connectNs_ = ns; }
   State state() const { return st_; }
   bool idle() const { return outq_.empty(); }
 
@@ -605,6 +616,7 @@ class TcpConn final : public progress::EventHandler {
   }
 
   int64_t acceptedNs_ = 0;  // when the listener accepted it (0: our own attempt)
+  int64_t connectNs_ = 0;   // when our attempt called connect()
   std::vector<unsigned char> in_;
   size_t inStart_ = 0, inEnd_ = 0;
   uint64_t lowat_ = 1;  // SO_RCVLOWAT of the socket
@@ -733,6 +745,10 @@ void TcpTransport::connectTo(int peer) {
   peers_[peer].outgoing = raw;
   progress::engine().add(fd, EPOLLIN | (rc == 0 ? 0u : static_cast<uint32_t>(EPOLLOUT)), raw,
                          /*traffic=*/true);
+  if (rc != 0 && kSynRetryMs.get() > 0 && peers_[peer].synRetries < kMaxSynRetries) {
+    raw->setConnectNs(progress::Engine::nowNs());
+    watchConnect(peer);
+  }
 }
 
 void TcpTransport::accepted(TcpConn* c) {
@@ -819,6 +835,7 @@ void TcpTransport::opened(int peer, TcpConn* c) {
   }
   p.cmaPid = 0;
   p.connectRetries = 0;
+  p.synRetries = 0;
   p.retryAtNs = 0;
   ++opened_;
   if (p.sameHost && cma::enabled()) {
@@ -931,6 +948,67 @@ bool TcpTransport::sweepHandshakes() {
       ++it;
   }
   return any;
+}
+
+namespace {
+TcpTransport* gConnecting = nullptr;  // the transport with attempts to watch
+bool connectHook() {
+  return gConnecting && gConnecting->checkConnects();
+}
+}  // namespace
+
+int64_t synRetryDelayNs(int retries) {
+  const uint64_t ms = kSynRetryMs.get();
+  if (ms == 0 || retries < 0 || retries >= kMaxSynRetries) return 0;
+  return static_cast<int64_t>(std::min<uint64_t>(ms, 10000)) * 1000000 << retries;
+}
+
+void TcpTransport::watchConnect(int peer) {
+  if (std::find(synWatch_.begin(), synWatch_.end(), peer) == synWatch_.end())
+    synWatch_.push_back(peer);
+  gConnecting = this;
+  progress::engine().addHook(&connectHook);
+}
+
+bool TcpTransport::checkConnects() {
+  if (synWatch_.empty()) return false;
+  const int64_t now = progress::Engine::nowNs();
+  bool started = false;
+  for (size_t k = 0; k < synWatch_.size();) {
+    const int peer = synWatch_[k];
+    Peer& p = peers_[peer];
+    TcpConn* c = p.outgoing;
+    const int64_t delay = synRetryDelayNs(p.synRetries);
+    if (shuttingDown_ || !c || c->state() != TcpConn::State::kConnecting || delay == 0) {
+      synWatch_.erase(synWatch_.begin() + static_cast<std::ptrdiff_t>(k));
+      continue;
+    }
+    const int64_t due = c->connectNs() + delay;
+    if (now < due) {
+      progress::engine().wakeBy(due);
+      ++k;
+      continue;
+    }
+    // No SYN-ACK yet: the SYN or its answer was lost (or the peer's accept queue is full).
+    // A new attempt sends a new SYN at once instead of the kernel's retransmission at 1 s.
+    // (One that has just come up, its event not yet handled, is kept.)
+    tcp_info ti{};
+    socklen_t len = sizeof ti;
+    if (getsockopt(c->fd(), IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
+        ti.tcpi_state != TCP_SYN_SENT) {
+      synWatch_.erase(synWatch_.begin() + static_cast<std::ptrdiff_t>(k));
+      continue;
+    }
+    ++p.synRetries;
+    log::info("connection to rank %d: no answer to its SYN within %lld ms; trying again (%d)", peer,
+              static_cast<long long>(delay / 1000000), p.synRetries);
+    c->closeQuietly();
+    p.outgoing = nullptr;
+    synWatch_.erase(synWatch_.begin() + static_cast<std::ptrdiff_t>(k));
+    connectTo(peer);  // watches the new attempt again (appended)
+    started = true;
+  }
+  return started;
 }
 
 namespace {

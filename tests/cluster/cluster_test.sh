@@ -14,6 +14,8 @@
 #   mcast     multicast Bcast and Scatterv on 4 hosts under loss, duplication and
 #             reordering deliver exactly (tests/mpi/mcast_*.c); without netem, up refuses
 #             duplication and reordering and leaves nothing
+#   synloss   a connection whose first SYN is lost opens within 800 ms, not after the
+#             kernel's 1 s SYN retransmission (tests/cluster/cluster_first_contact.c)
 #   check     `check` on 2 hosts at 20mbit reports every figure within 10%
 #   bench     a --quick ccmpi-bench p2p run writes results for ccmpi (and Open MPI when
 #             installed) and leaves no cluster behind
@@ -364,6 +366,42 @@ case "$CASE" in
         fail "mcast_scatterv with $loss loss: rc $RC"
       "$CLUSTER" down --name "$n" >/dev/null 2>&1
     done
+    ;;
+
+  synloss)
+    # A lost SYN costs a connection's first message 1 s (the kernel's first SYN
+    # retransmission); ccmpi replaces an attempt unanswered after CCMPI_TCP_SYN_RETRY_MS
+    # (100 ms) by a new one. The switch drops every SYN to h2 (a classic-BPF filter sending
+    # IPv4 TCP segments with SYN set and ACK clear to a class whose queue holds nothing)
+    # until rank 0 on h1 has said it is about to send its first message to rank 1 on h2.
+    : "${MPIRUN:?}" "${FIRST_CONTACT:?}"
+    new_name sy; n=$NAME
+    run "$CLUSTER" up --hosts 2 --rate 100mbit --name "$n" --owner $$
+    [ "$RC" -eq 0 ] || fail "up failed"
+    hostfile=$(cat "$WORK/out")
+    sw="ccmpi-$n-sw"
+    tc -n "$sw" class add dev h2r0 parent 1: classid 1:2 htb rate 8bit ceil 8bit quantum 1538 &&
+      tc -n "$sw" qdisc add dev h2r0 parent 1:2 handle 20: pfifo limit 0 &&
+      tc -n "$sw" filter add dev h2r0 parent 1: protocol all prio 1 bpf bytecode \
+        "11,40 0 0 12,21 0 8 2048,48 0 0 14,21 0 6 69,48 0 0 23,21 0 4 6,48 0 0 47,84 0 0 18,21 0 1 2,6 0 0 65538,6 0 0 0" ||
+      fail "cannot add the SYN filter"
+    CCMPI_VERBOSE=2 timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" \
+      --iface r0 -n 2 "$FIRST_CONTACT" >"$WORK/out" 2>"$WORK/err" &
+    job=$!
+    BG_PIDS+=("$job")
+    for _ in $(seq 1 500); do grep -q '^connecting$' "$WORK/out" && break; sleep 0.01; done
+    grep -q '^connecting$' "$WORK/out" || fail "rank 0 did not start within 5 s"
+    sleep 0.05
+    tc -n "$sw" filter del dev h2r0 parent 1: prio 1 || fail "cannot remove the SYN filter"
+    wait "$job"
+    RC=$?
+    [ "$RC" -eq 0 ] && grep -q "^PASS cluster_first_contact" "$WORK/out" || fail "rc $RC"
+    drops=$(tc -n "$sw" -s qdisc show dev h2r0 | awk '$1 == "qdisc" && $3 == "20:" {q = 1} q && $1 == "Sent" {print $7 + 0; exit}')
+    [ "${drops:-0}" -ge 1 ] || fail "no SYN was dropped (the filter did not act)"
+    grep -q "connection to rank 1: no answer to its SYN within 100 ms; trying again" "$WORK/err" ||
+      fail "the attempt was not replaced"
+    ms=$(sed -n 's/^first_contact_ms=\([0-9]*\)$/\1/p' "$WORK/out")
+    [ -n "$ms" ] && [ "$ms" -lt 800 ] || fail "first contact took ${ms:-?} ms (the kernel's SYN retransmission: 1000)"
     ;;
 
   check)
