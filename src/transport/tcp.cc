@@ -51,6 +51,13 @@ Tunable<uint64_t> kSynRetryMs(
     "lossy network every lost SYN or SYN-ACK held up the first message to a peer for 1 s. "
     "0 = leave it to the kernel");
 
+Tunable<uint64_t> kUserTimeoutMs(
+    "CCMPI_TCP_USER_TIMEOUT_MS", 20000,
+    "milliseconds a connection's sent data may stay unacknowledged before the peer counts "
+    "as lost and the job ends naming its address (TCP_USER_TIMEOUT; a cable down for good "
+    "otherwise holds the job for the kernel's 15 minutes of retransmissions). Shorter "
+    "outages are survived as TCP survives them; 0 = the kernel's");
+
 Tunable<uint64_t> kNotsentLowat(
     "CCMPI_TCP_NOTSENT_LOWAT", 128 * 1024,
     "bytes of unsent data a connection's kernel buffer may hold (TCP_NOTSENT_LOWAT; 0 = no "
@@ -117,6 +124,10 @@ void setSocketOptions(int fd) {
   if (const uint64_t lowat = kNotsentLowat.get()) {
     int v = static_cast<int>(std::min<uint64_t>(lowat, 1u << 30));
     setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &v, sizeof v);
+  }
+  if (const uint64_t ms = kUserTimeoutMs.get()) {
+    unsigned v = static_cast<unsigned>(std::min<uint64_t>(ms, 1u << 30));
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &v, sizeof v);
   }
   if (const uint64_t rto = kRtoMinUs.get()) {
     int v = static_cast<int>(std::min<uint64_t>(rto, 200000));
@@ -209,7 +220,16 @@ class TcpConn final : public progress::EventHandler {
     if (st_ != State::kConnecting) flush();
   }
 
+  // The peer's IP address, for messages (a timed-out socket no longer has it).
+  void notePeerAddress() {
+    sockaddr_in sa{};
+    socklen_t len = sizeof sa;
+    if (getpeername(fd_, reinterpret_cast<sockaddr*>(&sa), &len) == 0)
+      inet_ntop(AF_INET, &sa.sin_addr, peerIp_, sizeof peerIp_);
+  }
+
   void startAccepted() {
+    notePeerAddress();
     acceptedNs_ = progress::Engine::nowNs();
     challenge_[0] = randomU64();
     challenge_[1] = randomU64();
@@ -236,6 +256,7 @@ class TcpConn final : public progress::EventHandler {
         return fail(std::string("connect failed: ") + strerror(err));
       }
       st_ = State::kAwaitChallenge;
+      notePeerAddress();
       updateInterest();
     }
     if (events & EPOLLOUT) flush();
@@ -308,7 +329,13 @@ class TcpConn final : public progress::EventHandler {
   // acceptance is made again (within CCMPI_TCP_CONNECT_RETRY): on a lossy network the
   // peer's end of a connection can fail to come up although ours did (its last handshake
   // segments lost), and the keepalive probes of a connecting socket find that out.
-  void failIo(const std::string& why) {
+  void failIo(const std::string& what) {
+    std::string why = what;
+    if (what.find(strerror(ETIMEDOUT)) != std::string::npos) {
+      // TCP_USER_TIMEOUT (or the kernel's retransmissions) gave up: the path is down.
+      why += std::string(": nothing acknowledged by its host ") + peerIp_ +
+             " within CCMPI_TCP_USER_TIMEOUT_MS (the network path to it is down)";
+    }
     if ((st_ == State::kAwaitChallenge || st_ == State::kAwaitAccept) && t_->retryConnect(this)) {
       log::info("connection to rank %d broke during the handshake (%s); trying again", peer_,
                 why.c_str());
@@ -617,6 +644,7 @@ class TcpConn final : public progress::EventHandler {
 
   int64_t acceptedNs_ = 0;  // when the listener accepted it (0: our own attempt)
   int64_t connectNs_ = 0;   // when our attempt called connect()
+  char peerIp_[INET_ADDRSTRLEN] = "?";
   std::vector<unsigned char> in_;
   size_t inStart_ = 0, inEnd_ = 0;
   uint64_t lowat_ = 1;  // SO_RCVLOWAT of the socket
@@ -741,6 +769,7 @@ void TcpTransport::connectTo(int peer) {
   auto c = std::make_unique<TcpConn>(
       this, fd, peer, rc == 0 ? TcpConn::State::kAwaitChallenge : TcpConn::State::kConnecting);
   TcpConn* raw = c.get();
+  if (rc == 0) raw->notePeerAddress();
   conns_.push_back(std::move(c));
   peers_[peer].outgoing = raw;
   progress::engine().add(fd, EPOLLIN | (rc == 0 ? 0u : static_cast<uint32_t>(EPOLLOUT)), raw,

@@ -16,6 +16,8 @@
 #             duplication and reordering and leaves nothing
 #   synloss   a connection whose first SYN is lost opens within 800 ms, not after the
 #             kernel's 1 s SYN retransmission (tests/cluster/cluster_first_contact.c)
+#   faults    bench/reliability/run.py's fault injections on 2 hosts: a rank, a proxy and
+#             mpirun killed, a cable down for 2 s and for good, each ending as it should
 #   check     `check` on 2 hosts at 20mbit reports every figure within 10%
 #   bench     a --quick ccmpi-bench p2p run writes results for ccmpi (and Open MPI when
 #             installed) and leaves no cluster behind
@@ -402,6 +404,29 @@ case "$CASE" in
       fail "the attempt was not replaced"
     ms=$(sed -n 's/^first_contact_ms=\([0-9]*\)$/\1/p' "$WORK/out")
     [ -n "$ms" ] && [ "$ms" -lt 800 ] || fail "first contact took ${ms:-?} ms (the kernel's SYN retransmission: 1000)"
+    ;;
+
+  faults)
+    # The reliability campaign's fault injections (bench/reliability/run.py --faults) on
+    # 2 hosts: a rank, a launch proxy or mpirun killed ends the job with a non-zero status
+    # (and a message naming the rank or proxy) leaving no process and nothing in /dev/shm;
+    # a cable down for 2 s is survived with every byte checked; a cable down for good ends
+    # the job within the fault timeout, naming the host (CCMPI_TCP_USER_TIMEOUT_MS 5 s here).
+    : "${RELIABILITY:?}"
+    run timeout 280 python3 "$RELIABILITY" --build "$(dirname "$CLUSTER")/.." --settings "" \
+      --impls ccmpi --fault-hosts 2 --fault-iters 600 --fault-timeout 40 --out "$WORK/rel" \
+      --env CCMPI_TCP_USER_TIMEOUT_MS=5000
+    [ "$RC" -eq 0 ] || fail "a fault did not end as expected (rc $RC)"
+    for f in rank proxy mpirun cable2s cable; do
+      grep -q "^fault $f .*as expected True" "$WORK/out" || fail "fault $f"
+    done
+    grep -q "^fault rank .*rank [0-9]* (host .*) was killed by signal 9" "$WORK/out" ||
+      fail "the killed rank was not named"
+    grep -q "^fault proxy .*lost connection to the proxy on host" "$WORK/out" ||
+      fail "the killed proxy was not named"
+    grep -q "^fault cable .*nothing acknowledged by its host 198\.18\." "$WORK/out" ||
+      fail "the host behind the cable was not named"
+    grep -q "^## Fault injection" "$WORK/rel/README.md" || fail "no fault table"
     ;;
 
   check)
