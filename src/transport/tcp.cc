@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -86,6 +87,27 @@ Tunable<double> kUnpaceLoss(
     "percent of a paced connection's segments retransmitted (from 8 retransmissions on) "
     "above which it stops pacing (CCMPI_TCP_PACING) and uses the unpaced unsent-data "
     "limit: on a lossy path pacing delays the repairs; 0 = never");
+
+Tunable<double> kLossyRetrans(
+    "CCMPI_LOSSY_RETRANS", 1.0,
+    "percent of a connection's segments retransmitted (from 16 retransmissions on) above "
+    "which this rank counts the network as lossy (transport/loss.h): collectives then "
+    "prefer fewer rounds where each rank may choose alone (Alltoall's pairwise exchange "
+    "posts every exchange at once); 0 = never. Drops at a congested switch port on a "
+    "clean network stay well below 1%");
+Tunable<bool> kAssumeLoss(
+    "CCMPI_ASSUME_LOSS", false,
+    "act as if this rank had seen loss from the start (CCMPI_LOSSY_RETRANS): for a "
+    "network known to lose packets, and for tests");
+std::atomic<bool> gLossSeen{false};
+
+void noteLoss(int peer, unsigned retrans, double segments) {
+  if (!gLossSeen.exchange(true, std::memory_order_relaxed))
+    log::info(
+        "connection to rank %d: %u of about %.0f segments retransmitted; the network "
+        "counts as lossy (CCMPI_LOSSY_RETRANS)",
+        peer, retrans, segments);
+}
 
 // Linux's socket option for the per-socket minimum RTO (uapi linux/tcp.h since 6.15);
 // Debian 12's headers predate it.
@@ -305,7 +327,7 @@ class TcpConn final : public progress::EventHandler {
       }
       consume(static_cast<size_t>(n));
       written_ += static_cast<uint64_t>(n);
-      if (paced_ && written_ - lossCheckedAt_ >= kLossCheckBytes) checkLoss();
+      if ((paced_ || !lossNoted_) && written_ - lossCheckedAt_ >= kLossCheckBytes) checkLoss();
     }
     if (outq_.empty()) {
       endBusyPeriod();
@@ -379,9 +401,16 @@ class TcpConn final : public progress::EventHandler {
     tcp_info ti{};
     socklen_t len = sizeof ti;
     if (getsockopt(fd_, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return;
-    const double limit = kUnpaceLoss.get();
     const double segments = static_cast<double>(written_) / 1448 + 1;
-    if (limit <= 0 || ti.tcpi_total_retrans < 8 || ti.tcpi_total_retrans * 100.0 < limit * segments)
+    const double lossy = kLossyRetrans.get();
+    if (!lossNoted_ && lossy > 0 && ti.tcpi_total_retrans >= 16 &&
+        ti.tcpi_total_retrans * 100.0 >= lossy * segments) {
+      lossNoted_ = true;
+      noteLoss(peer_, ti.tcpi_total_retrans, segments);
+    }
+    const double limit = kUnpaceLoss.get();
+    if (!paced_ || limit <= 0 || ti.tcpi_total_retrans < 8 ||
+        ti.tcpi_total_retrans * 100.0 < limit * segments)
       return;
     unsigned long unlimited = ~0UL;
     setsockopt(fd_, SOL_SOCKET, SO_MAX_PACING_RATE, &unlimited, sizeof unlimited);
@@ -659,6 +688,7 @@ class TcpConn final : public progress::EventHandler {
   uint64_t busyBytes_ = 0;
   double rate_ = 0;
   bool paced_ = false;
+  bool lossNoted_ = false;      // this connection made lossSeen() true
   uint64_t written_ = 0;        // bytes written to the socket
   uint64_t lossCheckedAt_ = 0;  // written_ at the last checkLoss()
 };
@@ -985,6 +1015,11 @@ bool connectHook() {
   return gConnecting && gConnecting->checkConnects();
 }
 }  // namespace
+
+bool lossSeen() {
+  static const bool assumed = kAssumeLoss.get();
+  return assumed || gLossSeen.load(std::memory_order_relaxed);
+}
 
 int64_t synRetryDelayNs(int retries) {
   const uint64_t ms = kSynRetryMs.get();

@@ -148,6 +148,11 @@ class TcpTransport {
   unsigned sweepTurn_ = 0;
 };
 
+// Whether this rank has seen a lossy network: some TCP connection retransmitted more than
+// CCMPI_LOSSY_RETRANS percent of its segments (or CCMPI_ASSUME_LOSS). Local to the rank:
+// a choice made on it must work whatever the other ranks chose.
+bool lossSeen();
+
 // How long an attempt that has made `retries` replacements so far waits for a SYN-ACK
 // before it is replaced (CCMPI_TCP_SYN_RETRY_MS, doubling); 0 = no more replacements.
 int64_t synRetryDelayNs(int retries);
