@@ -90,7 +90,8 @@ Tunable<double> kUnpaceLoss(
 
 Tunable<double> kLossyRetrans(
     "CCMPI_LOSSY_RETRANS", 1.0,
-    "percent of a connection's segments retransmitted (from 16 retransmissions on) above "
+    "percent of the segments of this rank's connections retransmitted (from 16 "
+    "retransmissions on) above "
     "which this rank counts the network as lossy (transport/loss.h): collectives then "
     "prefer fewer rounds where each rank may choose alone (Alltoall's pairwise exchange "
     "posts every exchange at once); 0 = never. Drops at a congested switch port on a "
@@ -100,13 +101,23 @@ Tunable<bool> kAssumeLoss(
     "act as if this rank had seen loss from the start (CCMPI_LOSSY_RETRANS): for a "
     "network known to lose packets, and for tests");
 std::atomic<bool> gLossSeen{false};
+// Over all of this rank's connections: segments sent (estimated) and retransmitted.
+std::atomic<uint64_t> gSegments{0}, gRetrans{0};
 
-void noteLoss(int peer, unsigned retrans, double segments) {
+// A connection's counters grew by `segments` and `retrans` since its last report. The sums
+// over every connection decide: a rank talks to many peers, so it knows within a few
+// messages what one connection would learn only after hundreds of segments.
+void noteSegments(uint64_t segments, uint64_t retrans) {
+  const uint64_t segs = gSegments.fetch_add(segments, std::memory_order_relaxed) + segments;
+  const uint64_t re = gRetrans.fetch_add(retrans, std::memory_order_relaxed) + retrans;
+  const double lossy = kLossyRetrans.get();
+  if (lossy <= 0 || re < 16 || static_cast<double>(re) * 100.0 < lossy * static_cast<double>(segs))
+    return;
   if (!gLossSeen.exchange(true, std::memory_order_relaxed))
     log::info(
-        "connection to rank %d: %u of about %.0f segments retransmitted; the network "
+        "%llu of about %llu segments retransmitted on this rank's connections; the network "
         "counts as lossy (CCMPI_LOSSY_RETRANS)",
-        peer, retrans, segments);
+        static_cast<unsigned long long>(re), static_cast<unsigned long long>(segs));
 }
 
 // Linux's socket option for the per-socket minimum RTO (uapi linux/tcp.h since 6.15);
@@ -327,7 +338,9 @@ class TcpConn final : public progress::EventHandler {
       }
       consume(static_cast<size_t>(n));
       written_ += static_cast<uint64_t>(n);
-      if ((paced_ || !lossNoted_) && written_ - lossCheckedAt_ >= kLossCheckBytes) checkLoss();
+      if ((paced_ || !gLossSeen.load(std::memory_order_relaxed)) &&
+          written_ - lossCheckedAt_ >= kLossCheckBytes)
+        checkLoss();
     }
     if (outq_.empty()) {
       endBusyPeriod();
@@ -402,11 +415,12 @@ class TcpConn final : public progress::EventHandler {
     socklen_t len = sizeof ti;
     if (getsockopt(fd_, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return;
     const double segments = static_cast<double>(written_) / 1448 + 1;
-    const double lossy = kLossyRetrans.get();
-    if (!lossNoted_ && lossy > 0 && ti.tcpi_total_retrans >= 16 &&
-        ti.tcpi_total_retrans * 100.0 >= lossy * segments) {
-      lossNoted_ = true;
-      noteLoss(peer_, ti.tcpi_total_retrans, segments);
+    const uint64_t segs = written_ / 1448 + 1;
+    if (segs > reportedSegs_ || ti.tcpi_total_retrans > reportedRetrans_) {
+      noteSegments(segs - std::min(segs, reportedSegs_),
+                   ti.tcpi_total_retrans - std::min(ti.tcpi_total_retrans, reportedRetrans_));
+      reportedSegs_ = std::max(segs, reportedSegs_);
+      reportedRetrans_ = std::max(ti.tcpi_total_retrans, reportedRetrans_);
     }
     const double limit = kUnpaceLoss.get();
     if (!paced_ || limit <= 0 || ti.tcpi_total_retrans < 8 ||
@@ -688,7 +702,8 @@ class TcpConn final : public progress::EventHandler {
   uint64_t busyBytes_ = 0;
   double rate_ = 0;
   bool paced_ = false;
-  bool lossNoted_ = false;      // this connection made lossSeen() true
+  uint64_t reportedSegs_ = 0;  // segments and retransmissions counted in noteSegments
+  uint32_t reportedRetrans_ = 0;
   uint64_t written_ = 0;        // bytes written to the socket
   uint64_t lossCheckedAt_ = 0;  // written_ at the last checkLoss()
 };
