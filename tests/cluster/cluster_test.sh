@@ -18,6 +18,8 @@
 #             kernel's 1 s SYN retransmission (tests/cluster/cluster_first_contact.c)
 #   faults    bench/reliability/run.py's fault injections on 2 hosts: a rank, a proxy and
 #             mpirun killed, a cable down for 2 s and for good, each ending as it should
+#   lossdetect  ranks count a network with 10% loss as lossy (CCMPI_LOSSY_RETRANS), a
+#             lossless one not
 #   check     `check` on 2 hosts at 20mbit reports every figure within 10%
 #   bench     a --quick ccmpi-bench p2p run writes results for ccmpi (and Open MPI when
 #             installed) and leaves no cluster behind
@@ -427,6 +429,30 @@ case "$CASE" in
     grep -q "^fault cable .*nothing acknowledged by its host 198\.18\." "$WORK/out" ||
       fail "the host behind the cable was not named"
     grep -q "^## Fault injection" "$WORK/rel/README.md" || fail "no fault table"
+    ;;
+
+  lossdetect)
+    # A rank whose connections retransmit more than CCMPI_LOSSY_RETRANS (1%) of their
+    # segments counts the network as lossy (its Alltoall then posts every exchange at
+    # once): 3 hosts at 10% loss per cable, tests/mpi/coll_lossy.c (Alltoall and Alltoallv,
+    # every byte checked); without loss no rank says so.
+    : "${MPIRUN:?}" "${COLL_LOSSY:?}"
+    for loss in 10% 0%; do
+      new_name ld; n=$NAME
+      run "$CLUSTER" up --hosts 3 --rate 100mbit --loss "$loss" --name "$n" --owner $$
+      [ "$RC" -eq 0 ] || fail "up failed"
+      hostfile=$(cat "$WORK/out")
+      CCMPI_VERBOSE=2 CCMPI_ALLTOALL_ALGORITHM=pairwise run timeout 60 "$MPIRUN" \
+        --hostfile "$hostfile" --launcher "$CLUSTER exec" --iface r0 -n 3 "$COLL_LOSSY"
+      [ "$RC" -eq 0 ] && grep -q "^PASS coll_lossy" "$WORK/out" || fail "coll_lossy ($loss): rc $RC"
+      lossy=$(grep -c "segments retransmitted on this rank's connections; the network counts as lossy" "$WORK/err")
+      if [ "$loss" = 0% ]; then
+        [ "$lossy" -eq 0 ] || fail "a rank counted a lossless network as lossy"
+      else
+        [ "$lossy" -ge 1 ] || fail "no rank counted the network as lossy at $loss"
+      fi
+      "$CLUSTER" down --name "$n" >/dev/null 2>&1
+    done
     ;;
 
   check)
