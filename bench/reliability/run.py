@@ -261,8 +261,13 @@ def run_fault(fault, cl, build, exe, iters, timeout):
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     shm_left = sorted(set(os.listdir("/dev/shm")) - shm_before)
+    # The message: the first line naming the victim (several ranks may report the loss
+    # of a peer before mpirun names the cause), else the first line of mpirun or ccmpi.
     lines = [ln for ln in out.splitlines() if ln.startswith("mpirun:") or "ccmpi" in ln]
-    message = lines[0][:160] if lines else ""
+    naming = {"rank": r"rank \d+ \(host [^)]*\) was killed", "proxy": r"proxy on host",
+              "cable": r"network path to its host \S+ is down"}.get(fault)
+    named = [ln for ln in lines if naming and re.search(naming, ln)]
+    message = (named or lines or [""])[0][:200]
     m = re.search(r"RESULT .*errors=(\d+)", out)
     errors = int(m.group(1)) if m else 0
     if not injected:
@@ -273,7 +278,7 @@ def run_fault(fault, cl, build, exe, iters, timeout):
             errors = -1
     else:
         expected = rc != 0 and not hang and not left and not shm_left and (
-            fault == "mpirun" or message != "")
+            fault == "mpirun" or bool(named))
     return {"fault": fault, "target": target, "injected": injected, "rc": rc,
             "seconds": round(seconds, 2), "hang": int(hang), "errors": errors,
             "procs_left": len(left), "shm_left": len(shm_left), "expected": int(expected),

@@ -91,10 +91,10 @@ Tunable<double> kUnpaceLoss(
 Tunable<double> kLossyRetrans(
     "CCMPI_LOSSY_RETRANS", 1.0,
     "percent of the segments of this rank's connections retransmitted (from 16 "
-    "retransmissions on) above "
-    "which this rank counts the network as lossy (transport/loss.h): collectives then "
-    "prefer fewer rounds where each rank may choose alone (Alltoall's pairwise exchange "
-    "posts every exchange at once); 0 = never. Drops at a congested switch port on a "
+    "retransmissions on) above which this rank counts the network as lossy "
+    "(transport::lossSeen()): collectives then prefer fewer rounds where each rank may "
+    "choose alone (the pairwise Alltoall posts every exchange at once, the phased "
+    "Alltoallv sends in one round); 0 = never. Drops at a congested switch port on a "
     "clean network stay well below 1%");
 Tunable<bool> kAssumeLoss(
     "CCMPI_ASSUME_LOSS", false,
@@ -133,8 +133,10 @@ constexpr int kMaxIov = 64;
 constexpr uint64_t kRateMinBytes = 256 * 1024;  // smallest backlog period that is a sample
 constexpr uint64_t kRateMaxBytes = 1 << 20;     // a sample at least every this many bytes
 constexpr int kReadsPerEvent = 32;
-constexpr int kMaxSynRetries = 4;                // see CCMPI_TCP_SYN_RETRY_MS
-constexpr uint64_t kLossCheckBytes = 64 * 1024;  // a paced connection's loss check period
+constexpr int kMaxSynRetries = 4;  // see CCMPI_TCP_SYN_RETRY_MS
+// Bytes written between loss checks (checkLoss) of a paced connection, and of every
+// connection until the rank has counted the network as lossy.
+constexpr uint64_t kLossCheckBytes = 64 * 1024;
 // Largest SO_RCVLOWAT (see setReadThreshold): far below what the receive window holds
 // (tcp_rmem's default 128 KiB buffer, less its per-segment overhead), so the sender can
 // always put that much in flight and the wait ends even on a lossy path.
@@ -366,11 +368,15 @@ class TcpConn final : public progress::EventHandler {
   // segments lost), and the keepalive probes of a connecting socket find that out.
   void failIo(const std::string& what) {
     std::string why = what;
-    if (what.find(strerror(ETIMEDOUT)) != std::string::npos) {
-      // TCP_USER_TIMEOUT (or the kernel's retransmissions) gave up: the path is down.
-      why += std::string(": nothing acknowledged by its host ") + peerIp_ +
-             " within CCMPI_TCP_USER_TIMEOUT_MS (the network path to it is down)";
-    }
+    // TCP_USER_TIMEOUT (or the kernel's retransmissions) gave up, or this host lost its
+    // route (its interface went down): name the host the path leads to.
+    if (what.find(strerror(ETIMEDOUT)) != std::string::npos)
+      why += std::string(": the network path to its host ") + peerIp_ +
+             " is down (nothing acknowledged within CCMPI_TCP_USER_TIMEOUT_MS)";
+    else if (what.find(strerror(ENETUNREACH)) != std::string::npos ||
+             what.find(strerror(EHOSTUNREACH)) != std::string::npos)
+      why += std::string(": the network path to its host ") + peerIp_ +
+             " is down (this host has no route to it)";
     if ((st_ == State::kAwaitChallenge || st_ == State::kAwaitAccept) && t_->retryConnect(this)) {
       log::info("connection to rank %d broke during the handshake (%s); trying again", peer_,
                 why.c_str());
@@ -725,7 +731,6 @@ uint64_t TcpTransport::mac(char tag, uint64_t nonce0, uint64_t nonce1, int from,
 }
 
 TcpTransport::TcpTransport() = default;
-TcpTransport::~TcpTransport() = default;
 
 int TcpTransport::init(const TcpConfig& cfg, Sink* sink) {
   cfg_ = cfg;
@@ -1030,6 +1035,10 @@ bool connectHook() {
   return gConnecting && gConnecting->checkConnects();
 }
 }  // namespace
+
+TcpTransport::~TcpTransport() {
+  if (gConnecting == this) gConnecting = nullptr;
+}
 
 bool lossSeen() {
   static const bool assumed = kAssumeLoss.get();
