@@ -11,6 +11,16 @@ whatever happens. Faults are counted in the hosts' and the switch's namespaces a
 run: packets the qdiscs dropped (the injected loss plus any port-buffer overflow) and
 TCP's retransmitted segments and timeouts (nstat).
 
+Fault injection (--faults, on a lossless cluster of --fault-hosts hosts, ccmpi only): the
+program runs long enough and, 1 s in, the campaign kills a rank (SIGKILL), kills a launch
+proxy (`mpirun --ccmpi-proxy`), kills mpirun, takes a host's cable down for 2 s and back
+(`ip link set r0 down/up` in the host's namespace), or takes it down for good. Expected:
+the killed cases end the job with a non-zero status, a message naming the rank, proxy
+or host, and nothing left behind (no process of the job, no new file in /dev/shm); a
+cable down for 2 s is survived (the run finishes with every byte checked); a cable down
+for good ends the job within --fault-timeout with a message naming the host. Rows in
+OUT/faults.csv, a second table in OUT/README.md.
+
 Writes OUT/results.csv (one row per run), OUT/README.md (the table: operations, faults,
 bytes checked, errors, hangs, time, slowdown against the same implementation's lossless
 run), OUT/reliability.svg (median time per setting; needs Debian's python3-matplotlib,
@@ -19,6 +29,7 @@ rewrites README.md and the plot from results.csv and meta.json).
 
 Usage: bench/reliability/run.py [--build BUILD] [--report-only] [--iters 200] [--reps 1] [--hosts 8]
          [--settings 0,0.1,1,2,5,dup1,reorder1] [--impls ccmpi,openmpi] [--timeout 900]
+         [--faults rank,proxy,mpirun,cable2s,cable] [--fault-hosts 4] [--fault-timeout 60]
          [--out docs/results/reliability] [--env VAR=VALUE ...]
 A hang is a run that exceeds --timeout (its processes are killed with the cluster).
 The machine must be otherwise quiet for the figures to mean anything.
@@ -29,9 +40,12 @@ import datetime
 import json
 import os
 import re
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -151,13 +165,153 @@ def run_once(impl, cl, build, exe, iters, timeout):
     return row
 
 
-def build_programs(build, workdir):
+FAULTS = ("rank", "proxy", "mpirun", "cable2s", "cable")
+
+
+def process_table():
+    """{pid: (ppid, argv)} of every process."""
+    procs = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                argv = [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+        except (OSError, IndexError, ValueError):
+            continue
+        procs[int(d)] = (ppid, argv)
+    return procs
+
+
+def descendants(root):
+    """Pids below root (children, their children, ...) with their argv."""
+    procs = process_table()
+    kids = {}
+    for pid, (ppid, _) in procs.items():
+        kids.setdefault(ppid, []).append(pid)
+    out, todo = {}, [root]
+    while todo:
+        for k in kids.get(todo.pop(), []):
+            out[k] = procs[k][1]
+            todo.append(k)
+    return out
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def run_fault(fault, cl, build, exe, iters, timeout):
+    """Runs ccmpi's mixed program on cl and injects `fault` 1 s in. Returns a row: rc,
+    seconds to the end, hang, the line of mpirun's output naming the fault, processes and
+    /dev/shm files left, errors (the program's, or -1 when a run that should finish did
+    not)."""
+    shm_before = set(os.listdir("/dev/shm"))
+    t0 = time.time()
+    p = subprocess.Popen(command("ccmpi", cl, build, exe, iters), stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    time.sleep(1.0)
+    tree = descendants(p.pid)
+    ranks = sorted(pid for pid, argv in tree.items() if argv and argv[0] == exe)
+    proxies = sorted(pid for pid, argv in tree.items() if "--ccmpi-proxy" in argv)
+    victim_host = f"{cl.name}-h2"
+    target = ""
+    injected = 1
+    if p.poll() is not None:
+        injected = 0  # the job ended before the fault: the run proves nothing
+    elif fault == "rank" and ranks:
+        os.kill(ranks[-1], signal.SIGKILL)
+        target = f"pid {ranks[-1]}"
+    elif fault == "proxy" and proxies:
+        os.kill(proxies[-1], signal.SIGKILL)
+        target = f"pid {proxies[-1]}"
+    elif fault == "mpirun":
+        os.kill(p.pid, signal.SIGKILL)
+        target = f"pid {p.pid}"
+    elif fault in ("cable2s", "cable"):
+        ns = f"ccmpi-{cl.name}-h2"
+        subprocess.run(["ip", "-n", ns, "link", "set", "r0", "down"], check=True)
+        target = f"{victim_host} r0"
+        if fault == "cable2s":
+            time.sleep(2.0)
+            subprocess.run(["ip", "-n", ns, "link", "set", "r0", "up"], check=True)
+    else:
+        injected = 0  # the job ended before the fault could be injected
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        hang = False
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        hang = True
+    seconds = time.time() - t0
+    rc = p.returncode
+    # The job's processes must go on their own (mpirun killed: its proxies and ranks).
+    deadline = time.time() + 10
+    left = [pid for pid in tree if alive(pid)]
+    while left and time.time() < deadline:
+        time.sleep(0.1)
+        left = [pid for pid in tree if alive(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    shm_left = sorted(set(os.listdir("/dev/shm")) - shm_before)
+    # The message: the first line naming the victim (several ranks may report the loss
+    # of a peer before mpirun names the cause), else the first line of mpirun or ccmpi.
+    lines = [ln for ln in out.splitlines() if ln.startswith("mpirun:") or "ccmpi" in ln]
+    naming = {"rank": r"rank \d+ \(host [^)]*\) was killed", "proxy": r"proxy on host",
+              "cable": r"network path to its host \S+ is down"}.get(fault)
+    named = [ln for ln in lines if naming and re.search(naming, ln)]
+    message = (named or lines or [""])[0][:200]
+    m = re.search(r"RESULT .*errors=(\d+)", out)
+    errors = int(m.group(1)) if m else 0
+    if not injected:
+        expected = False
+    elif fault == "cable2s":
+        expected = rc == 0 and m is not None
+        if not m:
+            errors = -1
+    else:
+        expected = rc != 0 and not hang and not left and not shm_left and (
+            fault == "mpirun" or bool(named))
+    return {"fault": fault, "target": target, "injected": injected, "rc": rc,
+            "seconds": round(seconds, 2), "hang": int(hang), "errors": errors,
+            "procs_left": len(left), "shm_left": len(shm_left), "expected": int(expected),
+            "message": message}
+
+
+def write_fault_report(rows, out):
+    fields = ["fault", "target", "injected", "rc", "seconds", "hang", "errors", "procs_left",
+              "shm_left", "expected", "message"]
+    with open(os.path.join(out, "faults.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    lines = ["", "## Fault injection", "",
+             "ccmpi only, lossless cluster; the fault 1 s into the run (see run.py).", "",
+             "| fault | faults injected | exit status | time to end (s) | errors | hangs | "
+             "processes left | /dev/shm left | as expected | message |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['fault']} | {r['injected']} | {r['rc']} | {r['seconds']} | "
+                     f"{r['errors']} | {r['hang']} | {r['procs_left']} | {r['shm_left']} | "
+                     f"{'yes' if int(r['expected']) else '**no**'} | "
+                     f"{str(r['message']).replace('|', '/')} |")
+    return lines
+
+
+def build_programs(build, workdir, impls):
     src = os.path.join(HERE, "mixed.c")
     exes = {"ccmpi": os.path.join(workdir, "mixed.ccmpi"),
             "openmpi": os.path.join(workdir, "mixed.openmpi")}
-    subprocess.run([os.path.join(build, "bin", "mpicc"), "-O2", "-o", exes["ccmpi"], src],
-                   check=True)
-    subprocess.run(["mpicc.openmpi", "-O2", "-o", exes["openmpi"], src], check=True)
+    compilers = {"ccmpi": os.path.join(build, "bin", "mpicc"), "openmpi": "mpicc.openmpi"}
+    for impl in impls:
+        subprocess.run([compilers[impl], "-O2", "-o", exes[impl], src], check=True)
     return exes
 
 
@@ -193,7 +347,7 @@ def write_report(rows, out, meta):
             t = [r["seconds"] for r in rows if r["setting"] == s and r["impl"] == i and
                  r["seconds"] is not None]
             med[s, i] = statistics.median(t) if t else None
-    base = {i: med.get((settings[0], i)) for i in impls}
+    base = {i: med.get((settings[0], i)) for i in impls} if settings else {}
     lines = [
         "# Reliability campaign: packet faults",
         "",
@@ -211,7 +365,8 @@ def write_report(rows, out, meta):
         "over the hosts. Time: the program's own (slowest rank), median over repetitions; "
         "slowdown against the same implementation's first setting.",
         "",
-        "| setting | impl | runs | operations | drops | TCP retrans | RTOs | bytes checked | "
+        "| setting | impl | runs | operations | faults injected (packets dropped) | "
+        "TCP retrans | RTOs | bytes checked | "
         "errors | hangs | time (s) | slowdown |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
@@ -236,8 +391,12 @@ def write_report(rows, out, meta):
     if notes:
         lines += ["", "Failed runs:", ""] + [f"- {r['setting']} {r['impl']} rep {r['rep']}: "
                                              f"{r['note']}" for r in notes]
+    if meta.get("faults"):
+        lines += write_fault_report(meta["faults"], out)
     with open(os.path.join(out, "README.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
+    if not rows:
+        return
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -260,40 +419,26 @@ def write_report(rows, out, meta):
     fig.savefig(os.path.join(out, "reliability.svg"))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--build", default=os.path.join(REPO, "build"))
-    ap.add_argument("--iters", type=int, default=200)
-    ap.add_argument("--reps", type=int, default=1)
-    ap.add_argument("--hosts", type=int, default=8)
-    ap.add_argument("--settings", default="0,0.1,1,2,5,dup1,reorder1")
-    ap.add_argument("--impls", default="ccmpi,openmpi")
-    ap.add_argument("--timeout", type=float, default=900)
-    ap.add_argument("--out", default=os.path.join(REPO, "docs", "results", "reliability"))
-    ap.add_argument("--report-only", action="store_true",
-                    help="rewrite README.md and the plot from OUT/results.csv, run nothing")
-    ap.add_argument("--env", action="append", default=[],
-                    help="VAR=VALUE for the runs (ccmpi tunables, for experiments)")
-    a = ap.parse_args()
-    if a.report_only:
-        rows = read_rows(os.path.join(a.out, "results.csv"))
-        with open(os.path.join(a.out, "meta.json")) as f:
-            write_report(rows, a.out, json.load(f))
-        return 0
-    tool = os.path.join(a.build, "bin", "ccmpi-cluster")
-    os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-    os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    for kv in a.env:
-        k, _, v = kv.partition("=")
-        os.environ[k] = v
-    started = datetime.datetime.now(datetime.timezone.utc)
-    load = open("/proc/loadavg").read().split()[0]
-    workdir = os.path.join("/tmp", f"reliability-{os.getpid()}")
-    os.makedirs(workdir, exist_ok=True)
-    exes = build_programs(a.build, workdir)
+def campaign(a, tool, workdir, started, load):
+    """Runs the fault injections, then the packet-fault settings; writes the report. Exit
+    status 1 if a run had errors or hung, or a fault did not end as expected."""
     impls = a.impls.split(",")
-    rows, skipped = [], []
-    for setting in a.settings.split(","):
+    faults = [f for f in a.faults.split(",") if f]
+    exes = build_programs(a.build, workdir, sorted(set(impls) | ({"ccmpi"} if faults else set())))
+    rows, skipped, fault_rows = [], [], []
+    for f in faults:
+        if f not in FAULTS:
+            raise SystemExit(f"unknown fault {f!r} (known: {', '.join(FAULTS)})")
+    for fault in faults:
+        # A fresh cluster each: a cable taken down for good stays down.
+        with Cluster(tool, f"rf{os.getpid() % 100000}", a.fault_hosts, "0") as cl:
+            r = run_fault(fault, cl, a.build, exes["ccmpi"], a.fault_iters, a.fault_timeout)
+        fault_rows.append(r)
+        print(f"fault {fault:8} {r['target']}: exit {r['rc']} after {r['seconds']} s, hang "
+              f"{r['hang']}, errors {r['errors']}, processes left {r['procs_left']}, /dev/shm "
+              f"left {r['shm_left']}, as expected {bool(r['expected'])}: {r['message']}",
+              flush=True)
+    for setting in [x for x in a.settings.split(",") if x]:
         with Cluster(tool, f"rel{os.getpid() % 100000}", a.hosts, setting) as cl:
             if cl.unsupported:
                 print(f"{setting}: skipped, this kernel has no netem (duplication and "
@@ -315,9 +460,53 @@ def main():
     write_report(rows, a.out, {"command": " ".join(sys.argv[1:]),
                                "started": f"{started:%Y-%m-%d %H:%M}", "load": load,
                                "hosts": a.hosts, "iters": a.iters, "reps": a.reps,
-                               "skipped": skipped})
+                               "skipped": skipped, "faults": fault_rows})
     bad = [r for r in rows if r["errors"] != 0 or r["hang"]]
+    bad += [r for r in fault_rows if not r["expected"]]
     return 1 if bad else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(REPO, "build"))
+    ap.add_argument("--iters", type=int, default=200)
+    ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("--hosts", type=int, default=8)
+    ap.add_argument("--settings", default="0,0.1,1,2,5,dup1,reorder1")
+    ap.add_argument("--impls", default="ccmpi,openmpi")
+    ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--out", default=os.path.join(REPO, "docs", "results", "reliability"))
+    ap.add_argument("--faults", default=",".join(FAULTS),
+                    help="fault injections to run (comma separated, '' for none): "
+                    + ", ".join(FAULTS))
+    ap.add_argument("--fault-hosts", type=int, default=4)
+    ap.add_argument("--fault-iters", type=int, default=300,
+                    help="iterations of a fault run (long enough to outlast the fault)")
+    ap.add_argument("--fault-timeout", type=float, default=60,
+                    help="seconds after which a fault run counts as a hang")
+    ap.add_argument("--report-only", action="store_true",
+                    help="rewrite README.md and the plot from OUT/results.csv, run nothing")
+    ap.add_argument("--env", action="append", default=[],
+                    help="VAR=VALUE for the runs (ccmpi tunables, for experiments)")
+    a = ap.parse_args()
+    if a.report_only:
+        rows = read_rows(os.path.join(a.out, "results.csv"))
+        with open(os.path.join(a.out, "meta.json")) as f:
+            write_report(rows, a.out, json.load(f))
+        return 0
+    tool = os.path.join(a.build, "bin", "ccmpi-cluster")
+    os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    for kv in a.env:
+        k, _, v = kv.partition("=")
+        os.environ[k] = v
+    started = datetime.datetime.now(datetime.timezone.utc)
+    load = open("/proc/loadavg").read().split()[0]
+    workdir = tempfile.mkdtemp(prefix="reliability-")
+    try:
+        return campaign(a, tool, workdir, started, load)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -126,7 +126,9 @@ void Engine::addHook(Hook h) {
 
 bool Engine::runHooks() {
   bool progressed = false;
-  for (Hook h : hooks_) progressed |= h();
+  // By index: a hook may add another (a send that opens a connection watches it), which
+  // can reallocate the vector.
+  for (size_t i = 0; i < hooks_.size(); ++i) progressed |= hooks_[i]();
   return progressed;
 }
 

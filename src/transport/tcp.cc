@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -42,6 +43,21 @@ Tunable<double> kConnectRetrySeconds(
     "seconds a connection attempt that fails for the network's sake (no route to host: a "
     "lost ARP exchange on a lossy link; network unreachable; timed out) is repeated, with "
     "growing pauses, before the peer counts as lost");
+
+Tunable<uint64_t> kSynRetryMs(
+    "CCMPI_TCP_SYN_RETRY_MS", 100,
+    "milliseconds a connection attempt waits for the peer's answer to its SYN before a new "
+    "attempt replaces it, the wait doubling for each of up to 4 replacements (then the "
+    "kernel's own retransmissions); the kernel repeats a lost SYN only after 1 s, so on a "
+    "lossy network every lost SYN or SYN-ACK held up the first message to a peer for 1 s. "
+    "0 = leave it to the kernel");
+
+Tunable<uint64_t> kUserTimeoutMs(
+    "CCMPI_TCP_USER_TIMEOUT_MS", 20000,
+    "milliseconds a connection's sent data may stay unacknowledged before the peer counts "
+    "as lost and the job ends naming its address (TCP_USER_TIMEOUT; a cable down for good "
+    "otherwise holds the job for the kernel's 15 minutes of retransmissions). Shorter "
+    "outages are survived as TCP survives them; 0 = the kernel's");
 
 Tunable<uint64_t> kNotsentLowat(
     "CCMPI_TCP_NOTSENT_LOWAT", 128 * 1024,
@@ -86,6 +102,38 @@ void setRailTimeout(int fd) {
   setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &v, sizeof v);
 }
 
+Tunable<double> kLossyRetrans(
+    "CCMPI_LOSSY_RETRANS", 1.0,
+    "percent of the segments of this rank's connections retransmitted (from 16 "
+    "retransmissions on) above which this rank counts the network as lossy "
+    "(transport::lossSeen()): collectives then prefer fewer rounds where each rank may "
+    "choose alone (the pairwise Alltoall posts every exchange at once, the phased "
+    "Alltoallv sends in one round); 0 = never. Drops at a congested switch port on a "
+    "clean network stay well below 1%");
+Tunable<bool> kAssumeLoss(
+    "CCMPI_ASSUME_LOSS", false,
+    "act as if this rank had seen loss from the start (CCMPI_LOSSY_RETRANS): for a "
+    "network known to lose packets, and for tests");
+std::atomic<bool> gLossSeen{false};
+// Over all of this rank's connections: segments sent (estimated) and retransmitted.
+std::atomic<uint64_t> gSegments{0}, gRetrans{0};
+
+// A connection's counters grew by `segments` and `retrans` since its last report. The sums
+// over every connection decide: a rank talks to many peers, so it knows within a few
+// messages what one connection would learn only after hundreds of segments.
+void noteSegments(uint64_t segments, uint64_t retrans) {
+  const uint64_t segs = gSegments.fetch_add(segments, std::memory_order_relaxed) + segments;
+  const uint64_t re = gRetrans.fetch_add(retrans, std::memory_order_relaxed) + retrans;
+  const double lossy = kLossyRetrans.get();
+  if (lossy <= 0 || re < 16 || static_cast<double>(re) * 100.0 < lossy * static_cast<double>(segs))
+    return;
+  if (!gLossSeen.exchange(true, std::memory_order_relaxed))
+    log::info(
+        "%llu of about %llu segments retransmitted on this rank's connections; the network "
+        "counts as lossy (CCMPI_LOSSY_RETRANS)",
+        static_cast<unsigned long long>(re), static_cast<unsigned long long>(segs));
+}
+
 // Linux's socket option for the per-socket minimum RTO (uapi linux/tcp.h since 6.15);
 // Debian 12's headers predate it.
 #ifndef TCP_RTO_MIN_US
@@ -99,7 +147,10 @@ constexpr int kMaxIov = 64;
 constexpr uint64_t kRateMinBytes = 256 * 1024;  // smallest backlog period that is a sample
 constexpr uint64_t kRateMaxBytes = 1 << 20;     // a sample at least every this many bytes
 constexpr int kReadsPerEvent = 32;
-constexpr uint64_t kLossCheckBytes = 64 * 1024;  // a paced connection's loss check period
+constexpr int kMaxSynRetries = 4;  // see CCMPI_TCP_SYN_RETRY_MS
+// Bytes written between loss checks (checkLoss) of a paced connection, and of every
+// connection until the rank has counted the network as lossy.
+constexpr uint64_t kLossCheckBytes = 64 * 1024;
 // Largest SO_RCVLOWAT (see setReadThreshold): far below what the receive window holds
 // (tcp_rmem's default 128 KiB buffer, less its per-segment overhead), so the sender can
 // always put that much in flight and the wait ends even on a lossy path.
@@ -122,6 +173,10 @@ void setSocketOptions(int fd) {
   if (const uint64_t lowat = kNotsentLowat.get()) {
     int v = static_cast<int>(std::min<uint64_t>(lowat, 1u << 30));
     setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &v, sizeof v);
+  }
+  if (const uint64_t ms = kUserTimeoutMs.get()) {
+    unsigned v = static_cast<unsigned>(std::min<uint64_t>(ms, 1u << 30));
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &v, sizeof v);
   }
   if (const uint64_t rto = kRtoMinUs.get()) {
     int v = static_cast<int>(std::min<uint64_t>(rto, 200000));
@@ -197,6 +252,8 @@ class TcpConn final : public progress::EventHandler {
   int fd() const { return fd_; }
   int peer() const { return peer_; }
   int64_t acceptedNs() const { return acceptedNs_; }
+  int64_t connectNs() const { return connectNs_; }
+  void setConnectNs(int64_t ns) { connectNs_ = ns; }
   State state() const { return st_; }
   bool idle() const { return outq_.empty(); }
 
@@ -212,7 +269,16 @@ class TcpConn final : public progress::EventHandler {
     if (st_ != State::kConnecting) flush();
   }
 
+  // The peer's IP address, for messages (a timed-out socket no longer has it).
+  void notePeerAddress() {
+    sockaddr_in sa{};
+    socklen_t len = sizeof sa;
+    if (getpeername(fd_, reinterpret_cast<sockaddr*>(&sa), &len) == 0)
+      inet_ntop(AF_INET, &sa.sin_addr, peerIp_, sizeof peerIp_);
+  }
+
   void startAccepted() {
+    notePeerAddress();
     acceptedNs_ = progress::Engine::nowNs();
     challenge_[0] = randomU64();
     challenge_[1] = randomU64();
@@ -239,6 +305,7 @@ class TcpConn final : public progress::EventHandler {
         return fail(std::string("connect failed: ") + strerror(err));
       }
       st_ = State::kAwaitChallenge;
+      notePeerAddress();
       updateInterest();
     }
     if (events & EPOLLOUT) flush();
@@ -287,7 +354,9 @@ class TcpConn final : public progress::EventHandler {
       }
       consume(static_cast<size_t>(n));
       written_ += static_cast<uint64_t>(n);
-      if (paced_ && written_ - lossCheckedAt_ >= kLossCheckBytes) checkLoss();
+      if ((paced_ || !gLossSeen.load(std::memory_order_relaxed)) &&
+          written_ - lossCheckedAt_ >= kLossCheckBytes)
+        checkLoss();
     }
     if (outq_.empty()) {
       endBusyPeriod();
@@ -311,7 +380,17 @@ class TcpConn final : public progress::EventHandler {
   // acceptance is made again (within CCMPI_TCP_CONNECT_RETRY): on a lossy network the
   // peer's end of a connection can fail to come up although ours did (its last handshake
   // segments lost), and the keepalive probes of a connecting socket find that out.
-  void failIo(const std::string& why) {
+  void failIo(const std::string& what) {
+    std::string why = what;
+    // TCP_USER_TIMEOUT (or the kernel's retransmissions) gave up, or this host lost its
+    // route (its interface went down): name the host the path leads to.
+    if (what.find(strerror(ETIMEDOUT)) != std::string::npos)
+      why += std::string(": the network path to its host ") + peerIp_ +
+             " is down (nothing acknowledged within CCMPI_TCP_USER_TIMEOUT_MS)";
+    else if (what.find(strerror(ENETUNREACH)) != std::string::npos ||
+             what.find(strerror(EHOSTUNREACH)) != std::string::npos)
+      why += std::string(": the network path to its host ") + peerIp_ +
+             " is down (this host has no route to it)";
     if ((st_ == State::kAwaitChallenge || st_ == State::kAwaitAccept) && t_->retryConnect(this)) {
       log::info("connection to rank %d broke during the handshake (%s); trying again", peer_,
                 why.c_str());
@@ -356,9 +435,17 @@ class TcpConn final : public progress::EventHandler {
     tcp_info ti{};
     socklen_t len = sizeof ti;
     if (getsockopt(fd_, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return;
-    const double limit = kUnpaceLoss.get();
     const double segments = static_cast<double>(written_) / 1448 + 1;
-    if (limit <= 0 || ti.tcpi_total_retrans < 8 || ti.tcpi_total_retrans * 100.0 < limit * segments)
+    const uint64_t segs = written_ / 1448 + 1;
+    if (segs > reportedSegs_ || ti.tcpi_total_retrans > reportedRetrans_) {
+      noteSegments(segs - std::min(segs, reportedSegs_),
+                   ti.tcpi_total_retrans - std::min(ti.tcpi_total_retrans, reportedRetrans_));
+      reportedSegs_ = std::max(segs, reportedSegs_);
+      reportedRetrans_ = std::max(ti.tcpi_total_retrans, reportedRetrans_);
+    }
+    const double limit = kUnpaceLoss.get();
+    if (!paced_ || limit <= 0 || ti.tcpi_total_retrans < 8 ||
+        ti.tcpi_total_retrans * 100.0 < limit * segments)
       return;
     unsigned long unlimited = ~0UL;
     setsockopt(fd_, SOL_SOCKET, SO_MAX_PACING_RATE, &unlimited, sizeof unlimited);
@@ -628,6 +715,8 @@ class TcpConn final : public progress::EventHandler {
   }
 
   int64_t acceptedNs_ = 0;  // when the listener accepted it (0: our own attempt)
+  int64_t connectNs_ = 0;   // when our attempt called connect()
+  char peerIp_[INET_ADDRSTRLEN] = "?";
   std::vector<unsigned char> in_;
   size_t inStart_ = 0, inEnd_ = 0;
   uint64_t lowat_ = 1;  // SO_RCVLOWAT of the socket
@@ -642,6 +731,8 @@ class TcpConn final : public progress::EventHandler {
   uint64_t busyBytes_ = 0;
   double rate_ = 0;
   bool paced_ = false;
+  uint64_t reportedSegs_ = 0;  // segments and retransmissions counted in noteSegments
+  uint32_t reportedRetrans_ = 0;
   uint64_t written_ = 0;        // bytes written to the socket
   uint64_t lossCheckedAt_ = 0;  // written_ at the last checkLoss()
 };
@@ -663,7 +754,6 @@ uint64_t TcpTransport::mac(char tag, uint64_t nonce0, uint64_t nonce1, int from,
 }
 
 TcpTransport::TcpTransport() = default;
-TcpTransport::~TcpTransport() = default;
 
 int TcpTransport::listenOn(const std::string& ip, uint16_t* port) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -786,10 +876,15 @@ void TcpTransport::connectTo(int peer) {
   auto c = std::make_unique<TcpConn>(
       this, fd, peer, rc == 0 ? TcpConn::State::kAwaitChallenge : TcpConn::State::kConnecting);
   TcpConn* raw = c.get();
+  if (rc == 0) raw->notePeerAddress();
   conns_.push_back(std::move(c));
   peers_[peer].outgoing = raw;
   progress::engine().add(fd, EPOLLIN | (rc == 0 ? 0u : static_cast<uint32_t>(EPOLLOUT)), raw,
                          /*traffic=*/true);
+  if (rc != 0 && kSynRetryMs.get() > 0 && peers_[peer].synRetries < kMaxSynRetries) {
+    raw->setConnectNs(progress::Engine::nowNs());
+    watchConnect(peer);
+  }
 }
 
 TcpTransport::RailLink& TcpTransport::link(int peer, int rail) {
@@ -998,6 +1093,7 @@ void TcpTransport::opened(int peer, TcpConn* c) {
   }
   p.cmaPid = 0;
   p.connectRetries = 0;
+  p.synRetries = 0;
   p.retryAtNs = 0;
   ++opened_;
   if (p.sameHost && cma::enabled()) {
@@ -1168,6 +1264,76 @@ bool TcpTransport::sweepHandshakes() {
       ++it;
   }
   return any;
+}
+
+namespace {
+TcpTransport* gConnecting = nullptr;  // the transport with attempts to watch
+bool connectHook() {
+  return gConnecting && gConnecting->checkConnects();
+}
+}  // namespace
+
+TcpTransport::~TcpTransport() {
+  if (gConnecting == this) gConnecting = nullptr;
+}
+
+bool lossSeen() {
+  static const bool assumed = kAssumeLoss.get();
+  return assumed || gLossSeen.load(std::memory_order_relaxed);
+}
+
+int64_t synRetryDelayNs(int retries) {
+  const uint64_t ms = kSynRetryMs.get();
+  if (ms == 0 || retries < 0 || retries >= kMaxSynRetries) return 0;
+  return static_cast<int64_t>(std::min<uint64_t>(ms, 10000)) * 1000000 << retries;
+}
+
+void TcpTransport::watchConnect(int peer) {
+  if (std::find(synWatch_.begin(), synWatch_.end(), peer) == synWatch_.end())
+    synWatch_.push_back(peer);
+  gConnecting = this;
+  progress::engine().addHook(&connectHook);
+}
+
+bool TcpTransport::checkConnects() {
+  if (synWatch_.empty()) return false;
+  const int64_t now = progress::Engine::nowNs();
+  bool started = false;
+  for (size_t k = 0; k < synWatch_.size();) {
+    const int peer = synWatch_[k];
+    Peer& p = peers_[peer];
+    TcpConn* c = p.outgoing;
+    const int64_t delay = synRetryDelayNs(p.synRetries);
+    if (shuttingDown_ || !c || c->state() != TcpConn::State::kConnecting || delay == 0) {
+      synWatch_.erase(synWatch_.begin() + static_cast<std::ptrdiff_t>(k));
+      continue;
+    }
+    const int64_t due = c->connectNs() + delay;
+    if (now < due) {
+      progress::engine().wakeBy(due);
+      ++k;
+      continue;
+    }
+    // No SYN-ACK yet: the SYN or its answer was lost (or the peer's accept queue is full).
+    // A new attempt sends a new SYN at once instead of the kernel's retransmission at 1 s.
+    // (One that has just come up, its event not yet handled, is kept.)
+    tcp_info ti{};
+    socklen_t len = sizeof ti;
+    if (getsockopt(c->fd(), IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
+        ti.tcpi_state != TCP_SYN_SENT) {
+      synWatch_.erase(synWatch_.begin() + static_cast<std::ptrdiff_t>(k));
+      continue;
+    }
+    ++p.synRetries;
+    log::info("connection to rank %d: no answer to its SYN within %lld ms; trying again (%d)", peer,
+              static_cast<long long>(delay / 1000000), p.synRetries);
+    c->closeQuietly();
+    p.outgoing = nullptr;
+    synWatch_.erase(synWatch_.begin() + static_cast<std::ptrdiff_t>(k));
+    connectTo(peer);  // watches the new attempt again (appended)
+    started = true;
+  }
+  return started;
 }
 
 namespace {

@@ -98,6 +98,9 @@ class TcpTransport {
   double drainRate(int peer) const;
   // Starts the connection attempts that are due (progress hook); true if one started.
   bool retryDue();
+  // Replaces attempts whose SYN went unanswered for CCMPI_TCP_SYN_RETRY_MS (doubling) by
+  // new ones (progress hook); true if one started.
+  bool checkConnects();
   // Closes accepted connections that did not authenticate within
   // CCMPI_TCP_HANDSHAKE_TIMEOUT and deletes closed unauthenticated ones (progress hook).
   bool sweepHandshakes();
@@ -137,6 +140,7 @@ class TcpTransport {
     std::vector<int> theirRail;   // per rail of ours: the peer's rail it meets (-1: none)
     std::vector<Rail> theirs;     // the peer's card
     std::vector<RailLink> links;  // per rail of ours (index 0 unused)
+    int synRetries = 0;           // attempts replaced for an unanswered SYN
   };
   class Listener : public progress::EventHandler {
    public:
@@ -162,6 +166,7 @@ class TcpTransport {
   // CCMPI_TCP_CONNECT_RETRY lasts; the caller closes c.
   bool retryConnect(TcpConn* c);
   bool scheduleRetry(int peer);
+  void watchConnect(int peer);  // checkConnects() watches peer's new attempt
   // Accepted connections still to prove the job secret, and how many may wait at once.
   size_t handshakes() const;
   size_t maxHandshakes() const;
@@ -183,6 +188,7 @@ class TcpTransport {
   std::vector<std::unique_ptr<TcpConn>> conns_;
   bool shuttingDown_ = false;
   bool retryPending_ = false;
+  std::vector<int> synWatch_;  // peers whose attempt waits for a SYN-ACK
   uint64_t opened_ = 0;
   uint64_t remoteOpened_ = 0, pacedOpened_ = 0;
   uint64_t rejectedAuth_ = 0;
@@ -190,6 +196,15 @@ class TcpTransport {
   uint64_t railsOpened_ = 0, railsLost_ = 0;
   unsigned sweepTurn_ = 0;
 };
+
+// Whether this rank has seen a lossy network: some TCP connection retransmitted more than
+// CCMPI_LOSSY_RETRANS percent of its segments (or CCMPI_ASSUME_LOSS). Local to the rank:
+// a choice made on it must work whatever the other ranks chose.
+bool lossSeen();
+
+// How long an attempt that has made `retries` replacements so far waits for a SYN-ACK
+// before it is replaced (CCMPI_TCP_SYN_RETRY_MS, doubling); 0 = no more replacements.
+int64_t synRetryDelayNs(int retries);
 
 // Bytes/s of TCP payload at which connections between hosts are paced (CCMPI_TCP_PACING);
 // 0 when they are not.

@@ -14,6 +14,12 @@
 #   mcast     multicast Bcast and Scatterv on 4 hosts under loss, duplication and
 #             reordering deliver exactly (tests/mpi/mcast_*.c); without netem, up refuses
 #             duplication and reordering and leaves nothing
+#   synloss   a connection whose first SYN is lost opens within 800 ms, not after the
+#             kernel's 1 s SYN retransmission (tests/cluster/cluster_first_contact.c)
+#   faults    bench/reliability/run.py's fault injections on 2 hosts: a rank, a proxy and
+#             mpirun killed, a cable down for 2 s and for good, each ending as it should
+#   lossdetect  ranks count a network with 10% loss as lossy (CCMPI_LOSSY_RETRANS), a
+#             lossless one not
 #   check     `check` on 2 hosts at 20mbit reports every figure within 10%
 #   rails     3 hosts x 2 rails: every rank finds both NICs (ccmpi_info --rails), large
 #             messages are striped over both (each NIC's tx_bytes), every byte and the order
@@ -367,6 +373,89 @@ case "$CASE" in
         "$MCAST_SCATTERV" "$ns" lossy
       [ "$RC" -eq 0 ] && grep -q "^PASS mcast_scatterv" "$WORK/out" ||
         fail "mcast_scatterv with $loss loss: rc $RC"
+      "$CLUSTER" down --name "$n" >/dev/null 2>&1
+    done
+    ;;
+
+  synloss)
+    # A lost SYN costs a connection's first message 1 s (the kernel's first SYN
+    # retransmission); ccmpi replaces an attempt unanswered after CCMPI_TCP_SYN_RETRY_MS
+    # (100 ms) by a new one. The switch drops every SYN to h2 (a classic-BPF filter sending
+    # IPv4 TCP segments with SYN set and ACK clear to a class whose queue holds nothing)
+    # until rank 0 on h1 has said it is about to send its first message to rank 1 on h2.
+    : "${MPIRUN:?}" "${FIRST_CONTACT:?}"
+    new_name sy; n=$NAME
+    run "$CLUSTER" up --hosts 2 --rate 100mbit --name "$n" --owner $$
+    [ "$RC" -eq 0 ] || fail "up failed"
+    hostfile=$(cat "$WORK/out")
+    sw="ccmpi-$n-sw"
+    tc -n "$sw" class add dev h2r0 parent 1: classid 1:2 htb rate 8bit ceil 8bit quantum 1538 &&
+      tc -n "$sw" qdisc add dev h2r0 parent 1:2 handle 20: pfifo limit 0 &&
+      tc -n "$sw" filter add dev h2r0 parent 1: protocol all prio 1 bpf bytecode \
+        "11,40 0 0 12,21 0 8 2048,48 0 0 14,21 0 6 69,48 0 0 23,21 0 4 6,48 0 0 47,84 0 0 18,21 0 1 2,6 0 0 65538,6 0 0 0" ||
+      fail "cannot add the SYN filter"
+    CCMPI_VERBOSE=2 timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" \
+      --iface r0 -n 2 "$FIRST_CONTACT" >"$WORK/out" 2>"$WORK/err" &
+    job=$!
+    BG_PIDS+=("$job")
+    for _ in $(seq 1 500); do grep -q '^connecting$' "$WORK/out" && break; sleep 0.01; done
+    grep -q '^connecting$' "$WORK/out" || fail "rank 0 did not start within 5 s"
+    sleep 0.05
+    tc -n "$sw" filter del dev h2r0 parent 1: prio 1 || fail "cannot remove the SYN filter"
+    wait "$job"
+    RC=$?
+    [ "$RC" -eq 0 ] && grep -q "^PASS cluster_first_contact" "$WORK/out" || fail "rc $RC"
+    drops=$(tc -n "$sw" -s qdisc show dev h2r0 | awk '$1 == "qdisc" && $3 == "20:" {q = 1} q && $1 == "Sent" {print $7 + 0; exit}')
+    [ "${drops:-0}" -ge 1 ] || fail "no SYN was dropped (the filter did not act)"
+    grep -q "connection to rank 1: no answer to its SYN within 100 ms; trying again" "$WORK/err" ||
+      fail "the attempt was not replaced"
+    ms=$(sed -n 's/^first_contact_ms=\([0-9]*\)$/\1/p' "$WORK/out")
+    [ -n "$ms" ] && [ "$ms" -lt 800 ] || fail "first contact took ${ms:-?} ms (the kernel's SYN retransmission: 1000)"
+    ;;
+
+  faults)
+    # The reliability campaign's fault injections (bench/reliability/run.py --faults) on
+    # 2 hosts: a rank, a launch proxy or mpirun killed ends the job with a non-zero status
+    # (and a message naming the rank or proxy) leaving no process and nothing in /dev/shm;
+    # a cable down for 2 s is survived with every byte checked; a cable down for good ends
+    # the job within the fault timeout, naming the host (CCMPI_TCP_USER_TIMEOUT_MS 8 s here).
+    : "${RELIABILITY:?}"
+    run timeout 280 python3 "$RELIABILITY" --build "$(dirname "$CLUSTER")/.." --settings "" \
+      --impls ccmpi --fault-hosts 2 --fault-iters 600 --fault-timeout 40 --out "$WORK/rel" \
+      --env CCMPI_TCP_USER_TIMEOUT_MS=8000
+    [ "$RC" -eq 0 ] || fail "a fault did not end as expected (rc $RC)"
+    for f in rank proxy mpirun cable2s cable; do
+      grep -q "^fault $f .*as expected True" "$WORK/out" || fail "fault $f"
+    done
+    grep -q "^fault rank .*rank [0-9]* (host .*) was killed by signal 9" "$WORK/out" ||
+      fail "the killed rank was not named"
+    grep -q "^fault proxy .*lost connection to the proxy on host" "$WORK/out" ||
+      fail "the killed proxy was not named"
+    grep -q "^fault cable .*the network path to its host 198\.18\.[0-9.]* is down" "$WORK/out" ||
+      fail "the host behind the cable was not named"
+    grep -q "^## Fault injection" "$WORK/rel/README.md" || fail "no fault table"
+    ;;
+
+  lossdetect)
+    # A rank whose connections retransmit more than CCMPI_LOSSY_RETRANS (1%) of their
+    # segments counts the network as lossy (its Alltoall then posts every exchange at
+    # once): 3 hosts at 10% loss per cable, tests/mpi/coll_lossy.c (Alltoall and Alltoallv,
+    # every byte checked); without loss no rank says so.
+    : "${MPIRUN:?}" "${COLL_LOSSY:?}"
+    for loss in 10% 0%; do
+      new_name ld; n=$NAME
+      run "$CLUSTER" up --hosts 3 --rate 100mbit --loss "$loss" --name "$n" --owner $$
+      [ "$RC" -eq 0 ] || fail "up failed"
+      hostfile=$(cat "$WORK/out")
+      CCMPI_VERBOSE=2 CCMPI_ALLTOALL_ALGORITHM=pairwise run timeout 60 "$MPIRUN" \
+        --hostfile "$hostfile" --launcher "$CLUSTER exec" --iface r0 -n 3 "$COLL_LOSSY"
+      [ "$RC" -eq 0 ] && grep -q "^PASS coll_lossy" "$WORK/out" || fail "coll_lossy ($loss): rc $RC"
+      lossy=$(grep -c "segments retransmitted on this rank's connections; the network counts as lossy" "$WORK/err")
+      if [ "$loss" = 0% ]; then
+        [ "$lossy" -eq 0 ] || fail "a rank counted a lossless network as lossy"
+      else
+        [ "$lossy" -ge 1 ] || fail "no rank counted the network as lossy at $loss"
+      fi
       "$CLUSTER" down --name "$n" >/dev/null 2>&1
     done
     ;;
