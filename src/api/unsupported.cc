@@ -39,46 +39,6 @@ extern "C" int PMPI_Comm_spawn_multiple(int, char*[], char**[], const int[], con
 }
 CCMPI_MPI_ALIAS(MPI_Comm_spawn_multiple)
 
-extern "C" int PMPI_Open_port(MPI_Info, char*) {
-  return ccmpi::api::unsupported("MPI_Open_port");
-}
-CCMPI_MPI_ALIAS(MPI_Open_port)
-
-extern "C" int PMPI_Close_port(const char*) {
-  return ccmpi::api::unsupported("MPI_Close_port");
-}
-CCMPI_MPI_ALIAS(MPI_Close_port)
-
-extern "C" int PMPI_Comm_accept(const char*, MPI_Info, int, MPI_Comm comm, MPI_Comm*) {
-  return ccmpi::api::unsupportedComm(comm, "MPI_Comm_accept");
-}
-CCMPI_MPI_ALIAS(MPI_Comm_accept)
-
-extern "C" int PMPI_Comm_connect(const char*, MPI_Info, int, MPI_Comm comm, MPI_Comm*) {
-  return ccmpi::api::unsupportedComm(comm, "MPI_Comm_connect");
-}
-CCMPI_MPI_ALIAS(MPI_Comm_connect)
-
-extern "C" int PMPI_Publish_name(const char*, MPI_Info, const char*) {
-  return ccmpi::api::unsupported("MPI_Publish_name");
-}
-CCMPI_MPI_ALIAS(MPI_Publish_name)
-
-extern "C" int PMPI_Unpublish_name(const char*, MPI_Info, const char*) {
-  return ccmpi::api::unsupported("MPI_Unpublish_name");
-}
-CCMPI_MPI_ALIAS(MPI_Unpublish_name)
-
-extern "C" int PMPI_Lookup_name(const char*, MPI_Info, char*) {
-  return ccmpi::api::unsupported("MPI_Lookup_name");
-}
-CCMPI_MPI_ALIAS(MPI_Lookup_name)
-
-extern "C" int PMPI_Comm_join(int, MPI_Comm*) {
-  return ccmpi::api::unsupported("MPI_Comm_join");
-}
-CCMPI_MPI_ALIAS(MPI_Comm_join)
-
 // ---------- I/O (MPI-3.1 chapter 13) ----------
 
 extern "C" int PMPI_Register_datarep(const char*, MPI_Datarep_conversion_function*,

@@ -36,6 +36,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -169,7 +170,7 @@ std::unique_ptr<Comm> makeComm(const std::vector<int>& worldRanks, uint32_t ctx,
   c->contextId = ctx;
   c->worldRanks = worldRanks;
   c->size = static_cast<int>(worldRanks.size());
-  c->fromWorld.assign(runtime::worldSize(), MPI_UNDEFINED);
+  c->fromWorld.assign(runtime::processCount(), MPI_UNDEFINED);
   for (int r = 0; r < c->size; ++r) c->fromWorld[worldRanks[r]] = r;
   c->rank = c->fromWorld[runtime::worldRank()];
   c->errhandler = errhandler;
@@ -192,7 +193,7 @@ int buildInter(const std::vector<int>& localWorld, const std::vector<int>& remot
   auto c = makeComm(localWorld, ctx, errhandler);
   c->remote = std::make_unique<RemoteGroup>();
   c->remote->worldRanks = remoteWorld;
-  c->remote->fromWorld.assign(runtime::worldSize(), MPI_UNDEFINED);
+  c->remote->fromWorld.assign(runtime::processCount(), MPI_UNDEFINED);
   for (size_t r = 0; r < remoteWorld.size(); ++r)
     c->remote->fromWorld[remoteWorld[r]] = static_cast<int>(r);
   c->localComm = registerComm(std::move(local));
@@ -264,6 +265,38 @@ int createAcross(Comm& local, int leader, int leaderStatus, const Swap& swap,
 
 }  // namespace
 
+int connectGroups(Comm& local, int root, int rootStatus, const WordSwap& swap, MPI_Comm* out) {
+  *out = MPI_COMM_NULL;
+  // Every member's card (runtime::ProcessCard): the other group needs them to reach it.
+  runtime::ProcessCard mine;
+  if (int rc = runtime::myCard(&mine)) return rc;
+  constexpr size_t kCardWords = sizeof(runtime::ProcessCard) / sizeof(uint64_t);
+  Words cards(kCardWords * static_cast<size_t>(local.size));
+  if (local.size > 1) {
+    if (int rc = coll::allgather(&mine, sizeof mine, MPI_BYTE, cards.data(), sizeof mine, MPI_BYTE,
+                                 local))
+      return rc;
+  } else {
+    memcpy(cards.data(), &mine, sizeof mine);
+  }
+  Words mask, theirs;
+  if (int rc = agreeAcross(local, root, rootStatus, cards, swap, &mask, &theirs)) return rc;
+  if (theirs.empty() || theirs.size() % kCardWords != 0)
+    return setErrorCause(MPI_ERR_INTERN, "the remote group was described in %zu words",
+                         theirs.size());
+  std::vector<int> remoteWorld(theirs.size() / kCardWords);
+  for (size_t i = 0; i < remoteWorld.size(); ++i) {
+    runtime::ProcessCard card;
+    memcpy(static_cast<void*>(&card), theirs.data() + i * kCardWords, sizeof card);
+    if (int rc = runtime::addProcess(card, &remoteWorld[i])) return rc;
+    if (local.commRankOfWorld(remoteWorld[i]) != MPI_UNDEFINED)
+      return setErrorCause(MPI_ERR_OTHER,
+                           "process %d is in both groups (a group cannot connect to itself)",
+                           remoteWorld[i]);
+  }
+  return buildInter(local.worldRanks, remoteWorld, mask, local.errhandler, out);
+}
+
 int createIntercomm(Comm& local, int localLeader, MPI_Comm peerComm, int remoteLeader, int tag,
                     MPI_Comm* out) {
   int status = MPI_SUCCESS;
@@ -309,7 +342,7 @@ int createIntercommFromGroups(const std::vector<int>& localWorld, int localLeade
   pair.contextId = ContextIdPool::kCreateGroupContext;
   pair.worldRanks = {std::min(me, them), std::max(me, them)};
   pair.size = 2;
-  pair.fromWorld.assign(runtime::worldSize(), MPI_UNDEFINED);
+  pair.fromWorld.assign(runtime::processCount(), MPI_UNDEFINED);
   pair.fromWorld[pair.worldRanks[0]] = 0;
   pair.fromWorld[pair.worldRanks[1]] = 1;
   pair.rank = pair.fromWorld[me];
