@@ -70,11 +70,11 @@ GROUPS = [
     ("I/O", "Only the \"native\", \"internal\" and \"external32\" data representations exist.",
      lambda s, n: s.startswith("I/O") or n.startswith("MPI_File_") or
      n == "MPI_Register_datarep"),
-    ("Dynamic processes", "Ports, MPI_Comm_accept/MPI_Comm_connect, MPI_Comm_join and the name "
-     "service are implemented (docs/dynamic.md). MPI_Comm_spawn and MPI_Comm_spawn_multiple are "
-     "not: ccmpi's mpirun cannot yet start ranks into a running job (its PMI server knows one "
-     "fixed set of ranks), so MPI_Comm_get_parent returns MPI_COMM_NULL and MPI_UNIVERSE_SIZE is "
-     "the job's size.",
+    ("Dynamic processes", "Ports, MPI_Comm_accept/MPI_Comm_connect, MPI_Comm_join, the name "
+     "service and MPI_Comm_spawn (a second mpirun starts the processes) are implemented "
+     "(docs/dynamic.md). MPI_Comm_spawn_multiple is not: the processes of all its commands must "
+     "share one MPI_COMM_WORLD, and ccmpi's mpirun starts one command per job (no MPMD "
+     "'a : b' syntax yet).",
      lambda s, n: s.startswith("Process creation")),
     ("Intercommunicators", "Intercommunicators are implemented, with their blocking, nonblocking and "
      "persistent collectives.",

@@ -3,6 +3,7 @@
 // here; the work is in src/comm/dynamic.cc (design: docs/dynamic.md).
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "api/api.h"
 #include "api/comm_api.h"
@@ -131,3 +132,42 @@ extern "C" int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* p
   return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Lookup_name)
+
+// The new processes are started by a second mpirun (the one that started this job), which
+// connects them back to comm in their MPI_Init (docs/dynamic.md).
+extern "C" int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info,
+                               int root, MPI_Comm comm, MPI_Comm* intercomm,
+                               int array_of_errcodes[]) {
+  CCMPI_API_BEGIN("MPI_Comm_spawn");
+  comm::Comm* c;
+  if (int rc = api::commOrRaise(kFunc, comm, &c)) return rc;
+  if (c->isInter())
+    return api::raiseCommf(comm, kFunc, MPI_ERR_COMM,
+                           "comm is an intercommunicator (it must be an intracommunicator)");
+  if (!intercomm) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "intercomm pointer is NULL");
+  if (root < 0 || root >= c->size)
+    return api::raiseCommf(comm, kFunc, MPI_ERR_ROOT, "root %d is not a rank of comm (size %d)",
+                           root, c->size);
+  *intercomm = MPI_COMM_NULL;
+  std::string cmd;
+  std::vector<std::string> args;
+  comm::InfoEntries hints;
+  const bool atRoot = c->rank == root;
+  if (atRoot) {
+    if (!command || !*command)
+      return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "command is NULL or empty at the root");
+    if (maxprocs <= 0)
+      return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "maxprocs %d is not positive", maxprocs);
+    if (!infoOk(info))
+      return api::raiseCommf(comm, kFunc, MPI_ERR_INFO, "invalid info handle 0x%x", info);
+    cmd = command;
+    for (int i = 0; argv && argv[i]; ++i) args.emplace_back(argv[i]);
+    if (info != MPI_INFO_NULL) hints = comm::lookupInfo(info)->entries;
+  }
+  const int rc = comm::spawn(cmd, args, maxprocs, hints, root, *c, intercomm);
+  if (atRoot && array_of_errcodes != MPI_ERRCODES_IGNORE)
+    for (int i = 0; i < maxprocs; ++i) array_of_errcodes[i] = rc ? MPI_ERR_SPAWN : MPI_SUCCESS;
+  if (rc) return api::raiseComm(comm, kFunc, rc);
+  return MPI_SUCCESS;
+}
+CCMPI_MPI_ALIAS(MPI_Comm_spawn)

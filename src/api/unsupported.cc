@@ -27,12 +27,6 @@ int unsupportedComm(MPI_Comm comm, const char* func) {
 
 // ---------- Process creation and management (MPI-3.1 chapter 10) ----------
 
-extern "C" int PMPI_Comm_spawn(const char*, char*[], int, MPI_Info, int, MPI_Comm comm, MPI_Comm*,
-                               int[]) {
-  return ccmpi::api::unsupportedComm(comm, "MPI_Comm_spawn");
-}
-CCMPI_MPI_ALIAS(MPI_Comm_spawn)
-
 extern "C" int PMPI_Comm_spawn_multiple(int, char*[], char**[], const int[], const MPI_Info[], int,
                                         MPI_Comm comm, MPI_Comm*, int[]) {
   return ccmpi::api::unsupportedComm(comm, "MPI_Comm_spawn_multiple");

@@ -29,9 +29,11 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -208,10 +210,21 @@ void setNonblocking(int fd) {
 }
 
 // The accepting root: the first connection that brings the port's token (none: wait).
-int takeClient(const Port& port, int* out) {
+// With a `child` (MPI_Comm_spawn), gives up when that process exits first.
+int takeClient(const Port& port, int* out, pid_t child = 0, const char* what = "") {
   for (;;) {
-    if (waitFd(port.fd, POLLIN, 0) < 0)
+    if (child > 0) {
+      int st = 0;
+      if (waitpid(child, &st, WNOHANG) == child)
+        return setErrorCause(
+            MPI_ERR_SPAWN, "the mpirun starting %s ended (%s %d) before its ranks connected", what,
+            WIFEXITED(st) ? "exit code" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+      const int w = waitFd(port.fd, POLLIN, deadlineIn(0.05));
+      if (w == 0) continue;
+      if (w < 0) return setErrorCause(MPI_ERR_PORT, "poll on the port failed: %s", strerror(errno));
+    } else if (waitFd(port.fd, POLLIN, 0) < 0) {
       return setErrorCause(MPI_ERR_PORT, "poll on the port failed: %s", strerror(errno));
+    }
     const int fd = ::accept4(port.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED) continue;
@@ -428,6 +441,108 @@ int joinOver(int fd, MPI_Comm* out) {
   }
   closePort(mine);
   return rc;
+}
+
+namespace {
+
+MPI_Comm gParent = MPI_COMM_NULL;
+std::vector<pid_t> gSpawned;  // mpiruns started by MPI_Comm_spawn, reaped when they end
+
+void reapSpawned() {
+  for (size_t i = 0; i < gSpawned.size();) {
+    if (waitpid(gSpawned[i], nullptr, WNOHANG) == gSpawned[i]) {
+      gSpawned.erase(gSpawned.begin() + static_cast<long>(i));
+    } else {
+      ++i;
+    }
+  }
+}
+
+const std::string* hint(const InfoEntries& hints, const char* key) {
+  for (const auto& [k, v] : hints)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+// The root's part of MPI_Comm_spawn: the port, the mpirun, the connection of its ranks.
+int startChildren(const std::string& command, const std::vector<std::string>& args, int maxprocs,
+                  const InfoEntries& hints, int* fd) {
+  reapSpawned();
+  const char* mpirun = getenv("CCMPI_MPIRUN");
+  if (!mpirun || !*mpirun)
+    return setErrorCause(MPI_ERR_SPAWN,
+                         "no mpirun to start the processes with (CCMPI_MPIRUN is unset: this job "
+                         "was not started by ccmpi's mpirun)");
+  std::string port;
+  if (int rc = openPort(&port)) return rc;
+  std::vector<std::string> argv = {mpirun, "-n", std::to_string(maxprocs)};
+  if (const std::string* w = hint(hints, "wdir")) argv.insert(argv.end(), {"--wdir", *w});
+  if (const std::string* h = hint(hints, "host")) argv.insert(argv.end(), {"-H", *h});
+  std::string cmd = command;
+  if (const std::string* p = hint(hints, "path"); p && cmd.find('/') == std::string::npos)
+    cmd = *p + "/" + cmd;
+  argv.push_back(cmd);
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> cargv;
+  for (std::string& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  const std::string portEnv = "CCMPI_PARENT_PORT=" + port;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // The new mpirun gets nothing of this process but stdio and its environment.
+    for (int f = 3; f < 1024; ++f) ::close(f);
+    putenv(const_cast<char*>(portEnv.c_str()));
+    for (const char* v : {"PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT", "PMIX_RANK",
+                          "PMIX_NAMESPACE", "PMIX_SERVER_URI2", "PMIX_SERVER_URI3"})
+      unsetenv(v);
+    execv(cargv[0], cargv.data());
+    _exit(127);
+  }
+  if (pid < 0) {
+    closePort(port);
+    return setErrorCause(MPI_ERR_SPAWN, "fork failed: %s", strerror(errno));
+  }
+  gSpawned.push_back(pid);
+  const std::string what = "'" + command + "'";
+  const int rc = takeClient(ports()[port], fd, pid, what.c_str());
+  if (rc) {
+    // Its ranks may still be starting: end them (the mpirun kills its ranks).
+    if (waitpid(pid, nullptr, WNOHANG) == 0) {
+      kill(pid, SIGTERM);
+      waitpid(pid, nullptr, 0);
+    }
+    gSpawned.pop_back();
+  }
+  closePort(port);
+  return rc;
+}
+
+}  // namespace
+
+int spawn(const std::string& command, const std::vector<std::string>& args, int maxprocs,
+          const InfoEntries& hints, int root, Comm& local, MPI_Comm* out) {
+  int status = MPI_SUCCESS, fd = -1;
+  if (local.rank == root) status = startChildren(command, args, maxprocs, hints, &fd);
+  return finishConnect(local, root, status, fd, out);
+}
+
+int connectToParent() {
+  const char* port = getenv("CCMPI_PARENT_PORT");
+  if (!port || !*port) return MPI_SUCCESS;
+  const std::string name = port;
+  unsetenv("CCMPI_PARENT_PORT");  // not for the processes this one starts
+  Comm* world = lookup(MPI_COMM_WORLD);
+  if (int rc = connectTo(name, 0, *world, &gParent)) return rc;
+  lookup(gParent)->name = "MPI_COMM_PARENT";
+  return MPI_SUCCESS;
+}
+
+MPI_Comm parent() {
+  return gParent;
+}
+
+void forgetParent(MPI_Comm h) {
+  if (h == gParent) gParent = MPI_COMM_NULL;
 }
 
 int publishName(const std::string& service, const std::string& port) {

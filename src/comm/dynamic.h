@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 #include "comm/comm.h"
 
@@ -20,6 +21,18 @@ int acceptOn(const std::string& portName, int root, Comm& local, MPI_Comm* out);
 int connectTo(const std::string& portName, int root, Comm& local, MPI_Comm* out);
 // MPI_Comm_join over the connected socket fd.
 int joinOver(int fd, MPI_Comm* out);
+
+// MPI_Comm_spawn: at `root`, starts `maxprocs` processes of `command args` with a new mpirun
+// (CCMPI_MPIRUN; info keys "wdir", "host" and "path" at the root), which connect back in
+// their MPI_Init; every member of `local` gets the intercommunicator.
+int spawn(const std::string& command, const std::vector<std::string>& args, int maxprocs,
+          const InfoEntries& hints, int root, Comm& local, MPI_Comm* out);
+// The spawned side: at MPI_Init, connects to the parents if this job was spawned.
+int connectToParent();
+// MPI_Comm_get_parent (MPI_COMM_NULL once freed or disconnected).
+MPI_Comm parent();
+// A communicator handle is being freed (forgets the parent).
+void forgetParent(MPI_Comm h);
 
 // The name service (MPI_Publish_name / MPI_Unpublish_name / MPI_Lookup_name).
 int publishName(const std::string& service, const std::string& port);

@@ -515,6 +515,12 @@ void Job::launch() {
   std::vector<std::string> common = {"CCMPI_JOB_ID=" + jobId_, "CCMPI_JOB_SECRET=" + secret_,
                                      "CCMPI_NUM_NODES=" + std::to_string(usedHosts),
                                      "CCMPI_RANK_HOSTS=" + rankHosts};
+  // MPI_Comm_spawn starts the new ranks with this mpirun (docs/dynamic.md).
+  {
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) common.push_back("CCMPI_MPIRUN=" + std::string(self, static_cast<size_t>(n)));
+  }
   std::vector<std::string> user;  // -x and --env, in order
   for (const auto& [name, value] : o_.exports) {
     if (value) {

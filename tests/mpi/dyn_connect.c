@@ -275,10 +275,68 @@ static void twoJobs(int server, const char* svc) {
   exercise(inter, server ? 0 : 1);
 }
 
+/* MPI_Comm_spawn: the job starts 3 copies of this program ("spawned a b", working directory
+ * /tmp), which find their parents with MPI_Comm_get_parent; then a command that does not
+ * exist fails with MPI_ERR_SPAWN in every errcode. */
+static void spawnParents(const char* self) {
+  enum { kChildren = 3 };
+  char* args[] = {"spawned", "a b", NULL};
+  int errcodes[kChildren] = {-1, -1, -1};
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "wdir", "/tmp");
+  MPI_Comm inter;
+  CHECK(MPI_Comm_spawn(self, args, kChildren, info, 0, MPI_COMM_WORLD, &inter, errcodes) ==
+            MPI_SUCCESS,
+        "MPI_Comm_spawn");
+  MPI_Info_free(&info);
+  int rsize;
+  MPI_Comm_remote_size(inter, &rsize);
+  CHECK(rsize == kChildren, "remote size %d", rsize);
+  if (wrank == 0)
+    for (int i = 0; i < kChildren; ++i)
+      CHECK(errcodes[i] == MPI_SUCCESS, "errcode[%d] = %d", i, errcodes[i]);
+  MPI_Comm parent;
+  MPI_Comm_get_parent(&parent);
+  CHECK(parent == MPI_COMM_NULL, "the first job has a parent");
+  exercise(inter, 0);
+
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  time_t start = time(NULL);
+  int rc = MPI_Comm_spawn("/nonexistent/ccmpi-test-program", MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0,
+                          MPI_COMM_WORLD, &inter, errcodes);
+  CHECK(errclass(rc) == MPI_ERR_SPAWN, "spawning a missing program: class %d", errclass(rc));
+  CHECK(inter == MPI_COMM_NULL, "a failed spawn returned a communicator");
+  if (wrank == 0)
+    CHECK(errcodes[0] == MPI_ERR_SPAWN && errcodes[1] == MPI_ERR_SPAWN, "errcodes %d %d",
+          errcodes[0], errcodes[1]);
+  CHECK(time(NULL) - start < 30, "the failed spawn took %ld s", (long)(time(NULL) - start));
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+static void spawnChildren(int argc, char** argv) {
+  MPI_Comm parent;
+  MPI_Comm_get_parent(&parent);
+  CHECK(parent != MPI_COMM_NULL, "a spawned process has no parent");
+  CHECK(argc == 3 && strcmp(argv[2], "a b") == 0, "spawned with %d arguments", argc);
+  char cwd[256];
+  CHECK(getcwd(cwd, sizeof cwd) && strcmp(cwd, "/tmp") == 0, "wdir: running in %s", cwd);
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  CHECK(size == 3, "the spawned world has %d processes", size);
+  exercise(parent, 1);
+  MPI_Comm_get_parent(&parent);
+  CHECK(parent == MPI_COMM_NULL, "MPI_Comm_get_parent after the disconnect");
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-  if (argc >= 3 && (strcmp(argv[1], "server") == 0 || strcmp(argv[1], "client") == 0)) {
+  if (argc >= 2 && strcmp(argv[1], "spawn") == 0) {
+    spawnParents(argv[0]);
+  } else if (argc >= 2 && strcmp(argv[1], "spawned") == 0) {
+    spawnChildren(argc, argv);
+  } else if (argc >= 3 && (strcmp(argv[1], "server") == 0 || strcmp(argv[1], "client") == 0)) {
     twoJobs(strcmp(argv[1], "server") == 0, argv[2]);
   } else {
     oneJob();
