@@ -70,11 +70,9 @@ GROUPS = [
     ("I/O", "Only the \"native\", \"internal\" and \"external32\" data representations exist.",
      lambda s, n: s.startswith("I/O") or n.startswith("MPI_File_") or
      n == "MPI_Register_datarep"),
-    ("Dynamic processes", "Ports, MPI_Comm_accept/MPI_Comm_connect, MPI_Comm_join, the name "
-     "service and MPI_Comm_spawn (a second mpirun starts the processes) are implemented "
-     "(docs/dynamic.md). MPI_Comm_spawn_multiple is not: the processes of all its commands must "
-     "share one MPI_COMM_WORLD, and ccmpi's mpirun starts one command per job (no MPMD "
-     "'a : b' syntax yet).",
+    ("Dynamic processes", "Implemented: ports, MPI_Comm_accept/MPI_Comm_connect, MPI_Comm_join, "
+     "the name service, MPI_Comm_spawn and MPI_Comm_spawn_multiple (a second mpirun starts the "
+     "processes; docs/dynamic.md).",
      lambda s, n: s.startswith("Process creation")),
     ("Intercommunicators", "Intercommunicators are implemented, with their blocking, nonblocking and "
      "persistent collectives.",

@@ -2,6 +2,7 @@
 // MPI_Comm_accept/MPI_Comm_connect, MPI_Comm_join and the name service. Argument checks
 // here; the work is in src/comm/dynamic.cc (design: docs/dynamic.md).
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -133,41 +134,88 @@ extern "C" int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* p
 }
 CCMPI_MPI_ALIAS(MPI_Lookup_name)
 
+namespace {
+
+// The apps of MPI_Comm_spawn(_multiple), read at the root (MPI_ERR_* raised on comm when an
+// argument is bad).
+int readApp(const char* func, MPI_Comm comm, const char* command, char** argv, int maxprocs,
+            MPI_Info info, comm::SpawnApp* app) {
+  if (!command || !*command)
+    return api::raiseCommf(comm, func, MPI_ERR_ARG, "a command is NULL or empty at the root");
+  if (maxprocs <= 0)
+    return api::raiseCommf(comm, func, MPI_ERR_ARG, "maxprocs %d is not positive", maxprocs);
+  if (!infoOk(info))
+    return api::raiseCommf(comm, func, MPI_ERR_INFO, "invalid info handle 0x%x", info);
+  app->command = command;
+  for (int i = 0; argv && argv[i]; ++i) app->args.emplace_back(argv[i]);
+  app->maxprocs = maxprocs;
+  if (info != MPI_INFO_NULL) app->hints = comm::lookupInfo(info)->entries;
+  return MPI_SUCCESS;
+}
+
+// The common part: checks, the spawn, the error codes (at the root).
+int spawnApps(const char* func, MPI_Comm comm, int root, MPI_Comm* intercomm,
+              int array_of_errcodes[], int count,
+              const std::function<int(comm::SpawnApp*, int)>& read) {
+  comm::Comm* c;
+  if (int rc = api::commOrRaise(func, comm, &c)) return rc;
+  if (c->isInter())
+    return api::raiseCommf(comm, func, MPI_ERR_COMM,
+                           "comm is an intercommunicator (it must be an intracommunicator)");
+  if (!intercomm) return api::raiseCommf(comm, func, MPI_ERR_ARG, "intercomm pointer is NULL");
+  if (root < 0 || root >= c->size)
+    return api::raiseCommf(comm, func, MPI_ERR_ROOT, "root %d is not a rank of comm (size %d)",
+                           root, c->size);
+  *intercomm = MPI_COMM_NULL;
+  const bool atRoot = c->rank == root;
+  std::vector<comm::SpawnApp> apps;
+  int total = 0;
+  if (atRoot) {
+    if (count <= 0)
+      return api::raiseCommf(comm, func, MPI_ERR_ARG, "count %d is not positive", count);
+    apps.resize(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) {
+      if (int rc = read(&apps[static_cast<size_t>(i)], i)) return rc;
+      total += apps[static_cast<size_t>(i)].maxprocs;
+    }
+  }
+  const int rc = comm::spawn(apps, root, *c, intercomm);
+  if (atRoot && array_of_errcodes != MPI_ERRCODES_IGNORE)
+    for (int i = 0; i < total; ++i) array_of_errcodes[i] = rc ? MPI_ERR_SPAWN : MPI_SUCCESS;
+  if (rc) return api::raiseComm(comm, func, rc);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
 // The new processes are started by a second mpirun (the one that started this job), which
 // connects them back to comm in their MPI_Init (docs/dynamic.md).
 extern "C" int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info,
                                int root, MPI_Comm comm, MPI_Comm* intercomm,
                                int array_of_errcodes[]) {
   CCMPI_API_BEGIN("MPI_Comm_spawn");
-  comm::Comm* c;
-  if (int rc = api::commOrRaise(kFunc, comm, &c)) return rc;
-  if (c->isInter())
-    return api::raiseCommf(comm, kFunc, MPI_ERR_COMM,
-                           "comm is an intercommunicator (it must be an intracommunicator)");
-  if (!intercomm) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "intercomm pointer is NULL");
-  if (root < 0 || root >= c->size)
-    return api::raiseCommf(comm, kFunc, MPI_ERR_ROOT, "root %d is not a rank of comm (size %d)",
-                           root, c->size);
-  *intercomm = MPI_COMM_NULL;
-  std::string cmd;
-  std::vector<std::string> args;
-  comm::InfoEntries hints;
-  const bool atRoot = c->rank == root;
-  if (atRoot) {
-    if (!command || !*command)
-      return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "command is NULL or empty at the root");
-    if (maxprocs <= 0)
-      return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "maxprocs %d is not positive", maxprocs);
-    if (!infoOk(info))
-      return api::raiseCommf(comm, kFunc, MPI_ERR_INFO, "invalid info handle 0x%x", info);
-    cmd = command;
-    for (int i = 0; argv && argv[i]; ++i) args.emplace_back(argv[i]);
-    if (info != MPI_INFO_NULL) hints = comm::lookupInfo(info)->entries;
-  }
-  const int rc = comm::spawn(cmd, args, maxprocs, hints, root, *c, intercomm);
-  if (atRoot && array_of_errcodes != MPI_ERRCODES_IGNORE)
-    for (int i = 0; i < maxprocs; ++i) array_of_errcodes[i] = rc ? MPI_ERR_SPAWN : MPI_SUCCESS;
-  if (rc) return api::raiseComm(comm, kFunc, rc);
-  return MPI_SUCCESS;
+  return spawnApps(kFunc, comm, root, intercomm, array_of_errcodes, 1,
+                   [&](comm::SpawnApp* app, int) {
+                     return readApp(kFunc, comm, command, argv, maxprocs, info, app);
+                   });
 }
 CCMPI_MPI_ALIAS(MPI_Comm_spawn)
+
+// The processes of all commands share one MPI_COMM_WORLD, in the order of the commands
+// (each knows its command's index as MPI_APPNUM).
+extern "C" int PMPI_Comm_spawn_multiple(int count, char* array_of_commands[],
+                                        char** array_of_argv[], const int array_of_maxprocs[],
+                                        const MPI_Info array_of_info[], int root, MPI_Comm comm,
+                                        MPI_Comm* intercomm, int array_of_errcodes[]) {
+  CCMPI_API_BEGIN("MPI_Comm_spawn_multiple");
+  return spawnApps(
+      kFunc, comm, root, intercomm, array_of_errcodes, count, [&](comm::SpawnApp* app, int i) {
+        if (!array_of_commands || !array_of_maxprocs)
+          return api::raiseCommf(comm, kFunc, MPI_ERR_ARG,
+                                 "array_of_commands or array_of_maxprocs is NULL");
+        return readApp(kFunc, comm, array_of_commands[i],
+                       array_of_argv ? array_of_argv[i] : nullptr, array_of_maxprocs[i],
+                       array_of_info ? array_of_info[i] : MPI_INFO_NULL, app);
+      });
+}
+CCMPI_MPI_ALIAS(MPI_Comm_spawn_multiple)

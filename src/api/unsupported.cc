@@ -25,14 +25,6 @@ int unsupportedComm(MPI_Comm comm, const char* func) {
 
 }  // namespace ccmpi::api
 
-// ---------- Process creation and management (MPI-3.1 chapter 10) ----------
-
-extern "C" int PMPI_Comm_spawn_multiple(int, char*[], char**[], const int[], const MPI_Info[], int,
-                                        MPI_Comm comm, MPI_Comm*, int[]) {
-  return ccmpi::api::unsupportedComm(comm, "MPI_Comm_spawn_multiple");
-}
-CCMPI_MPI_ALIAS(MPI_Comm_spawn_multiple)
-
 // ---------- I/O (MPI-3.1 chapter 13) ----------
 
 extern "C" int PMPI_Register_datarep(const char*, MPI_Datarep_conversion_function*,

@@ -196,6 +196,8 @@ void initPredefinedAttributes(int worldSize) {
   // its slots (-H/--hostfile, else this host's CPUs), at least the world's size.
   s.universeSize = worldSize;
   if (const char* u = getenv("CCMPI_UNIVERSE_SIZE")) s.universeSize = std::max(worldSize, atoi(u));
+  // MPI_APPNUM: the command of MPI_Comm_spawn_multiple this process runs.
+  if (const char* a = getenv("CCMPI_APPNUM")) s.appnum = atoi(a);
 }
 
 void finalizeAttributes() {

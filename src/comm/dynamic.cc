@@ -464,9 +464,20 @@ const std::string* hint(const InfoEntries& hints, const char* key) {
   return nullptr;
 }
 
-// The root's part of MPI_Comm_spawn: the port, the mpirun, the connection of its ranks.
-int startChildren(const std::string& command, const std::vector<std::string>& args, int maxprocs,
-                  const InfoEntries& hints, int* fd) {
+std::string hexOf(const std::string& t) {
+  std::string out;
+  char hex[3];
+  for (unsigned char c : t) {
+    snprintf(hex, sizeof hex, "%02x", c);
+    out += hex;
+  }
+  return out;
+}
+
+// The root's part of MPI_Comm_spawn: the port, the mpirun, the connection of its ranks. One
+// command runs directly; several (MPI_Comm_spawn_multiple) run through mpirun's
+// --ccmpi-spawn-app, which gives each rank its command (CCMPI_SPAWN_APPS).
+int startChildren(const std::vector<SpawnApp>& apps, int* fd) {
   reapSpawned();
   const char* mpirun = getenv("CCMPI_MPIRUN");
   if (!mpirun || !*mpirun)
@@ -475,14 +486,33 @@ int startChildren(const std::string& command, const std::vector<std::string>& ar
                          "was not started by ccmpi's mpirun)");
   std::string port;
   if (int rc = openPort(&port)) return rc;
-  std::vector<std::string> argv = {mpirun, "-n", std::to_string(maxprocs)};
-  if (const std::string* w = hint(hints, "wdir")) argv.insert(argv.end(), {"--wdir", *w});
-  if (const std::string* h = hint(hints, "host")) argv.insert(argv.end(), {"-H", *h});
-  std::string cmd = command;
-  if (const std::string* p = hint(hints, "path"); p && cmd.find('/') == std::string::npos)
-    cmd = *p + "/" + cmd;
-  argv.push_back(cmd);
-  argv.insert(argv.end(), args.begin(), args.end());
+  int total = 0;
+  std::string appsEnv = "CCMPI_SPAWN_APPS=";
+  std::string command;
+  for (const SpawnApp& a : apps) {
+    total += a.maxprocs;
+    std::string cmd = a.command;
+    if (const std::string* p = hint(a.hints, "path"); p && cmd.find('/') == std::string::npos)
+      cmd = *p + "/" + cmd;
+    const std::string* w = hint(a.hints, "wdir");
+    appsEnv += (&a == &apps[0] ? "" : ";") + std::to_string(a.maxprocs) + "," + hexOf(w ? *w : "") +
+               "," + hexOf(cmd);
+    for (const std::string& arg : a.args) appsEnv += "," + hexOf(arg);
+    command += (command.empty() ? "'" : ", '") + a.command + "'";
+  }
+  std::vector<std::string> argv = {mpirun, "-n", std::to_string(total)};
+  if (const std::string* h = hint(apps[0].hints, "host")) argv.insert(argv.end(), {"-H", *h});
+  if (apps.size() == 1) {
+    const SpawnApp& a = apps[0];
+    if (const std::string* w = hint(a.hints, "wdir")) argv.insert(argv.end(), {"--wdir", *w});
+    std::string cmd = a.command;
+    if (const std::string* p = hint(a.hints, "path"); p && cmd.find('/') == std::string::npos)
+      cmd = *p + "/" + cmd;
+    argv.push_back(cmd);
+    argv.insert(argv.end(), a.args.begin(), a.args.end());
+  } else {
+    argv.insert(argv.end(), {mpirun, "--ccmpi-spawn-app"});
+  }
   std::vector<char*> cargv;
   for (std::string& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
@@ -492,6 +522,7 @@ int startChildren(const std::string& command, const std::vector<std::string>& ar
     // The new mpirun gets nothing of this process but stdio and its environment.
     for (int f = 3; f < 1024; ++f) ::close(f);
     putenv(const_cast<char*>(portEnv.c_str()));
+    if (apps.size() > 1) putenv(const_cast<char*>(appsEnv.c_str()));
     for (const char* v : {"PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT", "PMIX_RANK",
                           "PMIX_NAMESPACE", "PMIX_SERVER_URI2", "PMIX_SERVER_URI3"})
       unsetenv(v);
@@ -503,8 +534,7 @@ int startChildren(const std::string& command, const std::vector<std::string>& ar
     return setErrorCause(MPI_ERR_SPAWN, "fork failed: %s", strerror(errno));
   }
   gSpawned.push_back(pid);
-  const std::string what = "'" + command + "'";
-  const int rc = takeClient(ports()[port], fd, pid, what.c_str());
+  const int rc = takeClient(ports()[port], fd, pid, command.c_str());
   if (rc) {
     // Its ranks may still be starting: end them (the mpirun kills its ranks).
     if (waitpid(pid, nullptr, WNOHANG) == 0) {
@@ -519,10 +549,9 @@ int startChildren(const std::string& command, const std::vector<std::string>& ar
 
 }  // namespace
 
-int spawn(const std::string& command, const std::vector<std::string>& args, int maxprocs,
-          const InfoEntries& hints, int root, Comm& local, MPI_Comm* out) {
+int spawn(const std::vector<SpawnApp>& apps, int root, Comm& local, MPI_Comm* out) {
   int status = MPI_SUCCESS, fd = -1;
-  if (local.rank == root) status = startChildren(command, args, maxprocs, hints, &fd);
+  if (local.rank == root) status = startChildren(apps, &fd);
   return finishConnect(local, root, status, fd, out);
 }
 

@@ -22,11 +22,16 @@ int connectTo(const std::string& portName, int root, Comm& local, MPI_Comm* out)
 // MPI_Comm_join over the connected socket fd.
 int joinOver(int fd, MPI_Comm* out);
 
-// MPI_Comm_spawn: at `root`, starts `maxprocs` processes of `command args` with a new mpirun
+// MPI_Comm_spawn(_multiple): at `root`, starts the apps' processes with a new mpirun
 // (CCMPI_MPIRUN; info keys "wdir", "host" and "path" at the root), which connect back in
 // their MPI_Init; every member of `local` gets the intercommunicator.
-int spawn(const std::string& command, const std::vector<std::string>& args, int maxprocs,
-          const InfoEntries& hints, int root, Comm& local, MPI_Comm* out);
+struct SpawnApp {
+  std::string command;
+  std::vector<std::string> args;
+  int maxprocs = 0;
+  InfoEntries hints;
+};
+int spawn(const std::vector<SpawnApp>& apps, int root, Comm& local, MPI_Comm* out);
 // The spawned side: at MPI_Init, connects to the parents if this job was spawned.
 int connectToParent();
 // MPI_Comm_get_parent (MPI_COMM_NULL once freed or disconnected).

@@ -301,6 +301,26 @@ static void spawnParents(const char* self) {
   CHECK(parent == MPI_COMM_NULL, "the first job has a parent");
   exercise(inter, 0);
 
+  /* MPI_Comm_spawn_multiple: 2 + 1 processes of two commands share one world. */
+  char* cmds[2] = {(char*)self, (char*)self};
+  char* args0[] = {"spawned-multi", "0", NULL};
+  char* args1[] = {"spawned-multi", "1", NULL};
+  char** argvs[2] = {args0, args1};
+  int counts[2] = {2, 1};
+  MPI_Info infos[2] = {MPI_INFO_NULL, MPI_INFO_NULL};
+  CHECK(MPI_Comm_spawn_multiple(2, cmds, argvs, counts, infos, 0, MPI_COMM_WORLD, &inter,
+                                errcodes) == MPI_SUCCESS,
+        "MPI_Comm_spawn_multiple");
+  MPI_Comm_remote_size(inter, &rsize);
+  CHECK(rsize == 3, "spawn_multiple: remote size %d", rsize);
+  exercise(inter, 0);
+
+  int* universe = NULL;
+  int flag = 0, wsize;
+  MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &universe, &flag);
+  CHECK(flag && *universe >= wsize, "MPI_UNIVERSE_SIZE %d (flag %d)", flag ? *universe : -1, flag);
+
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   time_t start = time(NULL);
   int rc = MPI_Comm_spawn("/nonexistent/ccmpi-test-program", MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0,
@@ -312,6 +332,20 @@ static void spawnParents(const char* self) {
           errcodes[0], errcodes[1]);
   CHECK(time(NULL) - start < 30, "the failed spawn took %ld s", (long)(time(NULL) - start));
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+static void spawnMultiChildren(int argc, char** argv) {
+  MPI_Comm parent;
+  MPI_Comm_get_parent(&parent);
+  CHECK(parent != MPI_COMM_NULL, "a spawned process has no parent");
+  int size, *appnum = NULL, flag = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  CHECK(size == 3, "the spawned world has %d processes", size);
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag);
+  CHECK(flag && argc == 3 && *appnum == atoi(argv[2]), "MPI_APPNUM %d, command %s",
+        flag ? *appnum : -1, argc == 3 ? argv[2] : "?");
+  CHECK(*appnum == (wrank < 2 ? 0 : 1), "rank %d runs command %d", wrank, *appnum);
+  exercise(parent, 1);
 }
 
 static void spawnChildren(int argc, char** argv) {
@@ -334,6 +368,8 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
   if (argc >= 2 && strcmp(argv[1], "spawn") == 0) {
     spawnParents(argv[0]);
+  } else if (argc >= 2 && strcmp(argv[1], "spawned-multi") == 0) {
+    spawnMultiChildren(argc, argv);
   } else if (argc >= 2 && strcmp(argv[1], "spawned") == 0) {
     spawnChildren(argc, argv);
   } else if (argc >= 3 && (strcmp(argv[1], "server") == 0 || strcmp(argv[1], "client") == 0)) {
