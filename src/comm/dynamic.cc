@@ -516,17 +516,25 @@ int startChildren(const std::vector<SpawnApp>& apps, int* fd) {
   std::vector<char*> cargv;
   for (std::string& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
+  // The new mpirun's environment: ours without the parent job's PMI connection, plus the
+  // port (and the commands). Built before fork: the child only closes and executes.
   const std::string portEnv = "CCMPI_PARENT_PORT=" + port;
+  std::vector<char*> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string var(*e, strcspn(*e, "="));
+    if (var == "PMI_FD" || var == "PMI_RANK" || var == "PMI_SIZE" || var == "PMI_PORT" ||
+        var.rfind("PMIX_", 0) == 0 || var == "CCMPI_PARENT_PORT" || var == "CCMPI_SPAWN_APPS")
+      continue;
+    env.push_back(*e);
+  }
+  env.push_back(const_cast<char*>(portEnv.c_str()));
+  if (apps.size() > 1) env.push_back(appsEnv.data());
+  env.push_back(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
-    // The new mpirun gets nothing of this process but stdio and its environment.
+    // The new mpirun gets nothing of this process but stdio and the environment.
     for (int f = 3; f < 1024; ++f) ::close(f);
-    putenv(const_cast<char*>(portEnv.c_str()));
-    if (apps.size() > 1) putenv(const_cast<char*>(appsEnv.c_str()));
-    for (const char* v : {"PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT", "PMIX_RANK",
-                          "PMIX_NAMESPACE", "PMIX_SERVER_URI2", "PMIX_SERVER_URI3"})
-      unsetenv(v);
-    execv(cargv[0], cargv.data());
+    execve(cargv[0], cargv.data(), env.data());
     _exit(127);
   }
   if (pid < 0) {
