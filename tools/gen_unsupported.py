@@ -71,8 +71,9 @@ GROUPS = [
      " `MPI_Register_datarep_c`; see src/api/file_datarep.cc).",
      lambda s, n: s.startswith("I/O") or n.startswith("MPI_File_") or
      n == "MPI_Register_datarep"),
-    ("Dynamic processes", "MPI_Comm_get_parent is implemented and returns MPI_COMM_NULL: no "
-     "process is ever spawned.",
+    ("Dynamic processes", "Implemented: ports, MPI_Comm_accept/MPI_Comm_connect, MPI_Comm_join, "
+     "the name service, MPI_Comm_spawn and MPI_Comm_spawn_multiple (a second mpirun starts the "
+     "processes; docs/dynamic.md).",
      lambda s, n: s.startswith("Process creation")),
     ("Intercommunicators", "Intercommunicators are implemented, with their blocking, nonblocking and "
      "persistent collectives.",

@@ -15,6 +15,7 @@
 #include "api/request_table.h"
 #include "comm/attributes.h"
 #include "comm/context_agreement.h"
+#include "comm/dynamic.h"
 #include "comm/group_ops.h"
 #include "comm/info.h"
 #include "comm/internal.h"
@@ -53,6 +54,7 @@ int freeCommHandle(MPI_Comm h) {
   comm::Comm* c = comm::lookup(h);
   if (!c) return MPI_ERR_COMM;
   if (int rc = comm::deleteAllAttributes(*c, h)) return rc;
+  comm::forgetParent(h);
   comm::freeComm(h);
   return MPI_SUCCESS;
 }
@@ -480,11 +482,12 @@ extern "C" int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
 }
 CCMPI_MPI_ALIAS(MPI_Comm_get_info)
 
-// No process is ever spawned by ccmpi, so there is no parent.
+// The intercommunicator to the parents of a job MPI_Comm_spawn started (src/comm/dynamic.cc),
+// until it is freed or disconnected.
 extern "C" int PMPI_Comm_get_parent(MPI_Comm* parent) {
   CCMPI_API_BEGIN("MPI_Comm_get_parent");
   if (!parent) return api::raisef(kFunc, MPI_ERR_ARG, "parent pointer is NULL");
-  *parent = MPI_COMM_NULL;
+  *parent = comm::parent();
   return MPI_SUCCESS;
 }
 CCMPI_MPI_ALIAS(MPI_Comm_get_parent)

@@ -11,6 +11,7 @@
 #include "api/api.h"
 #include "api/win.h"
 #include "comm/comm.h"
+#include "comm/dynamic.h"
 #include "runtime/runtime.h"
 
 using namespace ccmpi;
@@ -28,6 +29,11 @@ int initCommon(const char* func, int* argc, char*** argv, int required, int* pro
     runtime::abortJob(1, "ccmpi: " + errorString(code));  // prints the message once
   }
   rma::registerHandler();  // before the program registers any active-message handler
+  // A job started by MPI_Comm_spawn connects to its parents (MPI_Comm_get_parent).
+  if (int rc = comm::connectToParent()) {
+    const int code = makeErrorCode(rc, func, "");
+    runtime::abortJob(1, "ccmpi: cannot connect to the parent job: " + errorString(code));
+  }
   api::startAsyncProgress();
   return MPI_SUCCESS;
 }

@@ -3,6 +3,7 @@
 #include "comm/attributes.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <vector>
 
@@ -190,7 +191,13 @@ int deleteAllAttributes(Comm& c, MPI_Comm h) {
 void initPredefinedAttributes(int worldSize) {
   AttrState& s = st();
   s = AttrState{};
+  // MPI_UNIVERSE_SIZE: how many processes the program may usefully have (MPI_Comm_spawn
+  // can start more, on an oversubscribed host): CCMPI_UNIVERSE_SIZE, which mpirun sets to
+  // its slots (-H/--hostfile, else this host's CPUs), at least the world's size.
   s.universeSize = worldSize;
+  if (const char* u = getenv("CCMPI_UNIVERSE_SIZE")) s.universeSize = std::max(worldSize, atoi(u));
+  // MPI_APPNUM: the command of MPI_Comm_spawn_multiple this process runs.
+  if (const char* a = getenv("CCMPI_APPNUM")) s.appnum = atoi(a);
 }
 
 void finalizeAttributes() {

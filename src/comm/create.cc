@@ -42,7 +42,7 @@ std::unique_ptr<Comm> makeComm(const std::vector<int>& worldRanks, uint32_t ctx)
   c->contextId = ctx;
   c->worldRanks = worldRanks;
   c->size = static_cast<int>(worldRanks.size());
-  c->fromWorld.assign(runtime::worldSize(), MPI_UNDEFINED);
+  c->fromWorld.assign(runtime::processCount(), MPI_UNDEFINED);
   for (int r = 0; r < c->size; ++r) c->fromWorld[worldRanks[r]] = r;
   c->rank = c->fromWorld[runtime::worldRank()];
   return c;
@@ -177,7 +177,7 @@ void makeScratch(const std::vector<int>& groupWorld, MPI_Errhandler errhandler, 
   scratch->contextId = ContextIdPool::kCreateGroupContext;
   scratch->worldRanks = groupWorld;
   scratch->size = static_cast<int>(groupWorld.size());
-  scratch->fromWorld.assign(runtime::worldSize(), MPI_UNDEFINED);
+  scratch->fromWorld.assign(runtime::processCount(), MPI_UNDEFINED);
   for (int r = 0; r < scratch->size; ++r) scratch->fromWorld[groupWorld[r]] = r;
   scratch->rank = scratch->fromWorld[runtime::worldRank()];
   scratch->errhandler = errhandler;
@@ -188,7 +188,7 @@ void makeScratch(const std::vector<int>& groupWorld, MPI_Errhandler errhandler, 
 
 int createFromGroup(const std::vector<int>& groupWorld, const std::string& stringTag,
                     MPI_Errhandler errhandler, MPI_Comm* out) {
-  const int worldSize = runtime::worldSize();
+  const int worldSize = runtime::processCount();
   bool member = false;
   std::vector<bool> seen(worldSize, false);
   for (int w : groupWorld) {

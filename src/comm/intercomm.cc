@@ -36,6 +36,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -169,7 +170,7 @@ std::unique_ptr<Comm> makeComm(const std::vector<int>& worldRanks, uint32_t ctx,
   c->contextId = ctx;
   c->worldRanks = worldRanks;
   c->size = static_cast<int>(worldRanks.size());
-  c->fromWorld.assign(runtime::worldSize(), MPI_UNDEFINED);
+  c->fromWorld.assign(runtime::processCount(), MPI_UNDEFINED);
   for (int r = 0; r < c->size; ++r) c->fromWorld[worldRanks[r]] = r;
   c->rank = c->fromWorld[runtime::worldRank()];
   c->errhandler = errhandler;
@@ -192,7 +193,7 @@ int buildInter(const std::vector<int>& localWorld, const std::vector<int>& remot
   auto c = makeComm(localWorld, ctx, errhandler);
   c->remote = std::make_unique<RemoteGroup>();
   c->remote->worldRanks = remoteWorld;
-  c->remote->fromWorld.assign(runtime::worldSize(), MPI_UNDEFINED);
+  c->remote->fromWorld.assign(runtime::processCount(), MPI_UNDEFINED);
   for (size_t r = 0; r < remoteWorld.size(); ++r)
     c->remote->fromWorld[remoteWorld[r]] = static_cast<int>(r);
   c->localComm = registerComm(std::move(local));
@@ -236,17 +237,48 @@ bool overlap(const std::vector<int>& a, const std::vector<int>& b) {
 
 // Shared tail of Intercomm_create(_from_groups): every local member holds `local`; the
 // leader swaps the member lists through `swap`.
+// Every member's card (runtime::ProcessCard), in local rank order: the other group may be
+// of another job, whose processes know this one's by their cards only.
+constexpr size_t kCardWords = sizeof(runtime::ProcessCard) / sizeof(uint64_t);
+
+int gatherCards(Comm& local, Words* cards) {
+  runtime::ProcessCard mine;
+  if (int rc = runtime::myCard(&mine)) return rc;
+  cards->assign(kCardWords * static_cast<size_t>(local.size), 0);
+  if (local.size == 1) {
+    memcpy(cards->data(), &mine, sizeof mine);
+    return MPI_SUCCESS;
+  }
+  p2p::Request* r = nullptr;
+  if (int rc = coll::iallgather(&mine, sizeof mine, MPI_BYTE, cards->data(), sizeof mine, MPI_BYTE,
+                                local, coll::Mode::kNonblocking, &r))
+    return rc;
+  return p2p::wait(r, MPI_STATUS_IGNORE);
+}
+
+// The process numbers of the cards at w[pos..] (adding processes of other jobs).
+int cardsToProcesses(const Words& w, size_t pos, std::vector<int>* procs) {
+  if (pos > w.size() || (w.size() - pos) % kCardWords != 0 || w.size() == pos)
+    return setErrorCause(MPI_ERR_INTERN, "the remote group was described in %zu words",
+                         w.size() - std::min(pos, w.size()));
+  procs->resize((w.size() - pos) / kCardWords);
+  for (size_t i = 0; i < procs->size(); ++i) {
+    runtime::ProcessCard card;
+    memcpy(static_cast<void*>(&card), w.data() + pos + i * kCardWords, sizeof card);
+    if (int rc = runtime::addProcess(card, &(*procs)[i])) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
 int createAcross(Comm& local, int leader, int leaderStatus, const Swap& swap,
                  MPI_Errhandler errhandler, MPI_Comm* out) {
   Words payload;
-  appendList(payload, local.worldRanks);
+  if (int rc = gatherCards(local, &payload)) return rc;
   // The leader checks that the groups are disjoint, so both groups return the error.
   const Swap checked = [&](const Words& mine, Words* theirs) {
     if (int rc = swap(mine, theirs)) return rc;
-    size_t pos = ContextIdPool::kWords;
     std::vector<int> remote;
-    if (!readList(*theirs, &pos, &remote))
-      return setErrorCause(MPI_ERR_INTERN, "malformed group list from the remote leader");
+    if (int rc = cardsToProcesses(*theirs, ContextIdPool::kWords, &remote)) return rc;
     if (overlap(local.worldRanks, remote))
       return setErrorCause(MPI_ERR_GROUP,
                            "the local and remote groups overlap (they must be disjoint)");
@@ -255,14 +287,17 @@ int createAcross(Comm& local, int leader, int leaderStatus, const Swap& swap,
   Words mask, theirs;
   if (int rc = agreeAcross(local, leader, leaderStatus, payload, checked, &mask, &theirs))
     return rc;
-  size_t pos = 0;
   std::vector<int> remote;
-  if (!readList(theirs, &pos, &remote))
-    return setErrorCause(MPI_ERR_INTERN, "malformed group list from the remote leader");
+  if (int rc = cardsToProcesses(theirs, 0, &remote)) return rc;
   return buildInter(local.worldRanks, remote, mask, errhandler, out);
 }
 
 }  // namespace
+
+int connectGroups(Comm& local, int root, int rootStatus, const WordSwap& swap, MPI_Comm* out) {
+  *out = MPI_COMM_NULL;
+  return createAcross(local, root, rootStatus, swap, local.errhandler, out);
+}
 
 int createIntercomm(Comm& local, int localLeader, MPI_Comm peerComm, int remoteLeader, int tag,
                     MPI_Comm* out) {
@@ -272,12 +307,13 @@ int createIntercomm(Comm& local, int localLeader, MPI_Comm peerComm, int remoteL
     peer = lookup(peerComm);
     if (!peer)
       status = setErrorCause(MPI_ERR_COMM, "peer_comm 0x%x is not a valid communicator", peerComm);
-    else if (peer->isInter())
-      status = setErrorCause(MPI_ERR_COMM, "peer_comm is an intercommunicator");
-    else if (remoteLeader < 0 || remoteLeader >= peer->size)
-      status = setErrorCause(MPI_ERR_RANK, "remote_leader %d is not a rank of peer_comm (size %d)",
-                             remoteLeader, peer->size);
-    else if (remoteLeader == peer->rank)
+    // An intercommunicator as peer_comm (the parents' of a spawned job, say): the remote
+    // leader is a rank of its remote group, which point-to-point on it addresses.
+    else if (remoteLeader < 0 || remoteLeader >= peer->peerSize())
+      status = setErrorCause(MPI_ERR_RANK,
+                             "remote_leader %d is not a rank of peer_comm's %s group (size %d)",
+                             remoteLeader, peer->isInter() ? "remote" : "", peer->peerSize());
+    else if (!peer->isInter() && remoteLeader == peer->rank)
       status = setErrorCause(MPI_ERR_RANK,
                              "remote_leader %d is the local leader itself (the groups must "
                              "be disjoint)",
@@ -309,7 +345,7 @@ int createIntercommFromGroups(const std::vector<int>& localWorld, int localLeade
   pair.contextId = ContextIdPool::kCreateGroupContext;
   pair.worldRanks = {std::min(me, them), std::max(me, them)};
   pair.size = 2;
-  pair.fromWorld.assign(runtime::worldSize(), MPI_UNDEFINED);
+  pair.fromWorld.assign(runtime::processCount(), MPI_UNDEFINED);
   pair.fromWorld[pair.worldRanks[0]] = 0;
   pair.fromWorld[pair.worldRanks[1]] = 1;
   pair.rank = pair.fromWorld[me];
@@ -396,8 +432,12 @@ int createIntercommSub(Comm& inter, const std::vector<int>& groupWorld, MPI_Comm
                            w);
     member |= w == runtime::worldRank();
   }
+  // The group goes across as ranks of the local group (process numbers are this process's
+  // own: the other group may be of another job).
+  std::vector<int> ranks;
+  for (int w : groupWorld) ranks.push_back(inter.commRankOfWorld(w));
   Words payload;
-  appendList(payload, groupWorld);
+  appendList(payload, ranks);
   Words mask, theirs;
   if (int rc =
           agreeAcross(localOf(inter), 0, MPI_SUCCESS, payload, overInter(inter), &mask, &theirs))
@@ -406,6 +446,12 @@ int createIntercommSub(Comm& inter, const std::vector<int>& groupWorld, MPI_Comm
   std::vector<int> remote;
   if (!readList(theirs, &pos, &remote))
     return setErrorCause(MPI_ERR_INTERN, "malformed group list from the remote leader");
+  for (int& r : remote) {
+    if (r < 0 || r >= inter.remote->size())
+      return setErrorCause(MPI_ERR_INTERN, "the remote leader sent rank %d of %d", r,
+                           inter.remote->size());
+    r = inter.remote->worldRanks[static_cast<size_t>(r)];
+  }
   if (!member || remote.empty()) {
     *out = MPI_COMM_NULL;
     return MPI_SUCCESS;

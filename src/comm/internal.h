@@ -75,4 +75,12 @@ int createIntercommSub(Comm& inter, const std::vector<int>& groupWorld, MPI_Comm
 int idupIntercomm(Comm& inter, MPI_Comm* out, std::function<void(MPI_Comm)> onDone,
                   p2p::Request** request);
 
+// Dynamic processes (dynamic.cc, docs/dynamic.md): the intercommunicator between the group
+// of `local` (every member calls) and another group, of this job or another, whose root
+// this process's root reaches through `swap` (significant at root). `rootStatus`
+// (significant at root) is an error the root found before (the whole group returns it).
+using WordSwap =
+    std::function<int(const std::vector<uint64_t>& mine, std::vector<uint64_t>* theirs)>;
+int connectGroups(Comm& local, int root, int rootStatus, const WordSwap& swap, MPI_Comm* out);
+
 }  // namespace ccmpi::comm

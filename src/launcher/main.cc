@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -131,8 +133,74 @@ void ensureStdFds() {
 
 }  // namespace
 
+namespace {
+
+// "--ccmpi-spawn-app": the program every rank of a job MPI_Comm_spawn_multiple started runs
+// first. CCMPI_SPAWN_APPS lists the commands, "COUNT,WDIR,COMMAND,ARG,...;..." with every
+// string in hex; the rank (PMI_RANK) picks its command, changes to its directory, sets
+// CCMPI_APPNUM (MPI_APPNUM) and executes it.
+std::string unhex(const std::string& h) {
+  std::string out;
+  for (size_t i = 0; i + 1 < h.size(); i += 2)
+    out += static_cast<char>(std::stoi(h.substr(i, 2), nullptr, 16));
+  return out;
+}
+
+std::vector<std::string> splitAt(const std::string& s, char sep) {
+  std::vector<std::string> out(1);
+  for (char c : s) {
+    if (c == sep)
+      out.emplace_back();
+    else
+      out.back() += c;
+  }
+  return out;
+}
+
+int runSpawnApp() {
+  const char* apps = getenv("CCMPI_SPAWN_APPS");
+  const char* rankText = getenv("PMI_RANK");
+  if (!apps || !rankText) {
+    fprintf(stderr, "mpirun --ccmpi-spawn-app: CCMPI_SPAWN_APPS or PMI_RANK is unset\n");
+    return 127;
+  }
+  int rank = atoi(rankText);
+  int appnum = 0;
+  for (const std::string& app : splitAt(apps, ';')) {
+    const std::vector<std::string> f = splitAt(app, ',');
+    if (f.size() < 3) break;
+    const int count = atoi(f[0].c_str());
+    if (rank >= count) {
+      rank -= count;
+      ++appnum;
+      continue;
+    }
+    const std::string wdir = unhex(f[1]);
+    if (!wdir.empty() && chdir(wdir.c_str()) != 0) {
+      fprintf(stderr, "mpirun: cannot change to directory '%s': %s\n", wdir.c_str(),
+              strerror(errno));
+      return 127;
+    }
+    std::vector<std::string> words;
+    for (size_t i = 2; i < f.size(); ++i) words.push_back(unhex(f[i]));
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    setenv("CCMPI_APPNUM", std::to_string(appnum).c_str(), 1);
+    unsetenv("CCMPI_SPAWN_APPS");
+    execvp(argv[0], argv.data());
+    fprintf(stderr, "mpirun: cannot execute '%s': %s\n", argv[0], strerror(errno));
+    return 127;
+  }
+  fprintf(stderr, "mpirun --ccmpi-spawn-app: no command for rank %s\n", rankText);
+  return 127;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   ensureStdFds();
+  if (argc >= 2 && std::strcmp(argv[1], "--ccmpi-spawn-app") == 0) return runSpawnApp();
   if (argc >= 2 && std::strcmp(argv[1], "--ccmpi-proxy") == 0)
     return ccmpi::launcher::runProxy(std::vector<std::string>(argv + 2, argv + argc));
   std::vector<std::string> args(argv + 1, argv + argc);

@@ -177,6 +177,7 @@ class Job {
   std::vector<std::string> agent_;
   std::string self_;  // absolute path of this executable
   std::string jobId_, secret_;
+  long long universe_ = 1;  // MPI_UNIVERSE_SIZE (CCMPI_UNIVERSE_SIZE)
   std::vector<RankInfo> ranks_;
   std::vector<Proxy> proxies_;
   std::unique_ptr<RankSet> local_;
@@ -311,6 +312,16 @@ int Job::prepare() {
   std::vector<HostSlots> slots;
   for (const auto& h : hosts_) slots.push_back(HostSlots{h.name, h.slots});
   placement_ = o_.mapBy == "node" ? placeRanksByNode(slots, np_) : placeRanks(slots, np_);
+  // MPI_UNIVERSE_SIZE: as many processes as mpirun starts on these hosts without
+  // --oversubscribe (kOversubscribeFactor per slot, per core where no hosts are given), at
+  // least -n. A job MPI_Comm_spawn started (its mpirun has CCMPI_UNIVERSE_SIZE from the
+  // parent rank) is in its parents' universe.
+  const char* inherited = getenv("CCMPI_UNIVERSE_SIZE");
+  universe_ = std::max<long long>(
+      np_, inherited && atoll(inherited) > 0
+               ? atoll(inherited)
+               : kOversubscribeFactor *
+                     (implicitHost ? std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)) : totalSlots));
   // A sane multiple of the slots (of the cores where no hosts were given): beyond it a typo
   // (-n 100000) would fork until the machine's process table is full. --oversubscribe
   // allows it, as Open MPI's does.
@@ -514,7 +525,14 @@ void Job::launch() {
   }
   std::vector<std::string> common = {"CCMPI_JOB_ID=" + jobId_, "CCMPI_JOB_SECRET=" + secret_,
                                      "CCMPI_NUM_NODES=" + std::to_string(usedHosts),
-                                     "CCMPI_RANK_HOSTS=" + rankHosts};
+                                     "CCMPI_RANK_HOSTS=" + rankHosts,
+                                     "CCMPI_UNIVERSE_SIZE=" + std::to_string(universe_)};
+  // MPI_Comm_spawn starts the new ranks with this mpirun (docs/dynamic.md).
+  {
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) common.push_back("CCMPI_MPIRUN=" + std::string(self, static_cast<size_t>(n)));
+  }
   std::vector<std::string> user;  // -x and --env, in order
   for (const auto& [name, value] : o_.exports) {
     if (value) {

@@ -57,7 +57,9 @@ Options of Open MPI's or MPICH's mpirun that are not supported (--mca, --rankfil
 --allow-run-as-root, -genvall and -envall are accepted and change nothing.
 
 Every rank gets PMI_FD, PMI_RANK, PMI_SIZE, CCMPI_JOB_ID, CCMPI_JOB_SECRET,
-CCMPI_LOCAL_RANK, CCMPI_LOCAL_SIZE, CCMPI_NODE_ID and CCMPI_NUM_NODES. Local ranks inherit
+CCMPI_LOCAL_RANK, CCMPI_LOCAL_SIZE, CCMPI_NODE_ID, CCMPI_NUM_NODES, CCMPI_MPIRUN (this
+mpirun, for MPI_Comm_spawn) and CCMPI_UNIVERSE_SIZE (MPI_UNIVERSE_SIZE: 64 ranks per slot
+or core, at least -n; inherited by spawned jobs; docs/dynamic.md). Local ranks inherit
 our environment; remote ranks get the agent's plus all our CCMPI_* variables and -x/--env.
 stdin goes to rank 0 only (the others read /dev/null). Output is forwarded line by line.
 The exit status is the first failure: a rank's exit code, 128+signal for a rank killed

@@ -157,6 +157,11 @@ int init(transport::TcpTransport* tcp, int worldSize) {
   return MPI_SUCCESS;
 }
 
+void growPeers(int count) {
+  if (g.tx.size() < static_cast<size_t>(count)) g.tx.resize(static_cast<size_t>(count));
+  if (g.rx.size() < static_cast<size_t>(count)) g.rx.resize(static_cast<size_t>(count));
+}
+
 void finalize(int myRank) {
   if (kStats.get()) {
     const Stats& s = g.stats;

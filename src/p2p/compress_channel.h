@@ -46,6 +46,8 @@ enum class Mode { kOff, kOn, kAuto };
 // value is invalid.
 // The transport tells the throughput it measured to each peer.
 int init(transport::TcpTransport* tcp, int worldSize);
+// Channel state for `count` peers (processes of other jobs joined later).
+void growPeers(int count);
 void finalize(int myRank);  // prints the counters when asked to, releases the states
 Mode mode();
 

@@ -15,6 +15,8 @@ transport::Sink* sink();
 // Returns an MPI error class (cause set) when a tunable of the layer is invalid.
 int init(transport::TcpTransport* tcp, transport::ShmTransport* shm, int worldRank, int worldSize);
 void finalize();
+// Per-peer state for `count` peers (processes of other jobs joined: runtime::addProcess).
+void growPeers(int count);
 // Largest eager message (the transport's frame limit uses it).
 uint64_t eagerLimit();
 

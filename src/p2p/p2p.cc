@@ -1841,6 +1841,11 @@ int init(transport::TcpTransport* tcp, transport::ShmTransport* shm, int worldRa
   return compress_channel::init(tcp, worldSize);
 }
 
+void growPeers(int count) {
+  if (g.rxCoded.size() < static_cast<size_t>(count)) g.rxCoded.resize(static_cast<size_t>(count));
+  compress_channel::growPeers(count);
+}
+
 void finalize() {
   if (kStats.get()) {
     const Counters& c = g.counters;

@@ -164,6 +164,8 @@ struct Runtime {
   transport::ShmTransport shm;
   std::vector<int> hosts;  // worldHosts(), once gathered
   int hostCount = 0;
+  transport::TcpConfig tcpConfig;  // for a listener opened later (myCard)
+  int foreign = 0;                 // processes of other jobs (processCount)
 };
 
 Runtime& rt() {
@@ -495,6 +497,7 @@ int bringUp() {
   if (!parseSipKey(secretHex.c_str(), &key))
     return setErrorCause(MPI_ERR_OTHER, "CCMPI_JOB_SECRET is not 32 hex digits");
   cfg.secret = key;
+  r.tcpConfig = cfg;
   if (r.size > 1) {
     // The transport copies its config at init; install the secret now.
     r.tcp.setSecret(key, cfg.jobId);
@@ -639,6 +642,66 @@ int cappedThreadLevel(int required) {
 }
 
 }  // namespace
+
+int processCount() {
+  return rt().size + rt().foreign;
+}
+
+uint64_t jobIdentity() {
+  const Runtime& r = rt();
+  return transport::TcpTransport::jobIdentity(r.tcpConfig.secret, r.tcpConfig.jobId);
+}
+
+int myCard(ProcessCard* card) {
+  Runtime& r = rt();
+  if (!r.tcp.listening()) {
+    // A one-rank job has no listener until another job needs to reach it.
+    if (r.tcp.init(r.tcpConfig, p2p::sink()) != 0)
+      return setErrorCause(MPI_ERR_OTHER, "cannot open a TCP listener on %s",
+                           r.tcpConfig.bindAddress.c_str());
+    r.tcp.setSecret(r.tcpConfig.secret, r.tcpConfig.jobId);
+  }
+  *card = ProcessCard{};
+  card->job = jobIdentity();
+  card->rank = r.rank;
+  card->key[0] = r.tcpConfig.secret.k0;
+  card->key[1] = r.tcpConfig.secret.k1;
+  const std::string& a = r.tcp.address();
+  if (a.size() >= sizeof card->addr)
+    return setErrorCause(MPI_ERR_INTERN, "listener address '%s' is too long", a.c_str());
+  memcpy(card->addr, a.data(), a.size());
+  return MPI_SUCCESS;
+}
+
+int addProcess(const ProcessCard& card, int* index) {
+  Runtime& r = rt();
+  if (card.addr[sizeof card.addr - 1] != 0 || card.rank < 0 || card.rank > INT32_MAX)
+    return setErrorCause(MPI_ERR_INTERN, "malformed process description (rank %lld)",
+                         static_cast<long long>(card.rank));
+  const int rank = static_cast<int>(card.rank);
+  if (card.job == jobIdentity()) {
+    if (rank >= r.size)
+      return setErrorCause(MPI_ERR_INTERN, "rank %d of this job does not exist (size %d)", rank,
+                           r.size);
+    *index = rank;
+    return MPI_SUCCESS;
+  }
+  const int known = r.tcp.foreignIndex(card.job, rank);
+  if (known >= 0) {
+    *index = known;
+    return MPI_SUCCESS;
+  }
+  if (!r.tcp.listening()) {
+    ProcessCard mine;
+    if (int rc = myCard(&mine)) return rc;
+  }
+  *index = r.size + r.foreign++;
+  r.tcp.addForeign(*index, card.job, rank, SipKey{card.key[0], card.key[1]}, card.addr);
+  p2p::growPeers(processCount());
+  log::debug("process %d is rank %d of job %llx at %s", *index, rank,
+             static_cast<unsigned long long>(card.job), card.addr);
+  return MPI_SUCCESS;
+}
 
 int init(int*, char***, int required, int* provided) {
   Runtime& r = rt();

@@ -4,6 +4,7 @@
 // work here. The world model and every session hold a reference to the infrastructure.
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,28 @@ int finalize();
 // (bringing it up if needed). sessionInit fails after the library was torn down.
 int sessionInit(int required, int* provided);
 void sessionFinalize();
+// Dynamic processes (docs/dynamic.md). Processes are numbered 0..processCount()-1 in this
+// process ("world ranks" in comm/ and p2p/): the ranks of MPI_COMM_WORLD first, then the
+// processes of other jobs this one was connected to (MPI_Comm_accept/connect/join), in the
+// order they became known here.
+int processCount();
+// What another job needs to reach a process: its job's identity and secret, its rank there
+// and its TCP listener ("ip:port", NUL-terminated).
+struct ProcessCard {
+  uint64_t job = 0;
+  int64_t rank = 0;
+  uint64_t key[2] = {0, 0};
+  char addr[48] = {};
+};
+static_assert(sizeof(ProcessCard) == 80);
+// This process's card; opens its TCP listener first if it has none (a one-rank job).
+int myCard(ProcessCard* card);
+// The process number of the process `card` describes (its world rank when it belongs to
+// this job); a process of another job seen for the first time is added.
+int addProcess(const ProcessCard& card, int* index);
+// The job identity of this process (ProcessCard::job).
+uint64_t jobIdentity();
+
 // Terminates every process of the job with exit code `code` (through the launcher).
 [[noreturn]] void abortJob(int code, const std::string& message);
 

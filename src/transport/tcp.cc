@@ -426,6 +426,7 @@ class TcpConn final : public progress::EventHandler {
   std::deque<OutFrame*> outq_;
 
  private:
+  friend class TcpTransport;
   // A paced connection that loses segments stops pacing. Pacing keeps the host's transmit
   // queue short on a clean network, but on a lossy one it spaces out the segments that
   // would reveal a loss (and the repairs): measured on 8 emulated hosts at 2% loss, the
@@ -626,7 +627,7 @@ class TcpConn final : public progress::EventHandler {
     const int me = t.cfg_.myRank;
     switch (st_) {
       case State::kAwaitChallenge: {
-        if (h.type != FrameType::kChallenge || h.src != peer_) {
+        if (h.type != FrameType::kChallenge || h.src != t.wireRank(peer_)) {
           fail("expected a challenge");
           return false;
         }
@@ -634,7 +635,11 @@ class TcpConn final : public progress::EventHandler {
         FrameHeader r;
         r.type = FrameType::kHello;
         r.src = me;
-        r.a = t.mac('H', h.a, h.b, me, peer_);
+        // The connector's job (docs/dynamic.md): the acceptor tells its own job's ranks from
+        // processes of other jobs by it.
+        r.context = static_cast<uint32_t>(t.myJob_);
+        r.tag = static_cast<int32_t>(static_cast<uint32_t>(t.myJob_ >> 32));
+        r.a = t.peerMac(peer_, 'H', h.a, h.b, me, t.wireRank(peer_));
         r.b = myNonce_;
         st_ = State::kAwaitAccept;
         // The hello must precede any queued data: put it first.
@@ -643,8 +648,10 @@ class TcpConn final : public progress::EventHandler {
         return st_ != State::kClosed;
       }
       case State::kAwaitAccept: {
-        if (h.src != peer_ || (h.type != FrameType::kAccept && h.type != FrameType::kReject) ||
-            h.a != t.mac(h.type == FrameType::kAccept ? 'A' : 'R', myNonce_, 0, peer_, me)) {
+        if (h.src != t.wireRank(peer_) ||
+            (h.type != FrameType::kAccept && h.type != FrameType::kReject) ||
+            h.a != t.peerMac(peer_, h.type == FrameType::kAccept ? 'A' : 'R', myNonce_, 0,
+                             t.wireRank(peer_), me)) {
           ++t.rejectedAuth_;
           fail("peer failed to authenticate");
           return false;
@@ -663,20 +670,10 @@ class TcpConn final : public progress::EventHandler {
         t.opened(peer_, this);
         return st_ != State::kClosed;
       }
-      case State::kAwaitHello: {
-        if (h.type != FrameType::kHello || h.src == me ||
-            h.a != t.mac('H', challenge_[0], challenge_[1], h.src, me)) {
-          closeQuietly();
-          t.noteDropped("it did not prove the job secret");
-          return false;
-        }
-        peer_ = h.src;
-        myNonce_ = h.b;  // the connector's nonce, answered below
-        t.accepted(this);
-        return st_ != State::kClosed;
-      }
+      case State::kAwaitHello:
+        return onHello(h);
       case State::kOpen: {
-        if (h.src != peer_) {
+        if (h.src != t.wireRank(peer_)) {
           fail("frame claims another source rank");
           return false;
         }
@@ -714,6 +711,43 @@ class TcpConn final : public progress::EventHandler {
     }
   }
 
+  // The HELLO of an accepted connection. A process of another job may connect before this
+  // process has learnt of it (its group finished connecting first): that HELLO is parked
+  // until addForeign() names the process, or the handshake timeout closes the connection.
+  bool onHello(const FrameHeader& h) {
+    TcpTransport& t = *t_;
+    const int me = t.cfg_.myRank;
+    const uint64_t job = h.context | (static_cast<uint64_t>(static_cast<uint32_t>(h.tag)) << 32);
+    const bool ownJob = job == 0 || job == t.myJob_;
+    const int index = ownJob ? h.src : t.foreignIndex(job, h.src);
+    if (h.type == FrameType::kHello && !ownJob && index < 0) {
+      parked_ = true;
+      parkedHello_ = h;
+      return true;
+    }
+    parked_ = false;
+    if (h.type != FrameType::kHello || (ownJob && h.src == me) || index < 0 ||
+        (ownJob && h.src >= t.cfg_.worldSize) ||
+        h.a != t.mac('H', challenge_[0], challenge_[1], h.src, me)) {
+      closeQuietly();
+      t.noteDropped("it did not prove the job secret");
+      return false;
+    }
+    peer_ = index;
+    myNonce_ = h.b;  // the connector's nonce, answered below
+    t.accepted(this);
+    return st_ != State::kClosed;
+  }
+  // A parked HELLO from rank `rank` of job `job`, which is now known: resumes it.
+  void resumeHello(uint64_t job, int rank) {
+    if (!parked_ || st_ != State::kAwaitHello || parkedHello_.src != rank) return;
+    const uint64_t j = parkedHello_.context |
+                       (static_cast<uint64_t>(static_cast<uint32_t>(parkedHello_.tag)) << 32);
+    if (j == job) onHello(parkedHello_);
+  }
+
+  bool parked_ = false;
+  FrameHeader parkedHello_;
   int64_t acceptedNs_ = 0;  // when the listener accepted it (0: our own attempt)
   int64_t connectNs_ = 0;   // when our attempt called connect()
   char peerIp_[INET_ADDRSTRLEN] = "?";
@@ -738,6 +772,18 @@ class TcpConn final : public progress::EventHandler {
 };
 
 uint64_t TcpTransport::mac(char tag, uint64_t nonce0, uint64_t nonce1, int from, int to) const {
+  return macWith(cfg_.secret, myJob_, tag, nonce0, nonce1, from, to);
+}
+
+uint64_t TcpTransport::peerMac(int peer, char tag, uint64_t nonce0, uint64_t nonce1, int from,
+                               int to) const {
+  const Peer& p = peers_[static_cast<size_t>(peer)];
+  return p.foreign ? macWith(p.key, p.job, tag, nonce0, nonce1, from, to)
+                   : mac(tag, nonce0, nonce1, from, to);
+}
+
+uint64_t TcpTransport::macWith(const SipKey& key, uint64_t job, char tag, uint64_t nonce0,
+                               uint64_t nonce1, int from, int to) {
   struct {
     char tag[8];
     uint64_t n0, n1, job;
@@ -747,10 +793,30 @@ uint64_t TcpTransport::mac(char tag, uint64_t nonce0, uint64_t nonce1, int from,
   memcpy(m.tag + 1, "ccmpi", 5);
   m.n0 = nonce0;
   m.n1 = nonce1;
-  m.job = cfg_.jobId;
+  m.job = job;
   m.from = from;
   m.to = to;
-  return siphash24(cfg_.secret, &m, sizeof m);
+  return siphash24(key, &m, sizeof m);
+}
+
+int TcpTransport::foreignIndex(uint64_t job, int rank) const {
+  for (size_t i = static_cast<size_t>(cfg_.worldSize); i < peers_.size(); ++i)
+    if (peers_[i].foreign && peers_[i].job == job && peers_[i].remoteRank == rank)
+      return static_cast<int>(i);
+  return -1;
+}
+
+void TcpTransport::addForeign(int index, uint64_t job, int rank, const SipKey& key,
+                              const std::string& addr) {
+  if (peers_.size() <= static_cast<size_t>(index)) peers_.resize(static_cast<size_t>(index) + 1);
+  Peer& p = peers_[static_cast<size_t>(index)];
+  p.foreign = true;
+  p.job = job;
+  p.remoteRank = rank;
+  p.key = key;
+  p.addr = addr;
+  cfg_.limits.worldSize = std::max(cfg_.limits.worldSize, rank + 1);
+  for (size_t i = 0; i < conns_.size(); ++i) conns_[i]->resumeHello(job, rank);
 }
 
 TcpTransport::TcpTransport() = default;
@@ -848,8 +914,8 @@ void TcpTransport::send(int peer, OutFrame* f) {
 }
 
 void TcpTransport::connectTo(int peer) {
-  std::string addr;
-  if (!cfg_.resolve || cfg_.resolve(peer, &addr) != 0)
+  std::string addr = peers_[static_cast<size_t>(peer)].addr;
+  if (addr.empty() && (!cfg_.resolve || cfg_.resolve(peer, &addr) != 0))
     log::fatal("cannot find the address of rank %d", peer);
   const size_t colon = addr.rfind(':');
   sockaddr_in sa{};
@@ -901,7 +967,8 @@ const std::vector<int>& TcpTransport::railsTo(int peer) {
   if (!p.active) return p.usable;
   p.railsKnown = true;
   std::string card;
-  if (p.sameHost || cfg_.rails.size() < 2 || !cfg_.resolveRails ||
+  // (A process of another job has no rail card in this job's key space: rail 0 only.)
+  if (p.sameHost || p.foreign || cfg_.rails.size() < 2 || !cfg_.resolveRails ||
       cfg_.resolveRails(peer, &card) != 0 || !parseRailCard(card, &p.theirs))
     return p.usable;
   p.theirRail = matchRails(cfg_.rails, p.theirs);
@@ -998,16 +1065,19 @@ void TcpTransport::accepted(TcpConn* c) {
     active = link(peer, c->rail_).active;
     outgoing = link(peer, c->rail_).outgoing;
   }
-  if (active || (outgoing && me < peer)) {
+  // Ties are broken by (job, rank): the same answer at both ends, also across jobs.
+  const bool meFirst =
+      p.foreign ? (myJob_ < p.job || (myJob_ == p.job && me < p.remoteRank)) : me < peer;
+  if (active || (outgoing && meFirst)) {
     // Our connection (lower rank) wins, or one is already open: refuse this one.
     r.type = FrameType::kReject;
-    r.a = mac('R', c->myNonce_, 0, me, peer);
+    r.a = mac('R', c->myNonce_, 0, me, wireRank(peer));
     c->st_ = TcpConn::State::kRejecting;
     c->enqueue(new CtrlFrame(r));
     return;
   }
   r.type = FrameType::kAccept;
-  r.a = mac('A', c->myNonce_, 0, me, peer);
+  r.a = mac('A', c->myNonce_, 0, me, wireRank(peer));
   c->st_ = TcpConn::State::kOpen;
   // If we had an attempt of our own, it will be rejected by the peer; its queued frames
   // are still in p.queue (attempts never hold data before they are accepted).
@@ -1190,9 +1260,16 @@ void TcpTransport::connFailed(TcpConn* c, const std::string& why) {
     sink_->onRailLost(peer, c->rail_);
     return;
   }
-  const bool mattered = p.active == c || p.outgoing == c;
+  bool mattered = p.active == c || p.outgoing == c;
   if (p.active == c) p.active = nullptr;
   if (p.outgoing == c) p.outgoing = nullptr;
+  // A process of another job may finish before this one (its MPI_Finalize closes the
+  // connection): a failure only when something was still to be sent to it.
+  if (p.foreign && c->idle() && p.queue.empty()) {
+    mattered = false;
+    log::debug("connection to process %d (rank %d of job %llx) closed: %s", peer, p.remoteRank,
+               static_cast<unsigned long long>(p.job), why.c_str());
+  }
   c->dropQueue();
   if (mattered && !shuttingDown_) sink_->onPeerLost(peer, why);
 }

@@ -52,7 +52,21 @@ class TcpTransport {
   void setSecret(const SipKey& key, uint64_t jobId) {
     cfg_.secret = key;
     cfg_.jobId = jobId;
+    myJob_ = jobIdentity(key, jobId);
   }
+  // The 64-bit identity of a job in handshakes: its launcher's job id, else one derived from
+  // its secret (the same on every rank of the job).
+  static uint64_t jobIdentity(const SipKey& key, uint64_t jobId) {
+    return jobId ? jobId : siphash24(key, "ccmpi-job", 9) | 1;
+  }
+  uint64_t jobIdentity() const { return myJob_; }
+  bool listening() const { return listenFd_ >= 0; }
+  // Processes of other jobs (dynamic processes, docs/dynamic.md): peer `index` (>= the
+  // world size) is rank `rank` of job `job`, listening at `addr`; connections to and from it
+  // prove `key`, that job's secret, the way connections inside a job prove this job's.
+  void addForeign(int index, uint64_t job, int rank, const SipKey& key, const std::string& addr);
+  // The peer index of rank `rank` of foreign job `job`, or -1.
+  int foreignIndex(uint64_t job, int rank) const;
   // "ip:port" this rank listens on.
   const std::string& address() const { return address_; }
   // Queues f for peer (world rank != self). Opens the connection on first use.
@@ -141,6 +155,13 @@ class TcpTransport {
     std::vector<Rail> theirs;     // the peer's card
     std::vector<RailLink> links;  // per rail of ours (index 0 unused)
     int synRetries = 0;           // attempts replaced for an unanswered SYN
+    // A process of another job (addForeign): its rank there, its job, the job's secret and
+    // its listener's address.
+    bool foreign = false;
+    int remoteRank = -1;
+    uint64_t job = 0;
+    SipKey key{};
+    std::string addr;
   };
   class Listener : public progress::EventHandler {
    public:
@@ -175,6 +196,15 @@ class TcpTransport {
   void noteDropped(const char* why);
   void watchHandshakes();
   uint64_t mac(char tag, uint64_t nonce0, uint64_t nonce1, int from, int to) const;
+  // The MAC as peer's job computes it (its secret and job for a foreign peer).
+  uint64_t peerMac(int peer, char tag, uint64_t nonce0, uint64_t nonce1, int from, int to) const;
+  static uint64_t macWith(const SipKey& key, uint64_t job, char tag, uint64_t nonce0,
+                          uint64_t nonce1, int from, int to);
+  // The rank peer puts in the frames it sends (its rank in its own job).
+  int wireRank(int peer) const {
+    const Peer& p = peers_[static_cast<size_t>(peer)];
+    return p.foreign ? p.remoteRank : peer;
+  }
 
   TcpConfig cfg_;
   Sink* sink_ = nullptr;
@@ -195,6 +225,7 @@ class TcpTransport {
   uint64_t dropped_ = 0;
   uint64_t railsOpened_ = 0, railsLost_ = 0;
   unsigned sweepTurn_ = 0;
+  uint64_t myJob_ = 0;  // jobIdentity()
 };
 
 // Whether this rank has seen a lossy network: some TCP connection retransmitted more than

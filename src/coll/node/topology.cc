@@ -39,7 +39,8 @@ int hostKeys(comm::Comm& c, std::vector<uint64_t>* keys) {
       (*keys)[static_cast<size_t>(i)] = static_cast<uint64_t>(placed[static_cast<size_t>(w)]);
   }
   if (known) return MPI_SUCCESS;
-  const uint64_t mine = fnv1a(runtime::processorName());
+  // Processes of different jobs never share a node segment: the job is part of the key.
+  const uint64_t mine = fnv1a(runtime::processorName()) ^ runtime::jobIdentity();
   return allgatherRing(&mine, 8, MPI_BYTE, keys->data(), 8, MPI_BYTE, c);
 }
 
