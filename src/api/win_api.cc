@@ -55,6 +55,7 @@
 #include "api/api.h"
 #include "api/request_table.h"
 #include "base/handles.h"
+#include "base/tunables.h"
 #include "comm/comm.h"
 #include "comm/errhandler.h"
 #include "datatype/datatype.h"
@@ -128,6 +129,8 @@ struct Window {
   void* shm = nullptr;
   size_t shmLen = 0;
   std::vector<int64_t> shmOff;
+  // Every member's memory is in the mapping shm: puts and gets are copies by the origin.
+  bool direct = false;
   std::vector<std::pair<uint64_t, uint64_t>> attached;  // dynamic: (base, size)
   std::string name;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
@@ -530,6 +533,25 @@ int issue(Window& w, const OpArgs& a, PendingGet** pending) {
                            static_cast<long long>(lo - b0), static_cast<long long>(hi - b0),
                            static_cast<long long>(w.sizes[t]));
   }
+  // Same host, memory in the shared segment: the origin copies (the datatype layer packs
+  // straight into the target's blocks, or unpacks from them), complete at both ends on
+  // return. Accumulates stay with the target's handler (their atomicity).
+  if (w.direct && (a.kind == kPut || a.kind == kGet)) {
+    char* seg = static_cast<char*>(w.shm) + w.shmOff[t];
+    const int64_t b0 = static_cast<int64_t>(w.bases[t]);
+    size_t off = 0;
+    for (const datatype::Block& b : blocks) {
+      char* p = seg + (b.disp - b0);
+      const size_t n = static_cast<size_t>(b.len);
+      if (a.kind == kPut)
+        odt->pack(a.obuf, a.ocount, off, p, n);
+      else
+        datatype::lookup(a.rtype)->unpack(a.rbuf, a.rcount, off, p, n);
+      off += n;
+    }
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return MPI_SUCCESS;
+  }
   Hdr h;
   h.key = w.key;
   h.kind = kind;
@@ -754,7 +776,20 @@ int createWindow(const char* kFunc, MPI_Comm comm, MPI_Info info, int flavor, MP
 
 std::atomic<uint64_t> gShmSeq{0};
 
-int setupShared(Window& w, MPI_Aint size) {
+Tunable<bool> kDirect("CCMPI_RMA_DIRECT", true,
+                      "MPI_Win_allocate maps the members' memory into one shared-memory segment "
+                      "when they share a host, and puts and gets to such windows (and to "
+                      "MPI_Win_allocate_shared ones) are copies by the origin");
+// MPI_Win_allocate keeps larger windows (all members' sizes together) in private memory: the
+// segment is reserved up front (a tmpfs segment that cannot grow would raise SIGBUS).
+constexpr int64_t kDirectMaxBytes = int64_t{1} << 30;
+
+// Maps one segment holding every member's memory (rank 0 creates it and broadcasts its
+// name, the others open it, then it is unlinked). allocate (MPI_Win_allocate): segments
+// start 64-byte aligned, the whole is reserved, and a failure is MPI_ERR_RMA_SHARED with
+// nothing mapped (the caller falls back to private memory); otherwise (allocate_shared) the
+// segments are contiguous in rank order.
+int setupShared(Window& w, MPI_Aint size, bool allocate = false) {
   std::vector<int64_t> sizes(static_cast<size_t>(w.size));
   int64_t mine = size;
   PMPI_Allgather(&mine, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, w.comm);
@@ -762,8 +797,11 @@ int setupShared(Window& w, MPI_Aint size) {
   int64_t total = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
     w.shmOff[i] = total;
-    total += sizes[i];
+    total += allocate ? (sizes[i] + 63) / 64 * 64 : sizes[i];
   }
+  // Every member computed the same total: they all give up together.
+  if (allocate && total > kDirectMaxBytes)
+    return setErrorCause(MPI_ERR_RMA_SHARED, "the window is too large to share");
   w.shmLen = static_cast<size_t>(total > 0 ? total : 1);
   char name[64] = {};
   int ok = 1;
@@ -772,12 +810,14 @@ int setupShared(Window& w, MPI_Aint size) {
              static_cast<unsigned long long>(gShmSeq++));
     const int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0 || ftruncate(fd, static_cast<off_t>(w.shmLen)) != 0) ok = 0;
+    if (ok && allocate && posix_fallocate(fd, 0, static_cast<off_t>(w.shmLen)) != 0) ok = 0;
     if (ok) {
       void* p = mmap(nullptr, w.shmLen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
       if (p == MAP_FAILED) ok = 0;
       if (ok) w.shm = p;
     }
     if (fd >= 0) close(fd);
+    if (!ok && fd >= 0) shm_unlink(name);
     if (!ok) name[0] = '\0';
   }
   PMPI_Bcast(name, sizeof name, MPI_CHAR, 0, w.comm);
@@ -796,10 +836,37 @@ int setupShared(Window& w, MPI_Aint size) {
   int all = 0;
   PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, w.comm);
   if (w.rank == 0 && name[0]) shm_unlink(name);
-  if (!all)
+  if (!all) {
+    if (allocate && w.shm) {
+      munmap(w.shm, w.shmLen);
+      w.shm = nullptr;
+    }
     return setErrorCause(MPI_ERR_RMA_SHARED,
                          "the members cannot share memory (not all on one host?)");
+  }
   w.base = static_cast<char*>(w.shm) + w.shmOff[static_cast<size_t>(w.rank)];
+  w.direct = kDirect.get();
+  return MPI_SUCCESS;
+}
+
+// MPI_Win_allocate: one shared segment when the members share a host (puts and gets are
+// then copies by the origin), private memory otherwise.
+// Every member decides alike from the hosts of the world ranks (CCMPI_SHM_ISLAND's emulated
+// hosts count as hosts).
+int allocateWindow(Window& w, MPI_Aint size) {
+  const std::vector<int>& hosts = runtime::worldHosts();
+  bool oneHost = !hosts.empty();
+  for (int r : w.world)
+    if (r < 0 || static_cast<size_t>(r) >= hosts.size() ||
+        hosts[static_cast<size_t>(r)] != hosts[static_cast<size_t>(w.world[0])])
+      oneHost = false;
+  if (kDirect.get() && oneHost && setupShared(w, size, true) == MPI_SUCCESS) return MPI_SUCCESS;
+  void* p = nullptr;
+  if (posix_memalign(&p, 64, size > 0 ? size : 1) != 0)
+    return setErrorCause(MPI_ERR_NO_MEM, "cannot allocate %lld bytes",
+                         static_cast<long long>(size));
+  w.owned = p;
+  w.base = p;
   return MPI_SUCCESS;
 }
 
@@ -952,15 +1019,7 @@ extern "C" int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MP
   CCMPI_API_BEGIN("MPI_Win_allocate");
   if (!baseptr) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "baseptr is NULL");
   const int rc = createWindow(kFunc, comm, info, MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, win,
-                              [size](Window& w) {
-                                void* p = nullptr;
-                                if (posix_memalign(&p, 64, size > 0 ? size : 1) != 0)
-                                  return setErrorCause(MPI_ERR_NO_MEM, "cannot allocate %lld bytes",
-                                                       static_cast<long long>(size));
-                                w.owned = p;
-                                w.base = p;
-                                return MPI_SUCCESS;
-                              });
+                              [size](Window& w) { return allocateWindow(w, size); });
   if (rc == MPI_SUCCESS) *static_cast<void**>(baseptr) = table().get(*win)->base;
   return rc;
 }
@@ -1802,15 +1861,7 @@ extern "C" int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info i
   CCMPI_API_BEGIN("MPI_Win_allocate_c");
   if (!baseptr) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "baseptr is NULL");
   const int rc = createWindow(kFunc, comm, info, MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, win,
-                              [size](Window& w) {
-                                void* p = nullptr;
-                                if (posix_memalign(&p, 64, size > 0 ? size : 1) != 0)
-                                  return setErrorCause(MPI_ERR_NO_MEM, "cannot allocate %lld bytes",
-                                                       static_cast<long long>(size));
-                                w.owned = p;
-                                w.base = p;
-                                return MPI_SUCCESS;
-                              });
+                              [size](Window& w) { return allocateWindow(w, size); });
   if (rc == MPI_SUCCESS) *static_cast<void**>(baseptr) = table().get(*win)->base;
   return rc;
 }
