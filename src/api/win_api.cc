@@ -34,6 +34,12 @@
 // MPI_Win_allocate_shared maps one POSIX shared-memory object per window (rank 0 creates
 // it, the others open it by name, then it is unlinked); MPI_Win_shared_query returns
 // addresses in it. The memory model is MPI_WIN_UNIFIED.
+//
+// Direct windows: when every member's memory is in one such segment (allocate_shared, and
+// MPI_Win_allocate on members of one host), the origin does the data movement itself: puts
+// and gets are copies, the accumulate family is applied under a lock word in the segment
+// (so accumulates stay atomic against each other, all of them coming this way). Each is
+// complete at both ends on return (then a full fence); synchronization is unchanged.
 #include "api/win.h"
 
 #include <fcntl.h>
@@ -131,6 +137,7 @@ struct Window {
   std::vector<int64_t> shmOff;
   // Every member's memory is in the mapping shm: puts and gets are copies by the origin.
   bool direct = false;
+  size_t lockOff = 0;  // the accumulates' lock word in shm (direct windows)
   std::vector<std::pair<uint64_t, uint64_t>> attached;  // dynamic: (base, size)
   std::string name;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
@@ -483,6 +490,89 @@ struct OpArgs {
   const void* compare;
 };
 
+// Holds a direct window's accumulate lock (a word in the shared segment, zero when free):
+// accumulates on such windows are applied by their origins one at a time.
+class ShmLock {
+ public:
+  explicit ShmLock(Window& w)
+      : word_(*reinterpret_cast<uint32_t*>(static_cast<char*>(w.shm) + w.lockOff)) {
+    std::atomic_ref<uint32_t> a(word_);
+    unsigned spins = 0;
+    while (a.exchange(1, std::memory_order_acquire) != 0) {
+      while (a.load(std::memory_order_relaxed) != 0) {
+        if (++spins > 64)
+          progress::Engine::yieldCpu();  // the holder may be off its CPU
+        else
+          progress::Engine::cpuRelax();
+      }
+    }
+  }
+  ~ShmLock() { std::atomic_ref<uint32_t>(word_).store(0, std::memory_order_release); }
+  ShmLock(const ShmLock&) = delete;
+  ShmLock& operator=(const ShmLock&) = delete;
+
+ private:
+  uint32_t& word_;
+};
+
+// The accumulate family (and the puts and gets they reduce to) on a direct window: the
+// origin applies it under the window's lock, so it is atomic against every other one
+// (they all come this way). runs: in the target's addresses.
+int directAtomic(Window& w, size_t t, const OpArgs& a, Kind kind, const Hdr& h,
+                 std::vector<Run> runs, datatype::Datatype* odt, bool sendsData, int64_t bytes) {
+  if (bytes == 0 && kind != kCas) return MPI_SUCCESS;
+  char* seg = static_cast<char*>(w.shm) + w.shmOff[t];
+  const uint64_t b0 = w.bases[t];
+  for (Run& r : runs) r.addr = reinterpret_cast<uint64_t>(seg + (r.addr - b0));
+  std::vector<unsigned char> in, out;
+  if (kind == kCas) {
+    in.resize(2 * size_t{h.unit});
+    memcpy(in.data(), a.obuf, h.unit);
+    memcpy(in.data() + h.unit, a.compare, h.unit);
+  } else if (sendsData) {
+    in.resize(static_cast<size_t>(bytes));
+    odt->pack(a.obuf, a.ocount, 0, in.data(), in.size());
+  }
+  {
+    ShmLock lock(w);
+    switch (kind) {
+      case kPut: {
+        const unsigned char* d = in.data();
+        for (const Run& r : runs) {
+          memcpy(reinterpret_cast<void*>(r.addr), d, r.n);
+          d += r.n;
+        }
+        break;
+      }
+      case kGet:
+        for (const Run& r : runs) {
+          const auto* p = reinterpret_cast<const unsigned char*>(r.addr);
+          out.insert(out.end(), p, p + r.n);
+        }
+        break;
+      case kAcc:
+        applyAccumulate(h, runs, in.data(), nullptr);
+        break;
+      case kGetAcc:
+        applyAccumulate(h, runs, in.data(), &out);
+        break;
+      case kCas: {
+        const size_t n = h.unit;
+        auto* addr = reinterpret_cast<unsigned char*>(runs[0].addr);
+        out.assign(addr, addr + n);
+        if (memcmp(out.data(), in.data() + n, n) == 0) memcpy(addr, in.data(), n);
+        break;
+      }
+      default:
+        break;
+    }
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
+  if (!out.empty() && a.rtype != MPI_DATATYPE_NULL)
+    datatype::lookup(a.rtype)->unpack(a.rbuf, a.rcount, 0, out.data(), out.size());
+  return MPI_SUCCESS;
+}
+
 // Issues one operation; returns an error class with its cause, or MPI_SUCCESS. *pending
 // is the get whose reply completes it (nullptr when it is complete locally already).
 int issue(Window& w, const OpArgs& a, PendingGet** pending) {
@@ -535,7 +625,7 @@ int issue(Window& w, const OpArgs& a, PendingGet** pending) {
   }
   // Same host, memory in the shared segment: the origin copies (the datatype layer packs
   // straight into the target's blocks, or unpacks from them), complete at both ends on
-  // return. Accumulates stay with the target's handler (their atomicity).
+  // return. The accumulate family is directAtomic's.
   if (w.direct && (a.kind == kPut || a.kind == kGet)) {
     char* seg = static_cast<char*>(w.shm) + w.shmOff[t];
     const int64_t b0 = static_cast<int64_t>(w.bases[t]);
@@ -567,6 +657,7 @@ int issue(Window& w, const OpArgs& a, PendingGet** pending) {
     for (const datatype::Block& b : blocks)
       runs.push_back({static_cast<uint64_t>(b.disp), static_cast<uint64_t>(b.len)});
   }
+  if (w.direct) return directAtomic(w, t, a, kind, h, std::move(runs), odt, sendsData, bytes);
   const bool gets = kind == kGet || kind == kGetAcc || kind == kCas;
   PendingGet* g = nullptr;
   if (gets) {
@@ -802,7 +893,9 @@ int setupShared(Window& w, MPI_Aint size, bool allocate = false) {
   // Every member computed the same total: they all give up together.
   if (allocate && total > kDirectMaxBytes)
     return setErrorCause(MPI_ERR_RMA_SHARED, "the window is too large to share");
-  w.shmLen = static_cast<size_t>(total > 0 ? total : 1);
+  // The accumulates' lock word (a direct window) follows the members' memory.
+  w.lockOff = static_cast<size_t>((total + 63) / 64 * 64);
+  w.shmLen = w.lockOff + 64;
   char name[64] = {};
   int ok = 1;
   if (w.rank == 0) {

@@ -4,7 +4,8 @@
 // target's handler would never be applied while the target spins outside MPI (the spin
 // fails after 30 s). Also checks derived datatypes on both sides, MPI_Rget, and that
 // exclusive locks still exclude (a non-atomic get-increment-put under MPI_LOCK_EXCLUSIVE
-// from every rank must count every increment).
+// from every rank must count every increment), and that accumulates, fetch-and-op and
+// compare-and-swap (applied by the origins under the window's lock) stay atomic.
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,11 +132,53 @@ static void accumulates(MPI_Win win, int* mem) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+// Atomics from every rank at once on rank 0's counter: fetch-and-op increments must fetch
+// distinct values, compare-and-swap increments (retried until they succeed) must all count.
+static void atomics(MPI_Win win, int* mem) {
+  const int iters = 100;
+  if (rank == 0) mem[0] = mem[1] = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  int* seen = calloc((size_t)(iters * size), sizeof(int));
+  int* mine = malloc(sizeof(int) * iters);
+  MPI_Win_lock_all(0, win);
+  for (int i = 0; i < iters; ++i) {
+    int one = 1, old = -1;
+    MPI_Fetch_and_op(&one, &old, MPI_INT, 0, 0, MPI_SUM, win);
+    MPI_Win_flush(0, win);
+    mine[i] = old;
+    for (;;) {
+      int cur = -1, next, prev = -1;
+      MPI_Get_accumulate(NULL, 0, MPI_INT, &cur, 1, MPI_INT, 0, 1, 1, MPI_INT, MPI_NO_OP, win);
+      MPI_Win_flush(0, win);
+      next = cur + 1;
+      MPI_Compare_and_swap(&next, &cur, &prev, MPI_INT, 0, 1, win);
+      MPI_Win_flush(0, win);
+      if (prev == cur) break;
+    }
+  }
+  MPI_Win_unlock_all(win);
+  MPI_Gather(mine, iters, MPI_INT, rank == 0 ? seen : NULL, iters, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    int* count = calloc((size_t)(iters * size), sizeof(int));
+    for (int i = 0; i < iters * size; ++i)
+      if (seen[i] >= 0 && seen[i] < iters * size) ++count[seen[i]];
+    for (int i = 0; i < iters * size; ++i)
+      CHECK(count[i] == 1, "fetch-and-op fetched %d %d times", i, count[i]);
+    CHECK(mem[0] == iters * size, "fetch-and-op counter %d, expected %d", mem[0], iters * size);
+    CHECK(mem[1] == iters * size, "compare-and-swap counter %d, expected %d", mem[1], iters * size);
+    free(count);
+  }
+  free(seen);
+  free(mine);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void run(MPI_Win win, int* mem) {
   if (size >= 2) noTargetProgress(win, mem);
   datatypes(win, mem);
   exclusive(win, mem);
   accumulates(win, mem);
+  atomics(win, mem);
 }
 
 int main(int argc, char** argv) {
