@@ -34,6 +34,12 @@
 // MPI_Win_allocate_shared maps one POSIX shared-memory object per window (rank 0 creates
 // it, the others open it by name, then it is unlinked); MPI_Win_shared_query returns
 // addresses in it. The memory model is MPI_WIN_UNIFIED.
+//
+// Direct windows: when every member's memory is in one such segment (allocate_shared, and
+// MPI_Win_allocate on members of one host), the origin does the data movement itself: puts
+// and gets are copies, the accumulate family is applied under a lock word in the segment
+// (so accumulates stay atomic against each other, all of them coming this way). Each is
+// complete at both ends on return (then a full fence); synchronization is unchanged.
 #include "api/win.h"
 
 #include <fcntl.h>
@@ -55,6 +61,7 @@
 #include "api/api.h"
 #include "api/request_table.h"
 #include "base/handles.h"
+#include "base/tunables.h"
 #include "comm/comm.h"
 #include "comm/errhandler.h"
 #include "datatype/datatype.h"
@@ -128,6 +135,9 @@ struct Window {
   void* shm = nullptr;
   size_t shmLen = 0;
   std::vector<int64_t> shmOff;
+  // Every member's memory is in the mapping shm: puts and gets are copies by the origin.
+  bool direct = false;
+  size_t lockOff = 0;  // the accumulates' lock word in shm (direct windows)
   std::vector<std::pair<uint64_t, uint64_t>> attached;  // dynamic: (base, size)
   std::string name;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
@@ -480,6 +490,89 @@ struct OpArgs {
   const void* compare;
 };
 
+// Holds a direct window's accumulate lock (a word in the shared segment, zero when free):
+// accumulates on such windows are applied by their origins one at a time.
+class ShmLock {
+ public:
+  explicit ShmLock(Window& w)
+      : word_(*reinterpret_cast<uint32_t*>(static_cast<char*>(w.shm) + w.lockOff)) {
+    std::atomic_ref<uint32_t> a(word_);
+    unsigned spins = 0;
+    while (a.exchange(1, std::memory_order_acquire) != 0) {
+      while (a.load(std::memory_order_relaxed) != 0) {
+        if (++spins > 64)
+          progress::Engine::yieldCpu();  // the holder may be off its CPU
+        else
+          progress::Engine::cpuRelax();
+      }
+    }
+  }
+  ~ShmLock() { std::atomic_ref<uint32_t>(word_).store(0, std::memory_order_release); }
+  ShmLock(const ShmLock&) = delete;
+  ShmLock& operator=(const ShmLock&) = delete;
+
+ private:
+  uint32_t& word_;
+};
+
+// The accumulate family (and the puts and gets they reduce to) on a direct window: the
+// origin applies it under the window's lock, so it is atomic against every other one
+// (they all come this way). runs: in the target's addresses.
+int directAtomic(Window& w, size_t t, const OpArgs& a, Kind kind, const Hdr& h,
+                 std::vector<Run> runs, datatype::Datatype* odt, bool sendsData, int64_t bytes) {
+  if (bytes == 0 && kind != kCas) return MPI_SUCCESS;
+  char* seg = static_cast<char*>(w.shm) + w.shmOff[t];
+  const uint64_t b0 = w.bases[t];
+  for (Run& r : runs) r.addr = reinterpret_cast<uint64_t>(seg + (r.addr - b0));
+  std::vector<unsigned char> in, out;
+  if (kind == kCas) {
+    in.resize(2 * size_t{h.unit});
+    memcpy(in.data(), a.obuf, h.unit);
+    memcpy(in.data() + h.unit, a.compare, h.unit);
+  } else if (sendsData) {
+    in.resize(static_cast<size_t>(bytes));
+    odt->pack(a.obuf, a.ocount, 0, in.data(), in.size());
+  }
+  {
+    ShmLock lock(w);
+    switch (kind) {
+      case kPut: {
+        const unsigned char* d = in.data();
+        for (const Run& r : runs) {
+          memcpy(reinterpret_cast<void*>(r.addr), d, r.n);
+          d += r.n;
+        }
+        break;
+      }
+      case kGet:
+        for (const Run& r : runs) {
+          const auto* p = reinterpret_cast<const unsigned char*>(r.addr);
+          out.insert(out.end(), p, p + r.n);
+        }
+        break;
+      case kAcc:
+        applyAccumulate(h, runs, in.data(), nullptr);
+        break;
+      case kGetAcc:
+        applyAccumulate(h, runs, in.data(), &out);
+        break;
+      case kCas: {
+        const size_t n = h.unit;
+        auto* addr = reinterpret_cast<unsigned char*>(runs[0].addr);
+        out.assign(addr, addr + n);
+        if (memcmp(out.data(), in.data() + n, n) == 0) memcpy(addr, in.data(), n);
+        break;
+      }
+      default:
+        break;
+    }
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
+  if (!out.empty() && a.rtype != MPI_DATATYPE_NULL)
+    datatype::lookup(a.rtype)->unpack(a.rbuf, a.rcount, 0, out.data(), out.size());
+  return MPI_SUCCESS;
+}
+
 // Issues one operation; returns an error class with its cause, or MPI_SUCCESS. *pending
 // is the get whose reply completes it (nullptr when it is complete locally already).
 int issue(Window& w, const OpArgs& a, PendingGet** pending) {
@@ -530,6 +623,25 @@ int issue(Window& w, const OpArgs& a, PendingGet** pending) {
                            static_cast<long long>(lo - b0), static_cast<long long>(hi - b0),
                            static_cast<long long>(w.sizes[t]));
   }
+  // Same host, memory in the shared segment: the origin copies (the datatype layer packs
+  // straight into the target's blocks, or unpacks from them), complete at both ends on
+  // return. The accumulate family is directAtomic's.
+  if (w.direct && (a.kind == kPut || a.kind == kGet)) {
+    char* seg = static_cast<char*>(w.shm) + w.shmOff[t];
+    const int64_t b0 = static_cast<int64_t>(w.bases[t]);
+    size_t off = 0;
+    for (const datatype::Block& b : blocks) {
+      char* p = seg + (b.disp - b0);
+      const size_t n = static_cast<size_t>(b.len);
+      if (a.kind == kPut)
+        odt->pack(a.obuf, a.ocount, off, p, n);
+      else
+        datatype::lookup(a.rtype)->unpack(a.rbuf, a.rcount, off, p, n);
+      off += n;
+    }
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return MPI_SUCCESS;
+  }
   Hdr h;
   h.key = w.key;
   h.kind = kind;
@@ -545,6 +657,7 @@ int issue(Window& w, const OpArgs& a, PendingGet** pending) {
     for (const datatype::Block& b : blocks)
       runs.push_back({static_cast<uint64_t>(b.disp), static_cast<uint64_t>(b.len)});
   }
+  if (w.direct) return directAtomic(w, t, a, kind, h, std::move(runs), odt, sendsData, bytes);
   const bool gets = kind == kGet || kind == kGetAcc || kind == kCas;
   PendingGet* g = nullptr;
   if (gets) {
@@ -754,7 +867,20 @@ int createWindow(const char* kFunc, MPI_Comm comm, MPI_Info info, int flavor, MP
 
 std::atomic<uint64_t> gShmSeq{0};
 
-int setupShared(Window& w, MPI_Aint size) {
+Tunable<bool> kDirect("CCMPI_RMA_DIRECT", true,
+                      "MPI_Win_allocate maps the members' memory into one shared-memory segment "
+                      "when they share a host, and puts and gets to such windows (and to "
+                      "MPI_Win_allocate_shared ones) are copies by the origin");
+// MPI_Win_allocate keeps larger windows (all members' sizes together) in private memory: the
+// segment is reserved up front (a tmpfs segment that cannot grow would raise SIGBUS).
+constexpr int64_t kDirectMaxBytes = int64_t{1} << 30;
+
+// Maps one segment holding every member's memory (rank 0 creates it and broadcasts its
+// name, the others open it, then it is unlinked). allocate (MPI_Win_allocate): segments
+// start 64-byte aligned, the whole is reserved, and a failure is MPI_ERR_RMA_SHARED with
+// nothing mapped (the caller falls back to private memory); otherwise (allocate_shared) the
+// segments are contiguous in rank order.
+int setupShared(Window& w, MPI_Aint size, bool allocate = false) {
   std::vector<int64_t> sizes(static_cast<size_t>(w.size));
   int64_t mine = size;
   PMPI_Allgather(&mine, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, w.comm);
@@ -762,9 +888,14 @@ int setupShared(Window& w, MPI_Aint size) {
   int64_t total = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
     w.shmOff[i] = total;
-    total += sizes[i];
+    total += allocate ? (sizes[i] + 63) / 64 * 64 : sizes[i];
   }
-  w.shmLen = static_cast<size_t>(total > 0 ? total : 1);
+  // Every member computed the same total: they all give up together.
+  if (allocate && total > kDirectMaxBytes)
+    return setErrorCause(MPI_ERR_RMA_SHARED, "the window is too large to share");
+  // The accumulates' lock word (a direct window) follows the members' memory.
+  w.lockOff = static_cast<size_t>((total + 63) / 64 * 64);
+  w.shmLen = w.lockOff + 64;
   char name[64] = {};
   int ok = 1;
   if (w.rank == 0) {
@@ -772,12 +903,14 @@ int setupShared(Window& w, MPI_Aint size) {
              static_cast<unsigned long long>(gShmSeq++));
     const int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0 || ftruncate(fd, static_cast<off_t>(w.shmLen)) != 0) ok = 0;
+    if (ok && allocate && posix_fallocate(fd, 0, static_cast<off_t>(w.shmLen)) != 0) ok = 0;
     if (ok) {
       void* p = mmap(nullptr, w.shmLen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
       if (p == MAP_FAILED) ok = 0;
       if (ok) w.shm = p;
     }
     if (fd >= 0) close(fd);
+    if (!ok && fd >= 0) shm_unlink(name);
     if (!ok) name[0] = '\0';
   }
   PMPI_Bcast(name, sizeof name, MPI_CHAR, 0, w.comm);
@@ -796,10 +929,37 @@ int setupShared(Window& w, MPI_Aint size) {
   int all = 0;
   PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, w.comm);
   if (w.rank == 0 && name[0]) shm_unlink(name);
-  if (!all)
+  if (!all) {
+    if (allocate && w.shm) {
+      munmap(w.shm, w.shmLen);
+      w.shm = nullptr;
+    }
     return setErrorCause(MPI_ERR_RMA_SHARED,
                          "the members cannot share memory (not all on one host?)");
+  }
   w.base = static_cast<char*>(w.shm) + w.shmOff[static_cast<size_t>(w.rank)];
+  w.direct = kDirect.get();
+  return MPI_SUCCESS;
+}
+
+// MPI_Win_allocate: one shared segment when the members share a host (puts and gets are
+// then copies by the origin), private memory otherwise.
+// Every member decides alike from the hosts of the world ranks (CCMPI_SHM_ISLAND's emulated
+// hosts count as hosts).
+int allocateWindow(Window& w, MPI_Aint size) {
+  const std::vector<int>& hosts = runtime::worldHosts();
+  bool oneHost = !hosts.empty();
+  for (int r : w.world)
+    if (r < 0 || static_cast<size_t>(r) >= hosts.size() ||
+        hosts[static_cast<size_t>(r)] != hosts[static_cast<size_t>(w.world[0])])
+      oneHost = false;
+  if (kDirect.get() && oneHost && setupShared(w, size, true) == MPI_SUCCESS) return MPI_SUCCESS;
+  void* p = nullptr;
+  if (posix_memalign(&p, 64, size > 0 ? size : 1) != 0)
+    return setErrorCause(MPI_ERR_NO_MEM, "cannot allocate %lld bytes",
+                         static_cast<long long>(size));
+  w.owned = p;
+  w.base = p;
   return MPI_SUCCESS;
 }
 
@@ -952,15 +1112,7 @@ extern "C" int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MP
   CCMPI_API_BEGIN("MPI_Win_allocate");
   if (!baseptr) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "baseptr is NULL");
   const int rc = createWindow(kFunc, comm, info, MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, win,
-                              [size](Window& w) {
-                                void* p = nullptr;
-                                if (posix_memalign(&p, 64, size > 0 ? size : 1) != 0)
-                                  return setErrorCause(MPI_ERR_NO_MEM, "cannot allocate %lld bytes",
-                                                       static_cast<long long>(size));
-                                w.owned = p;
-                                w.base = p;
-                                return MPI_SUCCESS;
-                              });
+                              [size](Window& w) { return allocateWindow(w, size); });
   if (rc == MPI_SUCCESS) *static_cast<void**>(baseptr) = table().get(*win)->base;
   return rc;
 }
@@ -1802,15 +1954,7 @@ extern "C" int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info i
   CCMPI_API_BEGIN("MPI_Win_allocate_c");
   if (!baseptr) return api::raiseCommf(comm, kFunc, MPI_ERR_ARG, "baseptr is NULL");
   const int rc = createWindow(kFunc, comm, info, MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, win,
-                              [size](Window& w) {
-                                void* p = nullptr;
-                                if (posix_memalign(&p, 64, size > 0 ? size : 1) != 0)
-                                  return setErrorCause(MPI_ERR_NO_MEM, "cannot allocate %lld bytes",
-                                                       static_cast<long long>(size));
-                                w.owned = p;
-                                w.base = p;
-                                return MPI_SUCCESS;
-                              });
+                              [size](Window& w) { return allocateWindow(w, size); });
   if (rc == MPI_SUCCESS) *static_cast<void**>(baseptr) = table().get(*win)->base;
   return rc;
 }
