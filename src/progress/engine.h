@@ -81,7 +81,13 @@ class Engine {
         const int64_t now = nowNs();
         // 16 idle polls take a microsecond or two: a longer gap is time the rank spent
         // off its CPU while it wanted to run (see setStarvedHook).
-        if (starved_ && lastSpinNs_ != 0 && now - lastSpinNs_ > kStarvedGapNs) starved_();
+        // So does a spin that has gone on, one wait after another, for 100 ms since the
+        // last look: a rank kept from its CPU between its waits is seen there too.
+        if (starved_ && ((lastSpinNs_ != 0 && now - lastSpinNs_ > kStarvedGapNs) ||
+                         now - lastStarvedCheckNs_ > kStarvedCheckNs)) {
+          lastStarvedCheckNs_ = now;
+          starved_();
+        }
         lastSpinNs_ = now;
         if (deadline == 0)
           deadline = now + budget;
@@ -143,6 +149,7 @@ class Engine {
   using StarvedHook = void (*)();
   void setStarvedHook(StarvedHook h) { starved_ = h; }
   static constexpr int64_t kStarvedGapNs = 1000000;
+  static constexpr int64_t kStarvedCheckNs = 100000000;
 
   // Idle polls a rank with a core of its own spins before it yields the core on every idle
   // poll (a few tens of microseconds).
@@ -165,6 +172,7 @@ class Engine {
   int epfd_ = -1;
   StarvedHook starved_ = nullptr;
   int64_t lastSpinNs_ = 0;
+  int64_t lastStarvedCheckNs_ = 0;
   int localRanks_ = 1;
   bool crowded_ = false;  // more ranks on this host than cores
   int64_t spinNs_ = -1;

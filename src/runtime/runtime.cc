@@ -70,36 +70,43 @@ Tunable<int> kRanksPerCore(
 
 // A rank bound by CCMPI_BIND=auto that another process keeps from its CPU (a bound rank
 // cannot move away, and waits out the other's time slices: 1-2 ms per 64 KiB ping-pong
-// instead of tens of us) lets go of its binding. Measured by the time the thread waited
-// on a run queue (/proc/thread-self/schedstat), over windows of at least 100 ms of the
-// waits that hint at it (Engine::setStarvedHook): more than a fifth of the window in two
-// windows in a row. An idle host's rank waits a few microseconds per second.
-int64_t runQueueWaitNs() {
+// instead of tens of us) lets go of its binding. Measured from /proc/thread-self/schedstat
+// over windows of at least 100 ms, taken at the waits that hint at it
+// (Engine::setStarvedHook): of the time the thread wanted a CPU (on one, or waiting on a
+// run queue), more than a fifth spent waiting, in two windows in a row (each with at least
+// 10 ms of such time: a rank that mostly sleeps, waiting for a starved peer, decides on
+// what little it ran). A rank with a CPU of its own waits a few microseconds per second.
+bool runQueueTimes(int64_t* onCpu, int64_t* waited) {
   FILE* f = fopen("/proc/thread-self/schedstat", "r");
-  if (!f) return -1;
-  unsigned long long onCpu = 0, waited = 0;
-  const int got = fscanf(f, "%llu %llu", &onCpu, &waited);
+  if (!f) return false;
+  unsigned long long run = 0, wait = 0;
+  const int got = fscanf(f, "%llu %llu", &run, &wait);
   fclose(f);
-  return got == 2 ? static_cast<int64_t>(waited) : -1;
+  *onCpu = static_cast<int64_t>(run);
+  *waited = static_cast<int64_t>(wait);
+  return got == 2;
 }
 
 void onStarved() {
-  static int64_t windowStart = 0, waitedAtStart = 0;
+  static int64_t windowStart = 0, cpuAtStart = 0, waitedAtStart = 0;
   static int strikes = 0;
   const int64_t now = progress::Engine::nowNs();
   if (windowStart != 0 && now - windowStart < 100000000) return;
-  const int64_t waited = runQueueWaitNs();
-  if (waited < 0) {
+  int64_t onCpu = 0, waited = 0;
+  if (!runQueueTimes(&onCpu, &waited)) {
     progress::engine().setStarvedHook(nullptr);
     return;
   }
   if (windowStart != 0) {
-    if ((waited - waitedAtStart) * 5 > now - windowStart)
+    const int64_t w = waited - waitedAtStart, wanted = w + (onCpu - cpuAtStart);
+    if (wanted < 10000000) return;  // too little to judge: the window goes on
+    if (w * 5 > wanted)
       ++strikes;
     else
       strikes = 0;
   }
   windowStart = now;
+  cpuAtStart = onCpu;
   waitedAtStart = waited;
   if (strikes < 2) return;
   progress::engine().setStarvedHook(nullptr);
