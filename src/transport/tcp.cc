@@ -331,7 +331,13 @@ class TcpConn final : public progress::EventHandler {
           if (f->iov[i].iov_len) iov[cnt++] = f->iov[i];
         if (f->isStream()) break;  // its next frame comes before anything queued behind it
       }
-      ssize_t n = ::writev(fd_, iov, cnt);
+      // sendmsg with MSG_NOSIGNAL, not writev: a peer that has gone (its job ends) must
+      // give EPIPE here, not a SIGPIPE that kills this rank (seen at MPI_Finalize of a
+      // 5-rank job, 2026-11-26).
+      msghdr mh{};
+      mh.msg_iov = iov;
+      mh.msg_iovlen = static_cast<size_t>(cnt);
+      ssize_t n = ::sendmsg(fd_, &mh, MSG_NOSIGNAL);
       if (n < 0) {
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
