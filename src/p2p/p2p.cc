@@ -1854,7 +1854,7 @@ void finalize() {
         "ccmpi-p2p: rank=%d eager_sent=%llu rndv_sent=%llu self_sent=%llu "
         "unexpected=%llu cma_pulled=%llu tcp_remote=%llu tcp_paced=%llu "
         "pacing_Bps=%llu shm_frames=%llu shm_wakeups=%llu tcp_opened=%llu cma_split=%llu "
-        "striped=%llu restriped=%llu rails_opened=%llu rails_lost=%llu\n",
+        "striped=%llu restriped=%llu rails_opened=%llu rails_lost=%llu shm_light=%d\n",
         g.me, static_cast<unsigned long long>(c.eagerSent),
         static_cast<unsigned long long>(c.rndvSent), static_cast<unsigned long long>(c.selfSent),
         static_cast<unsigned long long>(c.unexpected), static_cast<unsigned long long>(c.cmaPulled),
@@ -1867,7 +1867,8 @@ void finalize() {
         static_cast<unsigned long long>(c.cmaSplit), static_cast<unsigned long long>(c.striped),
         static_cast<unsigned long long>(c.restriped),
         static_cast<unsigned long long>(g.tcp ? g.tcp->railsOpened() : 0),
-        static_cast<unsigned long long>(g.tcp ? g.tcp->railsLost() : 0));
+        static_cast<unsigned long long>(g.tcp ? g.tcp->railsLost() : 0),
+        g.shm && g.shm->lightFences() ? 1 : 0);
   }
   compress_channel::finalize(g.me);
   amShutdown();

@@ -142,15 +142,16 @@ int Engine::pollImpl(int timeoutMs, bool always) {
   // A spinning caller polls the shared-memory rings on every call but pays for an
   // epoll_wait (a system call) only on every 32nd while connections are open (a message
   // from a local peer is then seen within a few hundred nanoseconds, one from the network
-  // a little later), on every 256th when only rare events can come (measured with OSU 1 B
-  // latency, 2 ranks on the 2 cores, 14 runs each, 2026-11-26: median 0.29 -> 0.27 us,
-  // minimum 0.22 -> 0.19).
+  // a little later), on every 4096th when only rare events can come (measured with OSU 1 B
+  // latency, 2 ranks on the 2 cores, 14 runs each, 2026-11-26: every call -> every 256th:
+  // median 0.29 -> 0.27 us, minimum 0.22 -> 0.19). An epoll_wait costs about 0.7 us here,
+  // more than a round trip: every 256th still meant 13,000 calls in 200,000 round trips,
+  // every 4096th 500. (The multicast socket of a job on one host was counted as traffic
+  // until 2026-11-26, which made it an epoll_wait in nearly every wait of such a job.)
   const unsigned every = trafficFds_.empty() ? kQuietPollEvery : kTrafficPollEvery;
   if (timeoutMs == 0 && fast_.poll && !always && (++skipped_ & (every - 1)) != 0) {
     return fast;
   }
-  const int64_t wake = wakeNs_;
-  wakeNs_ = 0;
   bool announced = false;
   if (timeoutMs != 0 && fast_.prepareSleep) {
     if (fast_.prepareSleep())
@@ -158,6 +159,9 @@ int Engine::pollImpl(int timeoutMs, bool always) {
     else
       timeoutMs = 0;
   }
+  // After prepareSleep, which may ask for an early wake-up itself.
+  const int64_t wake = wakeNs_;
+  wakeNs_ = 0;
   epoll_event evs[kMaxEvents];
   int n;
   if (wake != 0 && timeoutMs != 0) {
@@ -182,8 +186,8 @@ int Engine::pollImpl(int timeoutMs, bool always) {
 }
 
 bool Engine::armOutsideWait(int64_t* wakeNs) {
-  *wakeNs = wakeNs_;
   if (fast_.prepareSleep && !fast_.prepareSleep()) return false;
+  *wakeNs = wakeNs_;  // after prepareSleep, which may ask for an early wake-up itself
   outsideArmed_ = true;
   return true;
 }

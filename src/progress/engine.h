@@ -168,7 +168,7 @@ class Engine {
  private:
   static constexpr int kSleepSliceMs = 1000;
   static constexpr unsigned kTrafficPollEvery = 32;
-  static constexpr unsigned kQuietPollEvery = 256;
+  static constexpr unsigned kQuietPollEvery = 4096;
   int epfd_ = -1;
   StarvedHook starved_ = nullptr;
   int64_t lastSpinNs_ = 0;

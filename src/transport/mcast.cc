@@ -123,7 +123,7 @@ void waitUntilNs(int64_t t, Done&& done) {
     if (left <= 0) return;
     if (left > 1'500'000) {
       progress::engine().poll(1);
-    } else if (progress::engine().poll(0) == 0) {
+    } else if (progress::engine().pollOnce() == 0) {  // epoll too: the socket may be quiet
       if (left > 100'000) {
         timespec ts{0, std::min<long>(left / 2, 200'000)};
         nanosleep(&ts, nullptr);
@@ -152,7 +152,7 @@ McastTransport::~McastTransport() {
 }
 
 void McastTransport::init(int myRank, int worldSize, const SipKey& key, uint64_t jobId,
-                          const std::string& ifaceAddr, TcpTransport* tcp) {
+                          const std::string& ifaceAddr, TcpTransport* tcp, bool oneHost) {
   myRank_ = myRank;
   worldSize_ = worldSize;
   key_ = key;
@@ -217,7 +217,7 @@ void McastTransport::init(int myRank, int worldSize, const SipKey& key, uint64_t
   setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_TTL, &ttl, sizeof ttl);
   // Ranks on the same host receive through the loopback copy.
   setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_LOOP, &one, sizeof one);
-  if (progress::engine().add(fd_, EPOLLIN, this, /*traffic=*/true) != 0)
+  if (progress::engine().add(fd_, EPOLLIN, this, /*traffic=*/!oneHost) != 0)
     return off("cannot watch the socket");
   pkt_.resize(kSendBatch * mtu_);
   rbuf_.resize(kReadBatch * mtu_);
@@ -791,7 +791,7 @@ int McastTransport::receive(const McastKey& key, void* dest, uint64_t len, bool*
           const timespec ts{0, static_cast<long>(until - now)};
           nanosleep(&ts, nullptr);
         }
-        progress::engine().poll(0);
+        progress::engine().pollOnce();  // reads the socket (poll(0) may skip epoll)
         continue;
       }
     }

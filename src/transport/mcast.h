@@ -101,9 +101,12 @@ class McastTransport final : public progress::EventHandler {
   McastTransport();
   ~McastTransport() override;
   // Sets up the socket on the interface with IPv4 address `ifaceAddr`. Never fails the
-  // job: on any error available() is false and why() says what happened.
+  // job: on any error available() is false and why() says what happened. `oneHost`: every
+  // rank shares this host's memory, so multicast carries nothing the job needs quickly
+  // (only an algorithm forced by the user uses it): the progress engine then looks at the
+  // socket as at a rare event's, not on every few polls of a spinning wait.
   void init(int myRank, int worldSize, const SipKey& key, uint64_t jobId,
-            const std::string& ifaceAddr, TcpTransport* tcp);
+            const std::string& ifaceAddr, TcpTransport* tcp, bool oneHost = false);
   void shutdown();
   bool available() const { return fd_ >= 0; }
   const std::string& why() const { return why_; }

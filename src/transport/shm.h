@@ -116,6 +116,8 @@ class ShmTransport {
   // Why single-copy reads from local peers are refused here ("" when they are not).
   const std::string& cmaRefusal() const { return cmaRefusal_; }
   uint64_t framesSent() const { return framesSent_; }
+  // This rank's message path skips its memory fences (see lightFences_).
+  bool lightFences() const { return lightFences_; }
   uint64_t wakeupsSent() const { return wakeups_; }
 
  private:
@@ -131,6 +133,7 @@ class ShmTransport {
     uint64_t headSeen = 0;  // the consumer's head when we last looked
     std::deque<OutFrame*> q;
     bool flushing = false;
+    bool light = false;  // no fence between a record and the look at `sleeping` (lightFences)
   };
   struct In {
     int peer = -1;
@@ -143,6 +146,7 @@ class ShmTransport {
     FrameHeader cur;
     PayloadTarget tgt;
     uint64_t payloadLeft = 0, got = 0;
+    bool light = false;  // no fence between head and the look at writerWaiting (lightFences)
   };
   struct Peer {
     int pid = 0;     // from SCM_CREDENTIALS
@@ -172,6 +176,9 @@ class ShmTransport {
   int acceptSegment(const SipKey& secret, bool* empty);
   void drainDoorbell();
   void peerExited(int slot);
+  // The sleeping side of an asymmetric fence (membarrier): every registered process that
+  // runs has passed a full fence when it returns. False when the system call failed.
+  bool heavyFence();
 
   int me_ = 0;
   int worldSize_ = 1;
@@ -197,6 +204,17 @@ class ShmTransport {
   bool polling_ = false;
   int outPending_ = 0;  // out queues holding frames
   bool shuttingDown_ = false;
+  // A message's writer looks whether its reader sleeps right after publishing it, and a
+  // reader looks whether its writer waits for room right after freeing it: each is a store
+  // then a load of another word, which needs a full fence between them (mfence: the store
+  // of the record must reach the reader's core first, on the path of every message). With
+  // lightFences_ the frequent side only keeps the compiler from reordering, and the rare
+  // side (about to sleep, or waiting for room) makes every running process of the job pass
+  // a fence with membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) instead. On when this process
+  // registered for it, the host's ranks do not outnumber its cores (there they sleep often,
+  // and an interprocessor interrupt per sleep costs more) and CCMPI_SHM_LIGHT_FENCES
+  // allows; a pair skips fences only when both sides have it on (SegCtl::lightFences).
+  bool lightFences_ = false;
   std::string cmaRefusal_;
   uint64_t framesSent_ = 0, wakeups_ = 0;
 };

@@ -268,7 +268,9 @@ TEST(Options, OpenMpiAndHydraHabits) {
   EXPECT_FALSE(parseOptions({"--map-by", "ppr:2:node", "p"}, &o, &error));
   EXPECT_NE(error.find("ppr:2:node"), std::string::npos) << error;
   EXPECT_FALSE(parseOptions({"--bind-to", "hwthread", "p"}, &o, &error));
-  EXPECT_NE(error.find("none, core or socket"), std::string::npos) << error;
+  EXPECT_NE(error.find("none, auto, core or socket"), std::string::npos) << error;
+  ASSERT_TRUE(parseOptions({"--bind-to", "AUTO", "p"}, &o, &error)) << error;
+  EXPECT_EQ(o.bindTo, "auto");
   EXPECT_FALSE(parseOptions({"-ppn", "0", "p"}, &o, &error));
   ASSERT_TRUE(parseOptions({"-genvall", "--allow-run-as-root", "p"}, &o, &error)) << error;
   for (const char* opt : {"--mca", "-mca", "--rankfile", "-bootstrap", "--prefix", "--bynode",

@@ -158,7 +158,10 @@ void Segment::waitUntil(Pred ready) {
   auto events = word<uint32_t>(base_, kEvents);
   auto sleepers = word<uint32_t>(base_, kSleepers);
   while (!ready()) {
-    progress::engine().poll(0);
+    // Every millisecond of the sleep below: the network too (pollOnce asks epoll; a
+    // spinning poll(0) asks it only every few thousand calls where no connection carries
+    // traffic, and a rank asleep here would not answer a connection meanwhile).
+    progress::engine().pollOnce();
     sleepers.fetch_add(1, std::memory_order_seq_cst);
     const uint32_t seen = events.load(std::memory_order_seq_cst);
     if (!ready()) {
