@@ -33,10 +33,11 @@ const char* usageText() {
                            placement: slot (default) fills each host's slots in turn, node
                            deals ranks round robin over the hosts; core and socket place
                            as slot and imply --bind-to core or socket
-  --bind-to none|core|socket
+  --bind-to none|auto|core|socket
                            bind each rank with sched_setaffinity (sets CCMPI_BIND): core =
                            its own block of the host's CPUs (one CPU each when ranks
-                           outnumber CPUs), socket = the CPUs of that block's socket
+                           outnumber CPUs), socket = the CPUs of that block's socket,
+                           auto (default) = core while each rank has a free CPU
   --report-bindings        each rank prints its CPU binding to stderr at MPI_Init
   --timeout SECONDS        kill the job after SECONDS and exit with status 124 (default:
                            $MPIEXEC_TIMEOUT, as MPICH's and Open MPI's mpiexec read it)
@@ -291,9 +292,10 @@ bool parseOptions(const std::vector<std::string>& argv, Options* o, std::string*
     } else if (name == "bind-to") {
       if (!value(&o->bindTo)) return false;
       for (char& c : o->bindTo) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-      if (o->bindTo != "none" && o->bindTo != "core" && o->bindTo != "socket") {
+      if (o->bindTo != "none" && o->bindTo != "auto" && o->bindTo != "core" &&
+          o->bindTo != "socket") {
         *error = "--bind-to " + o->bindTo +
-                 ": not supported (ccmpi's mpirun binds to none, core or socket)";
+                 ": not supported (ccmpi's mpirun binds to none, auto, core or socket)";
         return false;
       }
     } else if (name == "report-bindings") {

@@ -15,10 +15,11 @@ namespace ccmpi::runtime {
 namespace {
 
 Tunable<std::string> kBind(
-    "CCMPI_BIND", "none",
-    "binding of ranks to CPUs: none (default) = never; auto = bind the i-th rank of a host "
-    "to the i-th block of CPUs/ranks CPUs when the host has 2 to CPUs ranks and no CPU mask "
-    "was set for the process; core = always (one CPU each, round robin, when ranks "
+    "CCMPI_BIND", "auto",
+    "binding of ranks to CPUs: none = never; auto (default) = bind the i-th rank of a host "
+    "to the i-th block of CPUs/ranks CPUs when the host has 2 to CPUs ranks, no CPU mask "
+    "was set for the process and the CPUs are free, and let go when another process keeps "
+    "the rank from its CPU; core = always (one CPU each, round robin, when ranks "
     "outnumber CPUs); socket = like core, widened to every CPU of the socket of the rank's "
     "first CPU (mpirun --bind-to sets it)");
 
