@@ -44,10 +44,6 @@ Tunable<bool> kLightFences(
     "the shared-memory message path leaves out its memory fences and a rank about to sleep "
     "uses membarrier() instead (see shm.h); only where the host's ranks do not outnumber its "
     "cores");
-Tunable<bool> kSummary(
-    "CCMPI_SHM_SUMMARY", true,
-    "where a host's ranks outnumber its cores, a rank's idle poll reads one word its "
-    "writers set (see SegCtl::pending) instead of the next line of every ring");
 Tunable<double> kSetupSeconds("CCMPI_SHM_SETUP_TIMEOUT", 60,
                               "seconds MPI_Init waits for the ranks of its host to share their "
                               "memory segments");
@@ -197,10 +193,6 @@ struct ShmTransport::SegCtl {
   uint64_t tokenAddr, tokenValue;  // cma.h probe
   uint64_t recordKey;              // records of the rings in this segment (recordCheck)
   alignas(64) std::atomic<uint32_t> sleeping;
-  // With summary (ShmTransport::summary_): a writer sets it after publishing, the owner
-  // clears it and then reads its rings; while it is 0 an idle poll reads nothing else.
-  std::atomic<uint32_t> pending;
-  uint32_t summary;  // the owner polls through `pending`
 };
 
 struct ShmTransport::Ring {
@@ -355,9 +347,6 @@ int ShmTransport::connect(const std::vector<std::string>& published, const SipKe
   recordKey_ = key;
   lightFences_ = kLightFences.get() && L <= sysconf(_SC_NPROCESSORS_ONLN) && registerMembarrier();
   myCtl_->lightFences = lightFences_ ? 1 : 0;
-  summary_ = kSummary.get() && L > sysconf(_SC_NPROCESSORS_ONLN);
-  myCtl_->summary = summary_ ? 1 : 0;
-  myCtl_->pending.store(0);
   myCtl_->sleeping.store(0);
   peers_.assign(static_cast<size_t>(L), Peer{});
   out_.assign(static_cast<size_t>(L), Out{});
@@ -528,8 +517,7 @@ int ShmTransport::acceptSegment(const SipKey& secret, bool* empty) {
   // others in this segment are other ranks'. Older kernels lack the advice: no matter.
   (void)madvise(at, kRingCtlBytes + rb, MADV_POPULATE_WRITE);
   o.key = ctl->recordKey;
-  o.summary = ctl->summary != 0;
-  o.light = lightFences_ && ctl->lightFences != 0 && !o.summary;
+  o.light = lightFences_ && ctl->lightFences != 0;
   in_[static_cast<size_t>(s)].light = o.light;
   // Watch the peer's process: its exit before shutdown fails the job.
   p.pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
@@ -596,7 +584,6 @@ void ShmTransport::peerExited(int slot) {
   }
   if (shuttingDown_) return;
   // Whatever it wrote before it went is still in its rings to us: take it first.
-  if (summary_) myCtl_->pending.store(1, std::memory_order_relaxed);
   poll();
   sink_->onPeerLost(local_[static_cast<size_t>(slot)], "its process exited");
 }
@@ -752,10 +739,6 @@ void ShmTransport::wake(int slot) {
   else
     std::atomic_thread_fence(std::memory_order_seq_cst);
   SegCtl* ctl = o.ctl;
-  // After the fence: either the owner sees 1 here after our record (the fence orders
-  // them), or it cleared a 1 we saw and reads its rings after its own fence (poll).
-  if (o.summary && ctl->pending.load(std::memory_order_relaxed) == 0)
-    ctl->pending.store(1, std::memory_order_relaxed);
   if (ctl->sleeping.load(std::memory_order_relaxed) == 0) return;
   if (ctl->sleeping.exchange(0, std::memory_order_acq_rel) == 0) return;
   ringDoorbell(slot);
@@ -890,30 +873,13 @@ int ShmTransport::poll() {
   // An idle poll reads each incoming ring's tail (a line that stays in this core's cache
   // until its sender writes) and nothing else: per-sender rings cost no shared word that
   // every sender writes, so a message moves only its own lines between cores.
-  // Where ranks outnumber cores (summary_), a rank reads the lines of 15 rings after
-  // each time it had the CPU back, most of them missing every cache and translation
-  // buffer: it first reads the one word every writer sets.
-  bool scan = true;
-  if (summary_) {
-    scan = myCtl_->pending.load(std::memory_order_acquire) != 0;
-    if (scan) {
-      myCtl_->pending.store(0, std::memory_order_relaxed);
-      std::atomic_thread_fence(std::memory_order_seq_cst);
-    }
-  }
-  const size_t L = scan ? in_.size() : 0;
-  bool more = false;
+  const size_t L = in_.size();
   for (size_t s = 0; s < L; ++s) {
     In& in = in_[s];
     if (static_cast<int>(s) != mySlot_ &&
-        recordWordAt(in.data, ringBytes_, in.head, recordKey_, __ATOMIC_ACQUIRE)) {
+        recordWordAt(in.data, ringBytes_, in.head, recordKey_, __ATOMIC_ACQUIRE))
       work += readRing(in);
-      // readRing reads at most one ring's worth: what is left needs another look.
-      if (summary_ && recordWordAt(in.data, ringBytes_, in.head, recordKey_, __ATOMIC_RELAXED))
-        more = true;
-    }
   }
-  if (more) myCtl_->pending.store(1, std::memory_order_relaxed);
   if (outPending_ > 0) {
     for (Out& o : out_) {
       if (!o.q.empty() && !o.flushing) {
@@ -946,9 +912,6 @@ bool ShmTransport::prepareSleep() {
     const In& in = in_[static_cast<size_t>(s)];
     if (recordWord(in, __ATOMIC_SEQ_CST)) {
       myCtl_->sleeping.store(0, std::memory_order_relaxed);
-      // The next poll reads the rings even if no writer set `pending` (a rank that
-      // scribbles on its ring does not: it must still be caught, not spun on).
-      if (summary_) myCtl_->pending.store(1, std::memory_order_relaxed);
       return false;
     }
   }

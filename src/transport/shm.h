@@ -133,8 +133,7 @@ class ShmTransport {
     uint64_t headSeen = 0;  // the consumer's head when we last looked
     std::deque<OutFrame*> q;
     bool flushing = false;
-    bool light = false;    // no fence between a record and the look at `sleeping` (lightFences)
-    bool summary = false;  // the receiver polls through SegCtl::pending: set it
+    bool light = false;  // no fence between a record and the look at `sleeping` (lightFences)
   };
   struct In {
     int peer = -1;
@@ -216,9 +215,6 @@ class ShmTransport {
   // and an interprocessor interrupt per sleep costs more) and CCMPI_SHM_LIGHT_FENCES
   // allows; a pair skips fences only when both sides have it on (SegCtl::lightFences).
   bool lightFences_ = false;
-  // Where ranks outnumber cores: an idle poll reads one word (SegCtl::pending) that
-  // writers set after publishing, not the next line of every incoming ring.
-  bool summary_ = false;
   std::string cmaRefusal_;
   uint64_t framesSent_ = 0, wakeups_ = 0;
 };
