@@ -157,11 +157,16 @@ void Segment::waitUntil(Pred ready) {
   if (progress::engine().spinUntil(ready)) return;
   auto events = word<uint32_t>(base_, kEvents);
   auto sleepers = word<uint32_t>(base_, kSleepers);
-  while (!ready()) {
-    // Every millisecond of the sleep below: the network too (pollOnce asks epoll; a
-    // spinning poll(0) asks it only every few thousand calls where no connection carries
-    // traffic, and a rank asleep here would not answer a connection meanwhile).
-    progress::engine().pollOnce();
+  for (bool first = true; !ready(); first = false) {
+    // After each millisecond slept (the futex wait below times out), the network too:
+    // pollOnce asks epoll, where a spinning poll(0) asks it only every few thousand calls
+    // when no connection carries traffic, and a rank asleep here would not answer a
+    // connection meanwhile. Before the first sleep a poll(0) is enough: the spin has just
+    // polled, and a system call on every sleep of a crowded host's barriers costs.
+    if (first)
+      progress::engine().poll(0);
+    else
+      progress::engine().pollOnce();
     sleepers.fetch_add(1, std::memory_order_seq_cst);
     const uint32_t seen = events.load(std::memory_order_seq_cst);
     if (!ready()) {
