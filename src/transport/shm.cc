@@ -48,7 +48,7 @@ Tunable<double> kSetupSeconds("CCMPI_SHM_SETUP_TIMEOUT", 60,
                               "seconds MPI_Init waits for the ranks of its host to share their "
                               "memory segments");
 
-// A sleep or a wait for room that could not fence (heavyFence failed) looks again after this.
+// A sleep or a wait for room whose membarrier failed (heavyFence) looks again after this.
 constexpr int64_t kFenceRetryNs = 1000000;
 
 // Registers this process for MEMBARRIER_CMD_GLOBAL_EXPEDITED (Linux 4.16); false when the
@@ -683,8 +683,7 @@ void ShmTransport::flush(Out& o) {
       if (space < kLine) {
         // Full: ask the consumer to wake us when it frees room, then look once more.
         o.ring->writerWaiting.store(1, std::memory_order_seq_cst);
-        if (lightFences_ && !heavyFence())
-          progress::engine().wakeBy(progress::Engine::nowNs() + kFenceRetryNs);
+        heavyFence();
         o.headSeen = o.ring->head.load(std::memory_order_seq_cst);
         space = cap - (o.tail - o.headSeen);
         if (space < kLine) break;
@@ -893,8 +892,12 @@ int ShmTransport::poll() {
   return work;
 }
 
-bool ShmTransport::heavyFence() {
-  return syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) == 0;
+void ShmTransport::heavyFence() {
+  if (!lightFences_) return;  // both sides fence themselves
+  // Should the call fail (it does not once registered), the sleep or the wait for room
+  // ends after kFenceRetryNs and looks again.
+  if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) != 0)
+    progress::engine().wakeBy(progress::Engine::nowNs() + kFenceRetryNs);
 }
 
 bool ShmTransport::prepareSleep() {
@@ -902,10 +905,7 @@ bool ShmTransport::prepareSleep() {
   myCtl_->sleeping.store(1, std::memory_order_seq_cst);
   // A writer that skipped its fence may not see `sleeping` yet, nor we its record: after
   // the membarrier it has passed a fence, so either it sees us asleep or we see its record.
-  // Should the call fail (it does not once registered), the sleep ends after
-  // kFenceRetryNs and looks again.
-  if (lightFences_ && !heavyFence())
-    progress::engine().wakeBy(progress::Engine::nowNs() + kFenceRetryNs);
+  heavyFence();
   const int L = static_cast<int>(local_.size());
   for (int s = 0; s < L; ++s) {
     if (s == mySlot_) continue;

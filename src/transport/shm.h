@@ -176,9 +176,10 @@ class ShmTransport {
   int acceptSegment(const SipKey& secret, bool* empty);
   void drainDoorbell();
   void peerExited(int slot);
-  // The sleeping side of an asymmetric fence (membarrier): every registered process that
-  // runs has passed a full fence when it returns. False when the system call failed.
-  bool heavyFence();
+  // The sleeping side of an asymmetric fence, with lightFences_ (nothing otherwise):
+  // membarrier makes every registered process that runs pass a full fence before it
+  // returns; should it fail, the current sleep ends after a millisecond.
+  void heavyFence();
 
   int me_ = 0;
   int worldSize_ = 1;
