@@ -447,6 +447,11 @@ namespace {
 
 MPI_Comm gParent = MPI_COMM_NULL;
 std::vector<pid_t> gSpawned;  // mpiruns started by MPI_Comm_spawn, reaped when they end
+// Our ends of the lifelines of the mpiruns we started (see startChildren).
+std::vector<int> gLifelines;
+
+// The descriptor a spawned mpirun finds its lifeline on (CCMPI_PARENT_LIFELINE).
+constexpr int kLifelineFd = 3;
 
 void reapSpawned() {
   for (size_t i = 0; i < gSpawned.size();) {
@@ -523,21 +528,43 @@ int startChildren(const std::vector<SpawnApp>& apps, int* fd) {
   for (char** e = environ; *e; ++e) {
     const std::string var(*e, strcspn(*e, "="));
     if (var == "PMI_FD" || var == "PMI_RANK" || var == "PMI_SIZE" || var == "PMI_PORT" ||
-        var.rfind("PMIX_", 0) == 0 || var == "CCMPI_PARENT_PORT" || var == "CCMPI_SPAWN_APPS")
+        var.rfind("PMIX_", 0) == 0 || var == "CCMPI_PARENT_PORT" || var == "CCMPI_SPAWN_APPS" ||
+        var == "CCMPI_PARENT_LIFELINE")
       continue;
     env.push_back(*e);
   }
+  // The lifeline: a socket pair whose other end the new mpirun watches. This process
+  // writes one byte on it in MPI_Finalize; should the socket close without that byte (this
+  // process was killed, called MPI_Abort, exited without MPI_Finalize), the mpirun ends
+  // the spawned job, saying why: the children would otherwise wait for their parents
+  // forever, orphaned.
+  int line[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, line) != 0) {
+    closePort(port);
+    return setErrorCause(MPI_ERR_SPAWN, "cannot create a socket pair: %s", strerror(errno));
+  }
+  const std::string lifelineEnv = "CCMPI_PARENT_LIFELINE=" + std::to_string(kLifelineFd) + "," +
+                                  std::to_string(getpid()) + "," +
+                                  std::to_string(runtime::worldRank());
   env.push_back(const_cast<char*>(portEnv.c_str()));
+  env.push_back(const_cast<char*>(lifelineEnv.c_str()));
   if (apps.size() > 1) env.push_back(appsEnv.data());
   env.push_back(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
-    // The new mpirun gets nothing of this process but stdio and the environment.
-    for (int f = 3; f < 1024; ++f) ::close(f);
+    // The new mpirun gets nothing of this process but stdio, the environment and its end
+    // of the lifeline (dup2 clears close-on-exec; the descriptor may already be the one).
+    if (line[1] == kLifelineFd) line[1] = dup(line[1]);
+    if (line[0] == kLifelineFd ? fcntl(kLifelineFd, F_SETFD, 0) != 0
+                               : dup2(line[0], kLifelineFd) != kLifelineFd)
+      _exit(127);
+    for (int f = kLifelineFd + 1; f < 1024; ++f) ::close(f);
     execve(cargv[0], cargv.data(), env.data());
     _exit(127);
   }
+  ::close(line[0]);
   if (pid < 0) {
+    ::close(line[1]);
     closePort(port);
     return setErrorCause(MPI_ERR_SPAWN, "fork failed: %s", strerror(errno));
   }
@@ -550,6 +577,17 @@ int startChildren(const std::vector<SpawnApp>& apps, int* fd) {
       waitpid(pid, nullptr, 0);
     }
     gSpawned.pop_back();
+    ::close(line[1]);
+  } else {
+    gLifelines.push_back(line[1]);
+    // Our mpirun waits for the spawned job before it ends, as for its own ranks (ccmpi's
+    // mpirun reads this key; another PMI server just stores it).
+    static int spawns = 0;
+    if (runtime::pmiPut("ccmpi.spawned." + std::to_string(runtime::worldRank()) + "." +
+                            std::to_string(spawns++),
+                        std::to_string(pid)) != 0)
+      log::notice("MPI_Comm_spawn: could not tell the launcher about the new job (pid %d)",
+                  static_cast<int>(pid));
   }
   closePort(port);
   return rc;
@@ -572,6 +610,16 @@ int connectToParent() {
   if (int rc = connectTo(name, 0, *world, &gParent)) return rc;
   lookup(gParent)->name = "MPI_COMM_PARENT";
   return MPI_SUCCESS;
+}
+
+void releaseSpawned() {
+  for (int fd : gLifelines) {
+    // The mpirun may be gone already (its job ended): no SIGPIPE, nothing to report.
+    (void)!::send(fd, "F", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+    ::close(fd);
+  }
+  gLifelines.clear();
+  reapSpawned();
 }
 
 MPI_Comm parent() {

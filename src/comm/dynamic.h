@@ -32,6 +32,9 @@ struct SpawnApp {
   InfoEntries hints;
 };
 int spawn(const std::vector<SpawnApp>& apps, int root, Comm& local, MPI_Comm* out);
+// MPI_Finalize at a spawning root: tells the mpiruns it started that this process ends
+// normally (their jobs go on). Without it they end their jobs once this process is gone.
+void releaseSpawned();
 // The spawned side: at MPI_Init, connects to the parents if this job was spawned.
 int connectToParent();
 // MPI_Comm_get_parent (MPI_COMM_NULL once freed or disconnected).

@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -150,6 +151,8 @@ class Job {
   void loseProxy(int index, const std::string& message);
   void sendToProxy(Proxy& p, const std::string& frame);
   void onSignal();
+  void watchParent();
+  void onSpawned(int rank, const std::string& value);
   void onProxyData(int index, const char* data, std::size_t n);
   void onProxyFrame(int index, const Frame& frame);
   void onOutput(int rank, int stream, const char* data, std::size_t n);
@@ -189,6 +192,7 @@ class Job {
   bool done_ = false;
   int exitCode_ = 0;
   bool drainArmed_ = false;
+  std::map<int, pid_t> spawned_;  // pidfd -> pid of an mpirun a local rank spawned, alive
 };
 
 std::string Job::describe(int rank) const {
@@ -408,6 +412,7 @@ int Job::run() {
     return 1;
   }
   loop_.watch(signalFd_, POLLIN, [this](short) { onSignal(); });
+  watchParent();
 
   ranks_.resize(static_cast<std::size_t>(np_));
   for (int r = 0; r < np_; ++r)
@@ -433,6 +438,7 @@ int Job::run() {
   actions.protocolError = [this](int rank, const std::string& why) {
     fail(describe(rank) + ": " + why, 1);
   };
+  actions.spawned = [this](int rank, const std::string& value) { onSpawned(rank, value); };
   pmi_ = std::make_unique<PmiServer>(config, actions);
 
   launch();
@@ -1040,6 +1046,59 @@ void Job::onRankExit(int rank, int status) {
   }
 }
 
+// A job started by MPI_Comm_spawn: the spawning process (a rank of the parent job) holds
+// the other end of a socket on descriptor `fd` of CCMPI_PARENT_LIFELINE=fd,pid,rank. It
+// writes one byte in MPI_Finalize; the socket closing without it means that process is
+// gone before MPI_Finalize (killed, MPI_Abort, its job taken down), and our ranks would
+// wait for their parents forever: the job ends, saying so.
+void Job::watchParent() {
+  const char* env = getenv("CCMPI_PARENT_LIFELINE");
+  if (!env || !*env) return;
+  int fd = -1;
+  long pid = 0, rank = -1;
+  const bool ok = sscanf(env, "%d,%ld,%ld", &fd, &pid, &rank) == 3 && fd >= 0 &&
+                  fcntl(fd, F_SETFD, FD_CLOEXEC) == 0;
+  const std::string who = "the process that spawned this job (rank " + std::to_string(rank) +
+                          " of its parent job, pid " + std::to_string(pid) + ")";
+  unsetenv("CCMPI_PARENT_LIFELINE");  // not for our ranks
+  if (!ok) {
+    say(std::string("ignoring CCMPI_PARENT_LIFELINE='") + env + "' (no such descriptor)");
+    return;
+  }
+  loop_.watch(fd, POLLIN, [this, fd, who](short) {
+    char c = 0;
+    const ssize_t n = ::read(fd, &c, 1);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    loop_.unwatch(fd);
+    ::close(fd);
+    if (n == 1) return;  // it finalized: our job goes on by itself
+    fail(who + " ended without calling MPI_Finalize", 1);
+  });
+}
+
+// A local rank started a job with MPI_Comm_spawn (its mpirun has process id `value`): like
+// mpiexec elsewhere, this job ends only after that one did, and its output goes on being
+// relayed until then (it writes to the rank's stdout and stderr). Should this job fail, the
+// spawned mpirun goes with the rank's process group, and its lifeline (watchParent) ends
+// it besides. Ranks on other hosts are not followed: their spawned jobs end with their
+// lifelines, and are cut off when this job ends.
+void Job::onSpawned(int rank, const std::string& value) {
+  if (rank < 0 || rank >= np_ || ranks_[static_cast<std::size_t>(rank)].proxy >= 0) return;
+  char* end = nullptr;
+  const long pid = strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || pid <= 1 || pid > INT_MAX) return;
+  const int fd = static_cast<int>(syscall(SYS_pidfd_open, static_cast<pid_t>(pid), 0));
+  if (fd < 0) return;  // gone already
+  fcntl(fd, F_SETFD, FD_CLOEXEC);
+  spawned_[fd] = static_cast<pid_t>(pid);
+  loop_.watch(fd, POLLIN, [this, fd](short) {
+    loop_.unwatch(fd);
+    ::close(fd);
+    spawned_.erase(fd);
+    checkDone();
+  });
+}
+
 void Job::fail(const std::string& message, int exitCode) {
   if (failing_) return;
   failing_ = true;
@@ -1074,6 +1133,7 @@ void Job::forceEnd() {
 void Job::checkDone() {
   if (done_) return;
   if (anyRankAlive()) return;
+  if (!spawned_.empty() && !failing_) return;  // a spawned job still runs (onSpawned)
   bool outputsOpen = local_ && !local_->outputsClosed();
   if (outputsOpen && !drainArmed_) {
     drainArmed_ = true;

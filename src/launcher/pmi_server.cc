@@ -120,6 +120,7 @@ void PmiServer::handleLine(int rank, std::string_view line) {
       actions_.protocolError(rank, "PMI put of an over-long value for key '" + *key + "'");
       return;
     }
+    if (actions_.spawned && key->rfind(kSpawnedKey, 0) == 0) actions_.spawned(rank, v);
     kvs_[*key] = std::move(v);
     reply("put_result", {{"rc", "0"}, {"msg", "success"}});
   } else if (cmd == "get") {

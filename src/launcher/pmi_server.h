@@ -47,7 +47,11 @@ class PmiServer {
     std::function<void(int rank, const std::string& line)> reply;
     std::function<void(int rank, int exitCode)> abort;
     std::function<void(int rank, const std::string& why)> protocolError;
+    // A put of kSpawnedKey<rank>.<n>: the rank started an mpirun (MPI_Comm_spawn) whose
+    // process id is `value` (optional).
+    std::function<void(int rank, const std::string& value)> spawned;
   };
+  static constexpr char kSpawnedKey[] = "ccmpi.spawned.";
 
   PmiServer(Config config, Actions actions);
 

@@ -33,6 +33,7 @@
 #include "bootstrap/pmi.h"
 #include "coll/rules.h"
 #include "comm/comm.h"
+#include "comm/dynamic.h"
 #include "comm/errhandler.h"
 #include "datatype/datatype.h"
 #include "op/op.h"
@@ -626,6 +627,9 @@ void tearDown() {
   datatype::finalizeTypes();
   progress::engine().shutdown();
   r.pmi.finalize();
+  // Last: the jobs this process spawned see it end normally only when nothing is left
+  // that could still fail.
+  comm::releaseSpawned();
   log::setFatalHook(nullptr);
 }
 
@@ -651,6 +655,10 @@ int cappedThreadLevel(int required) {
 }
 
 }  // namespace
+
+int pmiPut(const std::string& key, const std::string& value) {
+  return rt().pmi.put(key, value);
+}
 
 int processCount() {
   return rt().size + rt().foreign;

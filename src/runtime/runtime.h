@@ -39,6 +39,9 @@ const std::vector<int>& launcherPlacement();
 // The number of hosts in worldHosts().
 int worldHostCount();
 
+// Puts key=value into the job's PMI key-value space (0, or non-zero when it failed).
+int pmiPut(const std::string& key, const std::string& value);
+
 int init(int* argc, char*** argv, int required, int* provided);
 int finalize();
 // MPI_Session_init / MPI_Session_finalize: take / drop a reference to the infrastructure
