@@ -96,6 +96,10 @@ int alltoallvLinear(const void* sendbuf, const int* sendcounts, const int* sdisp
 int alltoallvDrsN(const void* sendbuf, const int* sendcounts, const int* sdispls,
                   MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls,
                   MPI_Datatype recvtype, comm::Comm& c);
+// DRS_N for messages of CCMPI_ALLTOALLV_LOCK_MIN bytes or more, smaller ones sent at once.
+int alltoallvAdaptive(const void* sendbuf, const int* sendcounts, const int* sdispls,
+                      MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
+                      const int* rdispls, MPI_Datatype recvtype, comm::Comm& c);
 int alltoallwLinear(const void* sendbuf, const int* sendcounts, const int* sdispls,
                     const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
                     const int* rdispls, const MPI_Datatype* recvtypes, comm::Comm& c);

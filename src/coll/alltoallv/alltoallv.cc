@@ -40,6 +40,11 @@ const Algorithm<AlltoallvFn> kAlgorithms[] = {
      "active message takes the destination's receive lock; busy destinations are asked "
      "again after a back-off while others are tried; each rank receives one message at a time",
      alltoallvDrsN, kAnySize},
+    {"adaptive",
+     "each message by its size, with no agreement (sender and receiver both know it): below "
+     "CCMPI_ALLTOALLV_LOCK_MIN sent at once (linear), larger ones after taking the "
+     "destination's receive lock (drs_n)",
+     alltoallvAdaptive, kAnySize},
     {"node",
      "several hosts: count rows and blocks gathered at each host's leader, one message per "
      "pair of hosts among the leaders, scatterv within each host",

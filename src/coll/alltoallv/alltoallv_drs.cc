@@ -25,6 +25,15 @@
 // been answered and every message it sent or expects has completed, and a rank asks a
 // destination only while that destination still expects its message.
 //
+// `adaptive` is DRS_N for large messages only: a message smaller than
+// CCMPI_ALLTOALLV_LOCK_MIN bytes goes at once, without an inquiry (the paper's AC, best for
+// small messages, where the inquiry's round trip would cost more than any contention it
+// avoids), a larger one takes the destination's lock first. The sender and the receiver of
+// a message both know its size (MPI_Alltoallv's send and receive counts of a pair describe
+// the same bytes), so every pair agrees on each message's way with no communication: the
+// choice needs no agreement over the pattern, which on a sparse call costs more than the
+// exchange.
+//
 // CCMPI_DRS_STATS=1 prints each rank's messages, inquiries and refusals at exit.
 #include <unistd.h>
 
@@ -50,6 +59,10 @@ Tunable<uint64_t> kBackoffUs(
     "Alltoallv drs_n: microseconds a rank waits before it asks a destination that answered "
     "busy again (doubling with each refusal, up to 16 times this; it asks other "
     "destinations meanwhile)");
+Tunable<uint64_t> kLockMin(
+    "CCMPI_ALLTOALLV_LOCK_MIN", 8 * 1024,
+    "Alltoallv adaptive: smallest message (bytes) that takes its destination's receive lock "
+    "first (drs_n); smaller ones are sent at once (linear)");
 Tunable<bool> kDrsStats("CCMPI_DRS_STATS", false,
                         "print each rank's drs_n messages, inquiries and busy answers at exit");
 
@@ -59,7 +72,7 @@ constexpr uint64_t word(uint64_t seq, Kind k) {
 }
 
 struct Stats {
-  uint64_t calls = 0, messages = 0, inquiries = 0, refused = 0;
+  uint64_t calls = 0, messages = 0, inquiries = 0, refused = 0, direct = 0;
 };
 Stats& stats() {
   static Stats* s = [] {
@@ -70,12 +83,14 @@ Stats& stats() {
         if (x.calls == 0) return;
         fprintf(stderr,
                 "ccmpi: alltoallv drs_n (pid %d): %llu calls, %llu messages, %llu inquiries "
-                "(%.2f per message), %llu answered busy\n",
+                "(%.2f per message), %llu answered busy; %llu small messages sent at once "
+                "(adaptive)\n",
                 static_cast<int>(getpid()), static_cast<unsigned long long>(x.calls),
                 static_cast<unsigned long long>(x.messages),
                 static_cast<unsigned long long>(x.inquiries),
                 x.messages ? static_cast<double>(x.inquiries) / x.messages : 0.0,
-                static_cast<unsigned long long>(x.refused));
+                static_cast<unsigned long long>(x.refused),
+                static_cast<unsigned long long>(x.direct));
       });
     return st;
   }();
@@ -132,11 +147,10 @@ const bool kRegistered = [] {
   return true;
 }();
 
-}  // namespace
-
-int alltoallvDrsN(const void* sendbuf, const int* sendcounts, const int* sdispls,
-                  MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls,
-                  MPI_Datatype recvtype, comm::Comm& c) {
+// DRS_N for the messages of at least lockMin bytes; smaller ones go at once.
+int drs(const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype,
+        void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype,
+        comm::Comm& c, uint64_t lockMin) {
   (void)kRegistered;
   const int n = c.size, r = c.rank;
   const datatype::Datatype& rt = typeOf(recvtype);
@@ -160,9 +174,22 @@ int alltoallvDrsN(const void* sendbuf, const int* sendcounts, const int* sdispls
     err = p2p::irecv(elemAt(recvbuf, rdispls[from], rt), recvcounts[from], recvtype, from,
                      kTagAlltoallv, c, kCtx, &k.recvFrom[from]);
   }
+  // A holder's lock is only ever taken for a message of lockMin bytes or more: the
+  // receiver's count of that pair says which (a small one is just received).
   std::vector<int> pending;
-  for (int p = 0; p < n; ++p)
-    if (p != r && dataBytes(sendcounts[p], sendtype) > 0) pending.push_back(p);
+  std::vector<p2p::Request*> direct;
+  for (int p = 0; p < n && !err; ++p) {
+    const uint64_t bytes = p == r ? 0 : dataBytes(sendcounts[p], sendtype);
+    if (bytes == 0) continue;
+    if (bytes >= lockMin) {
+      pending.push_back(p);
+      continue;
+    }
+    direct.push_back(nullptr);
+    err = p2p::isend(elemAt(sendbuf, sdispls[p], st), sendcounts[p], sendtype, p, kTagAlltoallv, c,
+                     kCtx, p2p::SendMode::kStandard, &direct.back());
+    ++stat.direct;
+  }
   std::mt19937_64 rng(k.seq * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(r));
   std::shuffle(pending.begin(), pending.end(), rng);
   if (!err)
@@ -270,12 +297,32 @@ int alltoallvDrsN(const void* sendbuf, const int* sendcounts, const int* sdispls
     });
   }
   gCalls.erase(std::find(gCalls.begin(), gCalls.end(), &k));
+  for (p2p::Request* q : direct)
+    if (q) {
+      const int rc = p2p::wait(q, MPI_STATUS_IGNORE);
+      if (!err) err = rc;
+    }
   for (p2p::Request*& q : k.recvFrom)
     if (q) {
       const int rc = p2p::wait(q, MPI_STATUS_IGNORE);
       if (!err) err = rc;
     }
   return err;
+}
+
+}  // namespace
+
+int alltoallvDrsN(const void* sendbuf, const int* sendcounts, const int* sdispls,
+                  MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls,
+                  MPI_Datatype recvtype, comm::Comm& c) {
+  return drs(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c, 0);
+}
+
+int alltoallvAdaptive(const void* sendbuf, const int* sendcounts, const int* sdispls,
+                      MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
+                      const int* rdispls, MPI_Datatype recvtype, comm::Comm& c) {
+  return drs(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, c,
+             std::max<uint64_t>(kLockMin.get(), 1));
 }
 
 }  // namespace ccmpi::coll
