@@ -2,6 +2,7 @@
 import argparse
 import glob
 import os
+import re
 import shutil
 import sys
 
@@ -83,6 +84,10 @@ def parser():
                    help="redo the stored Open MPI sweep")
     p.add_argument("--no-openmpi-best", dest="openmpi_best", action="store_false",
                    help="no Open MPI best variant (and no sweep)")
+    p.add_argument("--only", metavar="REGEX",
+                   help="run only the entries whose label matches (Python regular expression, "
+                        "searched; e.g. 'uniform-d4-fresh$'); give --out elsewhere than "
+                        "docs/results for such a partial run")
     p.add_argument("--npb", metavar="DIR", help="an NPB MPI source tree (npb-is, npb)")
     p.add_argument("--max-minutes", default="0", metavar="M",
                    help="start no new run after M minutes (what was measured is written)")
@@ -106,6 +111,11 @@ def options(argv, here, source):
     if not (o.reps.isdigit() and int(o.reps) > 0):
         die("--reps needs a positive number")
     o.reps = int(o.reps)
+    if o.only:
+        try:
+            re.compile(o.only)
+        except re.error as e:
+            die("--only: %s" % e)
     if o.timeout is None:
         # NPB class A: BT and SP run minutes on a 2-core machine's 16 ranks.
         o.timeout = "120" if o.quick else "1800" if o.scenario == "npb" else "600"

@@ -234,6 +234,17 @@ class Runner:
             _say("ok (%d s%s)\n" % (secs, left))
         return rc
 
+    def plan(self):
+        """The scenario's plan; with --only, the entries whose label the pattern matches."""
+        plan = self.scenario.plan(self.quick)
+        if getattr(self.o, "only", None):
+            pattern = re.compile(self.o.only)
+            # A collective entry's label, a p2p entry's test name: the first field.
+            plan = [e for e in plan if pattern.search(str(e[0]))]
+            if not plan:
+                raise BenchError("--only '%s' matches no entry of %s" % (self.o.only, self.name))
+        return plan
+
     def out_of_time(self, share=1.0):
         """--max-minutes reached (share 0.5: the Open MPI sweep may use half of it)."""
         m = self.o.max_minutes
@@ -242,7 +253,7 @@ class Runner:
     # --- p2p ---
 
     def run_p2p(self):
-        plan = self.scenario.plan(self.quick)
+        plan = self.plan()
         reps = self.o.reps
         self.progress = Progress(reps * len(plan) * len(self.impls), self.o.max_minutes,
                                  self.start)
@@ -437,7 +448,7 @@ class Runner:
 
     def run_collectives(self):
         o = self.o
-        plan = self.scenario.plan(self.quick)
+        plan = self.plan()
         self.openmpi_best = o.openmpi_best and "openmpi" in self.impls
         self.commands_seen = set()
         os.makedirs(o.out, exist_ok=True)
