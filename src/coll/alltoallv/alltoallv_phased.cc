@@ -52,6 +52,11 @@ Tunable<double> kPhasedDense(
     "CCMPI_PHASED_DENSE", 0.75,
     "Alltoallv (automatic and phased): phases only when every rank sends to at least this "
     "share of its peers; a sparser pattern goes in one linear round (0 = always phases)");
+Tunable<uint64_t> kPhasedReagree(
+    "CCMPI_PHASED_REAGREE", 8,
+    "Alltoallv (automatic and phased): after an agreement found a sparse pattern of small "
+    "messages or a thin one (both go linear), this many calls in all go linear without "
+    "agreeing again (1 = agree at every such call)");
 Tunable<bool> kPhasedStats(
     "CCMPI_PHASED_STATS", false,
     "print each rank's Alltoallv pattern-cache calls, hits, misses and their costs at exit");
@@ -66,7 +71,7 @@ double nowSeconds() {
 }
 
 struct Stats {
-  uint64_t calls = 0, small = 0, hits = 0, misses = 0, trailer = 0, thin = 0;
+  uint64_t calls = 0, small = 0, hits = 0, misses = 0, trailer = 0, thin = 0, skipped = 0;
   double agreeSeconds = 0, missSeconds = 0;
 };
 
@@ -80,13 +85,17 @@ Stats& stats() {
         fprintf(stderr,
                 "ccmpi: alltoallv pattern cache (pid %d): %llu calls: %llu small after a "
                 "small one (linear with trailers, no agreement), %llu small (linear), "
-                "%llu hits, %llu misses, %llu thin (linear); agreement %.3f ms per agreed "
-                "call, a miss adds %.3f ms (allgather of the pattern + scheduling)\n",
+                "%llu hits, %llu misses, %llu thin (linear), %llu linear as the last agreed "
+                "(no agreement); agreement %.3f ms per agreed call, a miss adds %.3f ms "
+                "(allgather of the pattern + scheduling)\n",
                 static_cast<int>(getpid()), static_cast<unsigned long long>(x.calls),
                 static_cast<unsigned long long>(x.trailer),
                 static_cast<unsigned long long>(x.small), static_cast<unsigned long long>(x.hits),
                 static_cast<unsigned long long>(x.misses), static_cast<unsigned long long>(x.thin),
-                x.calls > x.trailer ? 1e3 * x.agreeSeconds / (x.calls - x.trailer) : 0.0,
+                static_cast<unsigned long long>(x.skipped),
+                x.calls > x.trailer + x.skipped
+                    ? 1e3 * x.agreeSeconds / static_cast<double>(x.calls - x.trailer - x.skipped)
+                    : 0.0,
                 x.misses ? 1e3 * x.missSeconds / x.misses : 0.0);
       });
     return st;
@@ -110,6 +119,10 @@ struct PatternCache {
   // lastMax). Trailers go to every peer, so a sparse pattern agrees instead (24 hosts,
   // 4 peers each, 1 KiB: trailers 5.3 ms, agreement + linear 2.99).
   bool lastSparse = false;
+  // Calls since the last agreement concluded "linear" for a sparse or thin pattern (0: it
+  // did not). Such a call and the next CCMPI_PHASED_REAGREE - 1 skip the agreement and go
+  // linear; the one after agrees again. Every rank counts the same calls.
+  uint64_t linearStreak = 0;
 };
 
 // What a rank tells the others about its row: its largest message, in bit 62 (messages
@@ -351,6 +364,14 @@ int alltoallvPhasedCachedSchedule(Plan& p) {
     addLinearWithTrailer(s, call, cache);
     return MPI_SUCCESS;
   }
+  static const uint64_t reagree = std::max<uint64_t>(kPhasedReagree.get(), 1);
+  if (n > 1 && cache->linearStreak > 0 && cache->linearStreak < reagree) {
+    ++cache->linearStreak;
+    ++stats().calls;
+    ++stats().skipped;
+    addLinear(s, call);
+    return MPI_SUCCESS;
+  }
   const int64_t summary = rowSummary(call->row, r);
   int64_t differs = 0;
   for (size_t j = 0; j < kCacheEntries; ++j)
@@ -393,12 +414,17 @@ int alltoallvPhasedCachedSchedule(Plan& p) {
     call->t0 = t1;
     cache->lastMax = call->agreed[0];
     cache->lastSparse = (call->agreed[1] & kSparseBit) != 0;
+    cache->linearStreak = 0;
     if (call->agreed[0] < phasedMin()) {
       ++st.small;
+      // A dense small pattern goes on with trailers (above); a sparse one skips the
+      // agreement for a while.
+      if (cache->lastSparse) cache->linearStreak = 1;
       return addLinear(inner, call);
     }
     if (call->agreed[1] & kThinBit) {
       ++st.thin;
+      cache->linearStreak = 1;
       return addLinear(inner, call);
     }
     for (size_t j = 0; j < cache->entries.size(); ++j)
