@@ -18,17 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static int wrank;
+#include "check.h"
 
-#define CHECK(cond, ...)                                 \
-  do {                                                   \
-    if (!(cond)) {                                       \
-      fprintf(stderr, "rank %d: check failed: ", wrank); \
-      fprintf(stderr, __VA_ARGS__);                      \
-      fprintf(stderr, " (%s:%d)\n", __FILE__, __LINE__); \
-      MPI_Abort(MPI_COMM_WORLD, 1);                      \
-    }                                                    \
-  } while (0)
+static int wrank;
 
 enum { kChildren = 2 };
 

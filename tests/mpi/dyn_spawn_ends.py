@@ -21,75 +21,29 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
-import time
+
+from jobwatch import OutputJob, alive, wait_gone
 
 DEADLINE = 20  # seconds for the processes to go
 
 
-def alive(pid):
-    """True while pid is a process that is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            state = f.read().rsplit(")", 1)[1].split()[0]
-        return state != "Z"
-    except (FileNotFoundError, ProcessLookupError, IndexError):
-        return False
-
-
-def wait_gone(pids, seconds):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        left = [p for p in pids if alive(p)]
-        if not left:
-            return []
-        time.sleep(0.1)
-    return [p for p in pids if alive(p)]
-
-
-class ParentJob:
+class ParentJob(OutputJob):
     def __init__(self, mpirun, program, how, workdir):
-        self.proc = subprocess.Popen(
-            [mpirun, "-n", "2", "--timeout", "120", program, "parent", how, workdir],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        self.lines = []
         self.ready = None
-        self.cond = threading.Condition()
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
+        super().__init__([mpirun, "-n", "2", "--timeout", "120", program, "parent", how, workdir])
 
-    def _read(self):
-        for line in self.proc.stdout:
-            with self.cond:
-                self.lines.append(line.rstrip("\n"))
-                words = line.split()
-                if words[:2] == ["ready", "parents"]:
-                    i = words.index("children")
-                    self.ready = {
-                        "parents": [int(w) for w in words[2:i]],
-                        "children": [int(words[i + 1]), int(words[i + 2])],
-                        "mpirun": int(words[i + 4]),
-                    }
-                self.cond.notify_all()
-        with self.cond:
-            self.cond.notify_all()
+    def parse(self, words):
+        if words[:2] == ["ready", "parents"]:
+            i = words.index("children")
+            self.ready = {
+                "parents": [int(w) for w in words[2:i]],
+                "children": [int(words[i + 1]), int(words[i + 2])],
+                "mpirun": int(words[i + 4]),
+            }
 
     def wait_ready(self, seconds):
-        end = time.monotonic() + seconds
-        with self.cond:
-            while self.ready is None and self.proc.poll() is None:
-                left = end - time.monotonic()
-                if left <= 0:
-                    break
-                self.cond.wait(left)
-            return self.ready
-
-    def output(self):
-        with self.cond:
-            return "\n".join(self.lines)
+        self.wait_for(lambda: self.ready is not None, seconds)
+        return self.ready
 
 
 def run_case(mpirun, program, how):

@@ -16,8 +16,9 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
+
+from jobwatch import OutputJob, wait_gone
 
 SHM = "/dev/shm"
 
@@ -29,47 +30,21 @@ def shm_entries():
         return set()
 
 
-def alive(pid):
-    """True while pid is a process that is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            state = f.read().rsplit(")", 1)[1].split()[0]
-        return state != "Z"
-    except (FileNotFoundError, ProcessLookupError, IndexError):
-        return False
-
-
-class Job:
+class Job(OutputJob):
     def __init__(self, mpirun, program, np, mode):
-        self.proc = subprocess.Popen(
-            [mpirun, "-n", str(np), program, mode],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
         self.np = np
-        self.lines = []
         self.pids = {}
         self.ready = set()
-        self.cond = threading.Condition()
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
+        super().__init__([mpirun, "-n", str(np), program, mode])
 
-    def _read(self):
-        for line in self.proc.stdout:
-            with self.cond:
-                self.lines.append(line.rstrip("\n"))
-                w = line.split()
-                if len(w) == 4 and w[0] == "rank" and w[2] == "pid":
-                    self.pids[int(w[1])] = int(w[3])
-                if len(w) == 3 and w[0] == "rank" and w[2] == "ready":
-                    self.ready.add(int(w[1]))
-                self.cond.notify_all()
+    def parse(self, w):
+        if len(w) == 4 and w[0] == "rank" and w[2] == "pid":
+            self.pids[int(w[1])] = int(w[3])
+        if len(w) == 3 and w[0] == "rank" and w[2] == "ready":
+            self.ready.add(int(w[1]))
 
     def wait_ready(self, seconds=60):
-        with self.cond:
-            ok = self.cond.wait_for(lambda: len(self.ready) == self.np, timeout=seconds)
-        if not ok:
+        if not self.wait_for(lambda: len(self.ready) == self.np, seconds):
             raise AssertionError("the ranks did not all get ready:\n" + self.output())
 
     def finish(self, seconds=60):
@@ -82,19 +57,10 @@ class Job:
         self.reader.join(timeout=10)
         return rc
 
-    def output(self):
-        with self.cond:
-            return "\n".join(self.lines)
 
 
 def check_gone(job, before, what, seconds=10):
-    deadline = time.monotonic() + seconds
-    left = []
-    while time.monotonic() < deadline:
-        left = [p for p in job.pids.values() if alive(p)]
-        if not left:
-            break
-        time.sleep(0.05)
+    left = wait_gone(list(job.pids.values()), seconds)
     if left:
         # Do not leave them behind ourselves.
         for p in left:
