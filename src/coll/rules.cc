@@ -203,7 +203,7 @@ ialltoall               *       4k-*         pairwise
 # 4.55 ms, forced linear 3.89, Open MPI 4.88). Phased itself goes linear for thin
 # patterns (some rank sends to fewer than 3/4 of its peers) and skips the agreement for a
 # while after a sparse or thin one (docs/unstructured.md: 32 hosts, d = 4 and 16, 16 B -
-# 128 KiB: within 1-14% of the best forced algorithm, 0.4-0.9x Open MPI's best).
+# 128 KiB: at most 14% behind the best forced algorithm, 0.4-0.9x Open MPI's best).
 alltoallv               *       *            phased               2-*
 alltoallv               *       *            linear
 reduce_scatter_block    1-6     *            pairwise
