@@ -192,7 +192,7 @@ class Job {
   bool done_ = false;
   int exitCode_ = 0;
   bool drainArmed_ = false;
-  std::map<int, pid_t> spawned_;  // pidfd -> pid of an mpirun a local rank spawned, alive
+  int spawnedRunning_ = 0;  // mpiruns local ranks spawned that are still running (onSpawned)
 };
 
 std::string Job::describe(int rank) const {
@@ -1090,11 +1090,11 @@ void Job::onSpawned(int rank, const std::string& value) {
   const int fd = static_cast<int>(syscall(SYS_pidfd_open, static_cast<pid_t>(pid), 0));
   if (fd < 0) return;  // gone already
   fcntl(fd, F_SETFD, FD_CLOEXEC);
-  spawned_[fd] = static_cast<pid_t>(pid);
+  ++spawnedRunning_;
   loop_.watch(fd, POLLIN, [this, fd](short) {
     loop_.unwatch(fd);
     ::close(fd);
-    spawned_.erase(fd);
+    --spawnedRunning_;
     checkDone();
   });
 }
@@ -1133,7 +1133,7 @@ void Job::forceEnd() {
 void Job::checkDone() {
   if (done_) return;
   if (anyRankAlive()) return;
-  if (!spawned_.empty() && !failing_) return;  // a spawned job still runs (onSpawned)
+  if (spawnedRunning_ > 0 && !failing_) return;  // a spawned job still runs (onSpawned)
   bool outputsOpen = local_ && !local_->outputsClosed();
   if (outputsOpen && !drainArmed_) {
     drainArmed_ = true;
