@@ -18,8 +18,8 @@ namespace {
 Tunable<int64_t> kSpinUs("CCMPI_SPIN_US", -1,
                          "microseconds a blocked call polls before sleeping in epoll_wait; "
                          "-1 = auto (300 when the rank is alone on its host, 1000 when the "
-                         "ranks of this host have a core each, else 50, yielding the core on "
-                         "every idle poll)");
+                         "ranks of this host are at most two per core, else 50; ranks that "
+                         "outnumber the cores yield the core on every idle poll)");
 
 constexpr int kMaxEvents = 64;
 
@@ -78,7 +78,15 @@ int64_t Engine::spinBudgetNs() {
       // spin 0 / 50): multi_lat 31-38 / 28-37, allreduce 8 B 69-72 / 61-69, alltoall 8 B
       // 70 / 56-73, bcast 8 B 18 / 8-13, allgather 64 KiB 343-449 / 297-392; 8 ranks,
       // sparse Alltoallv 4 x 1 KiB 39-45 (every other turn, 20 us) -> 32-35.
-      us = localRanks_ == 1 ? 300 : localRanks_ <= cores ? 1000 : 50;
+      // At two ranks per core (4 ranks here, 2026-11-27) a 50 us spin lost to Open MPI in
+      // IOR's collective MPI-IO, whose ranks meet in an allgather between 64 KiB writes
+      // that contend for the file's lock: 30 iterations each, median write MiB/s, spin
+      // 50 / 300 / 2000: 1171 / 1367 / 1448, Open MPI (romio321, yielding spin) 1428; the
+      // wake-ups (futex_wake) took 5% of the CPU. OSU 8 B at 4 ranks (3 runs, us), spin 50
+      // / 1000: allreduce 13.4 / 7.0, alltoall 7.5 / 10.3, allgather 8.1 / 7.8 (2000),
+      // barrier 9.7 / 8.3, bcast 0.5 / 0.7: no worse. With two ranks per core, the core a
+      // spinning rank yields goes to the one other rank, likely the one it waits for.
+      us = localRanks_ == 1 ? 300 : localRanks_ <= 2 * cores ? 1000 : 50;
     }
     spinNs_ = us * 1000;
   }
