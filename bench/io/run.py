@@ -11,10 +11,13 @@ itself is never written to.
 Each point is one IOR invocation on --np ranks: every rank writes then reads its own
 --block bytes of one shared file (`-w -r`, segments 1) in transfers of the point's size,
 independently or collectively (`-c`), the file in --dir (default a folder in /dev/shm, a
-tmpfs: the figures are the MPI-IO layer's, not a disk's). The figures are IOR's maximum write
-and read bandwidths (MiB/s) over its --iters iterations. Each repetition runs every point once
+tmpfs: the figures are the MPI-IO layer's, not a disk's). The figures are IOR's write and read
+bandwidths (MiB/s) of each of its --iters iterations. Each repetition runs every point once
 per variant, the order of the variants rotating between repetitions; the table gives the
-median over the repetitions and the ratio of ccmpi to the better of the others. The load
+median over every iteration of every repetition (reps x iters figures: one iteration moves
+64 MiB in some 10-40 ms here, and single figures of the same program vary by +-20%, so a
+median of many is what can tell 10% apart; IOR's own summary maximum is the most
+scattered statistic of all) and the ratio of the better of the others to ccmpi. The load
 average is recorded before and after: a run at a load above ~1.5 is a draft.
 
 IOR's `--mpiio.useStridedDatatype --mpiio.useFileView -s 2` mode reports "Incorrect data on
@@ -24,7 +27,7 @@ segmentCount transfers from a buffer of one transfer, which IOR's own check then
 with; it is IOR's, not an MPI-IO fault, and is left out here.
 
 Usage: bench/io/run.py --ior-src DIR [--ior-work DIR] [--build BUILD] [--np 4]
-                       [--block 16m] [--transfers 64k,1m,4m] [--reps 3] [--iters 3] [--out DIR]
+                       [--block 16m] [--transfers 64k,1m,4m] [--reps 3] [--iters 10] [--out DIR]
 Writes OUT/results.csv, OUT/README.md and OUT/io.svg (gnuplot), OUT = docs/results/io.
 """
 import argparse
@@ -86,15 +89,15 @@ def build_ior(impl, src, work, build):
 
 
 def parse(out):
-    """{"write": MiB/s, "read": MiB/s}: the Max(MiB) column of IOR's "Summary of all
-    tests" table."""
+    """{"write": [MiB/s, ...], "read": [...]}: the bandwidth column of each iteration's line
+    in IOR's "Results:" table (the lines before "Summary of all tests")."""
     got = {}
-    summary = out.split("Summary of all tests:", 1)
-    for line in (summary[1] if len(summary) == 2 else "").splitlines():
+    results = out.split("Summary of all tests:", 1)[0]
+    for line in results.splitlines():
         w = line.split()
-        if len(w) > 1 and w[0] in ("write", "read"):
+        if len(w) >= 10 and w[0] in ("write", "read"):
             try:
-                got[w[0]] = float(w[1])
+                got.setdefault(w[0], []).append(float(w[1]))
             except ValueError:
                 pass
     return got
@@ -105,6 +108,10 @@ def size_bytes(text):
     if not m:
         raise ValueError("bad size %r" % text)
     return int(m.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30}[m.group(2)]
+
+
+def med(values):
+    return statistics.median(values) if values else None
 
 
 def fmt(v):
@@ -127,8 +134,8 @@ def write_outputs(out_dir, rows, meta):
     lines = ["# MPI-IO on one host: IOR", "",
              "IOR `-a MPIIO` on %d ranks of one host, each rank writing then reading its own "
              "%s of one shared file (`-w -r -s 1`) in transfers of the given size, "
-             "independently or collectively (`-c`), the file in %s. Figures: IOR's maximum "
-             "write / read bandwidth over %d iterations (MiB/s), medians of %d repetitions; the "
+             "independently or collectively (`-c`), the file in %s. Figures: the median of IOR's "
+             "write / read bandwidths (MiB/s) of %d iterations in each of %d repetitions; the "
              "variants alternate within each repetition. ratio = the better of the others / "
              "ccmpi (below 1: ccmpi is faster)." % (meta["np"], meta["block"], meta["dir_kind"],
                                                     meta["iters"], meta["reps"]), "",
@@ -145,7 +152,16 @@ def write_outputs(out_dir, rows, meta):
         cells = [fmt(m.get(v)) + ("" if not r["errors"][v] else " (%s)" % r["errors"][v][0])
                  for v in variants]
         lines.append("| %s | %s | %s | %s | %s |" % (r["access"], r["transfer"], r["op"],
-                                                     " | ".join(cells), fmt(r["ratio"])))
+                                                     " | ".join(cells),
+                                                     "n/a" if r["ratio"] is None
+                                                     else "%.2f" % r["ratio"]))
+    rated = [r for r in rows if r["ratio"] is not None]
+    behind = ["%s %s %s (%.2f)" % (r["access"], r["transfer"], r["op"], r["ratio"])
+              for r in rated if r["ratio"] > 1.1]
+    lines += ["", "ccmpi is within 10%% of the better of the others (ratio at most 1.10) at %d "
+              "of %d points%s." % (len(rated) - len(behind), len(rated),
+                                   "; more than 10% behind at: " + ", ".join(behind)
+                                   if behind else "")]
     lines += ["", "![ratio per point](io.svg)", "", "## Machine", "",
               "- %s, %d cores; kernel %s" % (meta["cpu"], launch.CORES, platform.release()),
               "- IOR %s built unmodified with each implementation's mpicc." % meta["ior"], ""]
@@ -188,7 +204,7 @@ def main():
     ap.add_argument("--block", default="16m", help="bytes per rank (IOR -b)")
     ap.add_argument("--transfers", default="64k,1m,4m", help="transfer sizes (IOR -t)")
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--iters", type=int, default=3, help="IOR -i")
+    ap.add_argument("--iters", type=int, default=10, help="IOR -i")
     ap.add_argument("--dir", default="", help="folder of the file (default: in /dev/shm)")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--variants", default=",".join(VARIANTS))
@@ -229,19 +245,19 @@ def main():
                     got = parse(out)
                     for op in ("write", "read"):
                         row = rows[(acc, t, op)]
-                        if op in got and not err:
-                            row["values"][v].append(got[op])
+                        if len(got.get(op, ())) == a.iters and not err:
+                            row["values"][v].extend(got[op])
                         else:
                             row["errors"][v].append(err or "no figure in the output")
                     if os.path.exists(path):
                         os.remove(path)
                     print("rep %d %-11s %-4s %-14s %s" % (
-                        rep, acc, t, v, err or "write %s read %s MiB/s" % (
-                            fmt(got.get("write")), fmt(got.get("read")))), flush=True)
+                        rep, acc, t, v, err or "write %s read %s MiB/s (medians of %d)" % (
+                            fmt(med(got.get("write"))), fmt(med(got.get("read"))), a.iters)),
+                        flush=True)
         rows = list(rows.values())
         for row in rows:
-            row["median"] = {v: (statistics.median(row["values"][v]) if row["values"][v]
-                                 else None) for v in variants}
+            row["median"] = {v: med(row["values"][v]) for v in variants}
         meta = {"reps": a.reps, "iters": a.iters, "variants": variants, "np": a.np,
                 "block": a.block, "seconds": time.time() - start,
                 "dir_kind": "a tmpfs (/dev/shm)" if base == "/dev/shm" else base,
