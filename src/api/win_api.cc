@@ -265,6 +265,8 @@ void applyAccumulate(const Hdr& h, const std::vector<Run>& runs, const unsigned 
     if (h.op == MPI_NO_OP) continue;
     if (h.op == MPI_REPLACE) {
       dt->unpack(addr, n, 0, data, bytes);
+    } else if (dt->contiguous()) {
+      op::apply(h.op, data, addr, n, h.basic);  // the packed run is the memory layout
     } else {
       tmp.resize(static_cast<size_t>(n * dt->extent()));
       dt->unpack(tmp.data(), n, 0, data, bytes);
@@ -524,20 +526,27 @@ int directAtomic(Window& w, size_t t, const OpArgs& a, Kind kind, const Hdr& h,
   char* seg = static_cast<char*>(w.shm) + w.shmOff[t];
   const uint64_t b0 = w.bases[t];
   for (Run& r : runs) r.addr = reinterpret_cast<uint64_t>(seg + (r.addr - b0));
+  // The origin's data as a packed stream: its buffer itself when the type is contiguous
+  // (a 1 MiB accumulate paid 2 ms in page faults of fresh copies before).
   std::vector<unsigned char> in, out;
+  const unsigned char* src = nullptr;
   if (kind == kCas) {
     in.resize(2 * size_t{h.unit});
     memcpy(in.data(), a.obuf, h.unit);
     memcpy(in.data() + h.unit, a.compare, h.unit);
+    src = in.data();
+  } else if (sendsData && odt->contiguous()) {
+    src = static_cast<const unsigned char*>(a.obuf) + odt->trueLb();
   } else if (sendsData) {
     in.resize(static_cast<size_t>(bytes));
     odt->pack(a.obuf, a.ocount, 0, in.data(), in.size());
+    src = in.data();
   }
   {
     ShmLock lock(w);
     switch (kind) {
       case kPut: {
-        const unsigned char* d = in.data();
+        const unsigned char* d = src;
         for (const Run& r : runs) {
           memcpy(reinterpret_cast<void*>(r.addr), d, r.n);
           d += r.n;
@@ -551,16 +560,16 @@ int directAtomic(Window& w, size_t t, const OpArgs& a, Kind kind, const Hdr& h,
         }
         break;
       case kAcc:
-        applyAccumulate(h, runs, in.data(), nullptr);
+        applyAccumulate(h, runs, src, nullptr);
         break;
       case kGetAcc:
-        applyAccumulate(h, runs, in.data(), &out);
+        applyAccumulate(h, runs, src, &out);
         break;
       case kCas: {
         const size_t n = h.unit;
         auto* addr = reinterpret_cast<unsigned char*>(runs[0].addr);
         out.assign(addr, addr + n);
-        if (memcmp(out.data(), in.data() + n, n) == 0) memcpy(addr, in.data(), n);
+        if (memcmp(out.data(), src + n, n) == 0) memcpy(addr, src, n);
         break;
       }
       default:

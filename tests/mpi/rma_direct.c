@@ -5,7 +5,8 @@
 // fails after 30 s). Also checks derived datatypes on both sides, MPI_Rget, and that
 // exclusive locks still exclude (a non-atomic get-increment-put under MPI_LOCK_EXCLUSIVE
 // from every rank must count every increment), and that accumulates, fetch-and-op and
-// compare-and-swap (applied by the origins under the window's lock) stay atomic.
+// compare-and-swap (applied by the origins under the window's lock) stay atomic, and that
+// accumulates of many elements, contiguous, strided and of a pair type, sum up right.
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,6 +133,53 @@ static void accumulates(MPI_Win win, int* mem) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+// Many elements per call from every rank: a contiguous origin (applied straight from the
+// origin's buffer), a strided one (packed first), and MPI_MAXLOC on MPI_DOUBLE_INT, whose
+// packed form is not its memory layout.
+static void accumulateArrays(MPI_Win win, int* mem) {
+  enum { N = 8 };
+  struct DoubleInt {
+    double v;
+    int k;
+  };
+  struct DoubleInt* pair = (struct DoubleInt*)(mem + 2 * N);
+  if (rank == 0) {
+    for (int i = 0; i < 2 * N; ++i) mem[i] = 0;
+    pair->v = -1;
+    pair->k = -1;
+  }
+  int contig[N], strided[2 * N];
+  for (int i = 0; i < N; ++i) {
+    contig[i] = (rank + 1) * (i + 1);
+    strided[2 * i] = rank + i;
+    strided[2 * i + 1] = -1000;  // skipped by the vector type
+  }
+  struct DoubleInt in = {(double)(rank % 3), rank};
+  MPI_Datatype every2;
+  MPI_Type_vector(N, 1, 2, MPI_INT, &every2);
+  MPI_Type_commit(&every2);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_lock_all(0, win);
+  MPI_Accumulate(contig, N, MPI_INT, 0, 0, N, MPI_INT, MPI_SUM, win);
+  MPI_Accumulate(strided, 1, every2, 0, N, N, MPI_INT, MPI_SUM, win);
+  MPI_Accumulate(&in, 1, MPI_DOUBLE_INT, 0, 2 * N, 1, MPI_DOUBLE_INT, MPI_MAXLOC, win);
+  MPI_Win_unlock_all(win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    for (int i = 0; i < N; ++i) {
+      CHECK(mem[i] == (i + 1) * size * (size + 1) / 2, "contiguous sum %d is %d, expected %d", i,
+            mem[i], (i + 1) * size * (size + 1) / 2);
+      CHECK(mem[N + i] == size * i + size * (size - 1) / 2, "strided sum %d is %d, expected %d", i,
+            mem[N + i], size * i + size * (size - 1) / 2);
+    }
+    const int best = size >= 3 ? 2 : size - 1;  // the first rank holding the largest rank % 3
+    CHECK(pair->v == (double)(best % 3) && pair->k == best,
+          "MAXLOC gave (%g, %d), expected (%d, %d)", pair->v, pair->k, best % 3, best);
+  }
+  MPI_Type_free(&every2);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 // Atomics from every rank at once on rank 0's counter: fetch-and-op increments must fetch
 // distinct values, compare-and-swap increments (retried until they succeed) must all count.
 static void atomics(MPI_Win win, int* mem) {
@@ -178,6 +226,7 @@ static void run(MPI_Win win, int* mem) {
   datatypes(win, mem);
   exclusive(win, mem);
   accumulates(win, mem);
+  accumulateArrays(win, mem);
   atomics(win, mem);
 }
 
