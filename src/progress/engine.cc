@@ -49,6 +49,11 @@ void Engine::setLocalRanks(int localRanks) {
   spinNs_ = -1;
 }
 
+void Engine::setMachineRanksPerCore(int ranksPerCore) {
+  machineRanksPerCore_ = ranksPerCore;
+  spinNs_ = -1;
+}
+
 int64_t Engine::spinBudgetNs() {
   if (spinNs_ < 0) {
     int64_t us = kSpinUs.get();
@@ -85,8 +90,11 @@ int64_t Engine::spinBudgetNs() {
       // wake-ups (futex_wake) took 5% of the CPU. OSU 8 B at 4 ranks (3 runs, us), spin 50
       // / 1000: allreduce 13.4 / 7.0, alltoall 7.5 / 10.3, allgather 8.1 / 7.8 (2000),
       // barrier 9.7 / 8.3, bcast 0.5 / 0.7: no worse. With two ranks per core, the core a
-      // spinning rank yields goes to the one other rank, likely the one it waits for.
-      us = localRanks_ == 1 ? 300 : localRanks_ <= 2 * cores ? 1000 : 50;
+      // spinning rank yields goes to the one other rank, likely the one it waits for. Not
+      // when other hosts of the job share this machine's CPUs (an emulated cluster of
+      // several ranks per host): there the machine's ranks per core decide.
+      const bool twoPerCore = localRanks_ <= 2 * cores && machineRanksPerCore_ <= 2;
+      us = localRanks_ == 1 ? 300 : localRanks_ <= cores ? 1000 : twoPerCore ? 1000 : 50;
     }
     spinNs_ = us * 1000;
   }

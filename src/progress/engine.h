@@ -164,6 +164,9 @@ class Engine {
   bool crowded() const { return crowded_; }
   // Set by the runtime once it knows how many ranks share this host.
   void setLocalRanks(int localRanks);
+  // Set by the runtime once the job's ranks per CPU on its busiest machine are known
+  // (ranks of every host sharing one kernel, as on an emulated cluster; -1 = unknown).
+  void setMachineRanksPerCore(int ranksPerCore);
 
  private:
   static constexpr int kSleepSliceMs = 1000;
@@ -174,6 +177,7 @@ class Engine {
   int64_t lastSpinNs_ = 0;
   int64_t lastStarvedCheckNs_ = 0;
   int localRanks_ = 1;
+  int machineRanksPerCore_ = -1;
   bool crowded_ = false;  // more ranks on this host than cores
   int64_t spinNs_ = -1;
   std::vector<int> trafficFds_;

@@ -495,6 +495,7 @@ int bringUp() {
     if (r.pmi.get("ccmpi.ranks_per_core", &v) == 0 && !v.empty())
       coll::setJobRanksPerCore(atoi(v.c_str()));
   }
+  progress::engine().setMachineRanksPerCore(coll::jobRanksPerCore());
   log::debug("ranks per core: %d (%s)", coll::jobRanksPerCore(),
              ranksPerCore >= 0 ? "CCMPI_RANKS_PER_CORE" : "measured; -1 = unknown");
   if (r.size > 1 && !linkMbitsDeclared()) agreeOnLink(r, cfg.jobId);
