@@ -18,8 +18,9 @@ namespace {
 Tunable<int64_t> kSpinUs("CCMPI_SPIN_US", -1,
                          "microseconds a blocked call polls before sleeping in epoll_wait; "
                          "-1 = auto (300 when the rank is alone on its host, 1000 when the "
-                         "ranks of this host are at most two per core, else 50; ranks that "
-                         "outnumber the cores yield the core on every idle poll)");
+                         "ranks of this host have a core each, or two share a core and no "
+                         "machine of the job holds more than two per core, else 50; ranks "
+                         "that outnumber the cores yield the core on every idle poll)");
 
 constexpr int kMaxEvents = 64;
 
