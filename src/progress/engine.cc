@@ -95,7 +95,7 @@ int64_t Engine::spinBudgetNs() {
       // when other hosts of the job share this machine's CPUs (an emulated cluster of
       // several ranks per host): there the machine's ranks per core decide.
       const bool twoPerCore = localRanks_ <= 2 * cores && machineRanksPerCore_ <= 2;
-      us = localRanks_ == 1 ? 300 : localRanks_ <= cores ? 1000 : twoPerCore ? 1000 : 50;
+      us = localRanks_ == 1 ? 300 : localRanks_ <= cores || twoPerCore ? 1000 : 50;
     }
     spinNs_ = us * 1000;
   }
