@@ -240,7 +240,9 @@ case "$CASE" in
 
   loss)
     # 20% loss on each direction of each cable; 2000 UDP datagrams leave h1: its uplink
-    # must drop 20% +- 5% of them (netem where the kernel has it, else the BPF filter).
+    # must drop 20% +- 5% of them (netem where the kernel has it, else the BPF filter at
+    # the switch port's ingress), and the sender must not see the drops (a drop in its own
+    # qdisc fails the send: UDP counts it in SndbufErrors, TCP retries 200 ms later).
     new_name ls; n=$NAME
     run "$CLUSTER" up --hosts 2 --rate 100mbit --delay 0 --loss 20% --name "$n" --owner $$
     [ "$RC" -eq 0 ] || fail "up failed"
@@ -249,11 +251,20 @@ case "$CASE" in
     mac2=$(ip -n "ccmpi-$n-h2" -o link show r0 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
     ip -n "ccmpi-$n-h1" neigh replace "${a2%/*}" lladdr "$mac2" dev r0 nud permanent ||
       fail "cannot set the neighbour entry"
+    # Packets dropped where they enter the switch (0 with netem: it drops on h1's side).
+    sunk() {
+      tc -n "ccmpi-$n-sw" -s qdisc show dev lossdrop 2>/dev/null |
+        sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -1
+    }
+    sndbuf() { ip netns exec "ccmpi-$n-h1" nstat -az UdpSndbufErrors | awk '$1 == "UdpSndbufErrors" {print $2}'; }
     rx0=$(port_stat "ccmpi-$n-sw" h1r0 RX 2)
+    sunk0=$(sunk) err0=$(sndbuf)
     run "$CLUSTER" exec "$n-h1" "for i in \$(seq 1 2000); do echo x >/dev/udp/${a2%/*}/9; done"
     rx1=$(port_stat "ccmpi-$n-sw" h1r0 RX 2)
-    got=$((rx1 - rx0))
+    sunk1=$(sunk) err1=$(sndbuf)
+    got=$((rx1 - rx0 - ${sunk1:-0} + ${sunk0:-0}))
     [ "$got" -ge 1500 ] && [ "$got" -le 1700 ] || fail "$got of 2000 packets passed, expected ~1600"
+    [ "$((err1 - err0))" -eq 0 ] || fail "the sender saw $((err1 - err0)) of its packets dropped"
     ;;
 
   mpi)

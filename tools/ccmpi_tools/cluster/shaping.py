@@ -11,7 +11,8 @@ the hosts send frames and the shaper is an HTB class as on the switch side. Swit
 HTB class at the rate over a tail-drop queue of --port-buffer bytes. With --delay, --loss,
 --dup or --reorder the queue is a netem qdisc applying them to each direction of each
 cable (--loss/--dup/--reorder imply --no-gso: they act on packets). Kernels without netem
-get random loss from a classic-BPF filter on the HTB instead; delay, duplication and
+get random loss from classic-BPF filters instead, where packets enter and leave the switch
+(never in the sender's own qdisc, whose drops its TCP would see); delay, duplication and
 reordering need netem.
 
 The qdiscs are made by the `tc` command, not pyroute2: pyroute2 0.7.2 has no bfifo and no
@@ -122,9 +123,14 @@ def shape(cfg, ns, dev, side):
     else:
         tc(ns, "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "bfifo", "limit",
            port_buffer)
-    if not units.is_zero_percent(cfg.loss):
+    if side == "port" and not units.is_zero_percent(cfg.loss):
         # Random loss without netem: a classic BPF classifier sends a packet to class 1:2,
         # whose queue holds nothing, when a random 32-bit number is >= (1 - p) * 2^32.
+        # Here, at the switch's egress, for the switch -> host direction; the host -> switch
+        # direction loses its packets where they enter the switch (ingress_loss): a drop in
+        # the host's own qdisc would be reported to the sending socket (NET_XMIT_DROP), and
+        # TCP retries such a segment from its probe timer, 200 ms later when nothing else
+        # is in flight, where a segment lost on a wire is repaired after the RTO.
         threshold = loss_threshold(units.percent(cfg.loss))
         tc(ns, "class", "add", "dev", dev, "parent", "1:", "classid", "1:2", "htb", "rate",
            "8bit", "ceil", "8bit", "quantum", FRAME_ON_WIRE)
@@ -132,3 +138,29 @@ def shape(cfg, ns, dev, side):
         # ld rand (SKF_AD_OFF + SKF_AD_RANDOM); jge threshold; ret 1:2; ret 0 (default class)
         tc(ns, "filter", "add", "dev", dev, "parent", "1:", "protocol", "all", "prio", "1", "bpf",
            "bytecode", "4,32 0 0 4294963256,53 0 1 %d,6 0 0 65538,6 0 0 0" % threshold)
+        ingress_loss(cfg, ns, dev)
+
+
+LOSS_SINK = "lossdrop"  # in a switch namespace: an ifb whose queue holds nothing
+
+
+def ingress_loss(cfg, ns, dev):
+    """Loss without netem for the packets that enter switch port `dev` (host -> switch):
+    a classic BPF classifier on the port's ingress redirects a packet to the switch's
+    LOSS_SINK device, whose queue drops it, when a random 32-bit number is >= (1 - p) *
+    2^32. The sender's transmission has succeeded, as on a wire. (This kernel has no
+    gact action; mirred and ifb it has.)"""
+    if subprocess.run(["ip", "-n", ns, "link", "show", LOSS_SINK], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode != 0:
+        for args in (["link", "add", LOSS_SINK, "type", "ifb"], ["link", "set", LOSS_SINK, "up"]):
+            p = subprocess.run(["ip", "-n", ns] + args, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+            if p.returncode != 0:
+                raise SetupError("ip -n %s %s" % (ns, " ".join(args)), p.stdout.strip())
+        tc(ns, "qdisc", "add", "dev", LOSS_SINK, "root", "pfifo", "limit", 0)
+    threshold = loss_threshold(units.percent(cfg.loss))
+    tc(ns, "qdisc", "add", "dev", dev, "handle", "ffff:", "ingress")
+    # ld rand; jge threshold; ret 1 (a match: the action runs); ret 0 (no match)
+    tc(ns, "filter", "add", "dev", dev, "parent", "ffff:", "protocol", "all", "prio", "1", "bpf",
+       "bytecode", "4,32 0 0 4294963256,53 0 1 %d,6 0 0 1,6 0 0 0" % threshold, "action",
+       "mirred", "egress", "redirect", "dev", LOSS_SINK)
