@@ -70,6 +70,7 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
     case FrameType::kHello:
     case FrameType::kAccept:
     case FrameType::kReject:
+    case FrameType::kPreamble:
       if (f.payloadLen != 0 || f.msgSize != 0 || f.offset != 0) return bad("handshake fields");
       break;
     case FrameType::kHostInfo:

@@ -13,6 +13,11 @@ enum class FrameType : uint8_t {
   kHello = 2,      // connector -> acceptor: src rank, nonce in b, MAC in a
   kAccept = 3,     // acceptor -> connector: MAC over the connector's nonce in a
   kReject = 4,     // acceptor -> connector: another connection between the pair won
+  // connector -> acceptor, its first bytes (nothing in it is trusted or used): the TCP
+  // handshake's last ACK rides on data, so when that ACK is lost the connector's
+  // retransmission (milliseconds) completes the connection, not the acceptor's SYN-ACK
+  // timer (1 s); the acceptor speaks only once the connection is complete
+  kPreamble = 6,
   // first frame each way on an open connection between two ends on one address (cma.h):
   // a = pid, b = address of the sender's token, offset = the token's value
   kHostInfo = 5,

@@ -163,6 +163,15 @@ uint64_t randomU64() {
   return v;
 }
 
+// On a listener too: an accepted socket inherits it, and the first RTO of the acceptor's
+// challenge is computed at the end of the TCP handshake, before accept() returns.
+void setRtoMin(int fd) {
+  if (const uint64_t rto = kRtoMinUs.get()) {
+    int v = static_cast<int>(std::min<uint64_t>(rto, 200000));
+    setsockopt(fd, IPPROTO_TCP, TCP_RTO_MIN_US, &v, sizeof v);  // fails on older kernels
+  }
+}
+
 void setSocketOptions(int fd) {
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -178,10 +187,7 @@ void setSocketOptions(int fd) {
     unsigned v = static_cast<unsigned>(std::min<uint64_t>(ms, 1u << 30));
     setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &v, sizeof v);
   }
-  if (const uint64_t rto = kRtoMinUs.get()) {
-    int v = static_cast<int>(std::min<uint64_t>(rto, 200000));
-    setsockopt(fd, IPPROTO_TCP, TCP_RTO_MIN_US, &v, sizeof v);  // fails on older kernels
-  }
+  setRtoMin(fd);
   const uint64_t buf = kSockBuf.get();
   if (buf > 0) {
     int b = static_cast<int>(std::min<uint64_t>(buf, 1u << 30));
@@ -275,6 +281,15 @@ class TcpConn final : public progress::EventHandler {
     socklen_t len = sizeof sa;
     if (getpeername(fd_, reinterpret_cast<sockaddr*>(&sa), &len) == 0)
       inet_ntop(AF_INET, &sa.sin_addr, peerIp_, sizeof peerIp_);
+  }
+
+  // Our attempt's first frame (FrameType::kPreamble): written as soon as the socket
+  // connects, before the challenge can arrive.
+  void queuePreamble() {
+    FrameHeader h;
+    h.type = FrameType::kPreamble;
+    h.src = t_->cfg_.myRank;
+    enqueue(new CtrlFrame(h));
   }
 
   void startAccepted() {
@@ -648,8 +663,9 @@ class TcpConn final : public progress::EventHandler {
         r.a = t.peerMac(peer_, 'H', h.a, h.b, me, t.wireRank(peer_));
         r.b = myNonce_;
         st_ = State::kAwaitAccept;
-        // The hello must precede any queued data: put it first.
-        outq_.push_front(new CtrlFrame(r));
+        // An attempt holds no data before it is accepted (its frames wait in the peer's
+        // queue): at most the preamble is still here, and the hello goes behind it.
+        outq_.push_back(new CtrlFrame(r));
         flush();
         return st_ != State::kClosed;
       }
@@ -677,6 +693,10 @@ class TcpConn final : public progress::EventHandler {
         return st_ != State::kClosed;
       }
       case State::kAwaitHello:
+        if (h.type == FrameType::kPreamble && !sawPreamble_) {
+          sawPreamble_ = true;
+          return true;
+        }
         return onHello(h);
       case State::kOpen: {
         if (h.src != t.wireRank(peer_)) {
@@ -753,6 +773,7 @@ class TcpConn final : public progress::EventHandler {
   }
 
   bool parked_ = false;
+  bool sawPreamble_ = false;
   FrameHeader parkedHello_;
   int64_t acceptedNs_ = 0;  // when the listener accepted it (0: our own attempt)
   int64_t connectNs_ = 0;   // when our attempt called connect()
@@ -832,6 +853,7 @@ int TcpTransport::listenOn(const std::string& ip, uint16_t* port) {
   if (fd < 0) return -1;
   int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  setRtoMin(fd);
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
   if (inet_pton(AF_INET, ip.c_str(), &sa.sin_addr) != 1) {
@@ -915,6 +937,7 @@ void TcpTransport::send(int peer, OutFrame* f) {
     p.active->enqueue(f);
     return;
   }
+  if (p.queue.empty() && p.wantedNs == 0) p.wantedNs = progress::Engine::nowNs();
   p.queue.push_back(f);
   if (!p.outgoing) connectTo(peer);
 }
@@ -953,6 +976,7 @@ void TcpTransport::connectTo(int peer) {
   peers_[peer].outgoing = raw;
   progress::engine().add(fd, EPOLLIN | (rc == 0 ? 0u : static_cast<uint32_t>(EPOLLOUT)), raw,
                          /*traffic=*/true);
+  raw->queuePreamble();
   if (rc != 0 && kSynRetryMs.get() > 0 && peers_[peer].synRetries < kMaxSynRetries) {
     raw->setConnectNs(progress::Engine::nowNs());
     watchConnect(peer);
@@ -1057,6 +1081,7 @@ void TcpTransport::connectRail(int peer, int rail) {
   l.outgoing = raw;
   progress::engine().add(fd, EPOLLIN | (rc == 0 ? 0u : static_cast<uint32_t>(EPOLLOUT)), raw,
                          /*traffic=*/true);
+  raw->queuePreamble();
 }
 
 void TcpTransport::accepted(TcpConn* c) {
@@ -1166,6 +1191,12 @@ void TcpTransport::opened(int peer, TcpConn* c) {
       int v = static_cast<int>(pacedNotsentLowat());
       setsockopt(c->fd(), IPPROTO_TCP, TCP_NOTSENT_LOWAT, &v, sizeof v);
     }
+  }
+  if (p.wantedNs) {
+    log::debug("connection to rank %d open %.1f ms after its first frame (%s, %d SYN retries)",
+               peer, static_cast<double>(progress::Engine::nowNs() - p.wantedNs) / 1e6,
+               c->acceptedNs() ? "accepted" : "ours", p.synRetries);
+    p.wantedNs = 0;
   }
   p.cmaPid = 0;
   p.connectRetries = 0;

@@ -155,6 +155,7 @@ class TcpTransport {
     std::vector<Rail> theirs;     // the peer's card
     std::vector<RailLink> links;  // per rail of ours (index 0 unused)
     int synRetries = 0;           // attempts replaced for an unanswered SYN
+    int64_t wantedNs = 0;         // when the first frame waited for a connection (0: none)
     // A process of another job (addForeign): its rank there, its job, the job's secret and
     // its listener's address.
     bool foreign = false;
