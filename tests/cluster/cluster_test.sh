@@ -14,6 +14,8 @@
 #   mcast     multicast Bcast and Scatterv on 4 hosts under loss, duplication and
 #             reordering deliver exactly (tests/mpi/mcast_*.c); without netem, up refuses
 #             duplication and reordering and leaves nothing
+#   ackloss   a connection whose handshake's last ACK is lost opens within 500 ms, not
+#             after the acceptor's SYN-ACK retransmission (1 s)
 #   synloss   a connection whose first SYN is lost opens within 800 ms, not after the
 #             kernel's 1 s SYN retransmission (tests/cluster/cluster_first_contact.c)
 #   faults    bench/reliability/run.py's fault injections on 2 hosts: a rank, a proxy and
@@ -422,6 +424,40 @@ case "$CASE" in
       fail "the attempt was not replaced"
     ms=$(sed -n 's/^first_contact_ms=\([0-9]*\)$/\1/p' "$WORK/out")
     [ -n "$ms" ] && [ "$ms" -lt 800 ] || fail "first contact took ${ms:-?} ms (the kernel's SYN retransmission: 1000)"
+    ;;
+
+  ackloss)
+    # A lost last ACK of the TCP handshake: the acceptor's socket is not open until its
+    # SYN-ACK is retransmitted (1 s) unless data from the connector carries the ACK
+    # (ccmpi's preamble frame). The switch drops every pure ACK to h2 (IPv4 TCP, ACK alone,
+    # 52 bytes: the handshake's, with timestamps) until 50 ms after rank 0 on h1 has said
+    # it is about to send its first message to rank 1 on h2.
+    : "${MPIRUN:?}" "${FIRST_CONTACT:?}"
+    new_name ak; n=$NAME
+    run "$CLUSTER" up --hosts 2 --rate 100mbit --name "$n" --owner $$
+    [ "$RC" -eq 0 ] || fail "up failed"
+    hostfile=$(cat "$WORK/out")
+    sw="ccmpi-$n-sw"
+    tc -n "$sw" class add dev h2r0 parent 1: classid 1:2 htb rate 8bit ceil 8bit quantum 1538 &&
+      tc -n "$sw" qdisc add dev h2r0 parent 1:2 handle 20: pfifo limit 0 &&
+      tc -n "$sw" filter add dev h2r0 parent 1: protocol all prio 1 bpf bytecode \
+        "10,40 0 0 12,21 0 7 2048,48 0 0 23,21 0 5 6,40 0 0 16,21 0 3 52,48 0 0 47,21 0 1 16,6 0 0 65538,6 0 0 0" ||
+      fail "cannot add the ACK filter"
+    CCMPI_VERBOSE=2 timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" \
+      --iface r0 -n 2 "$FIRST_CONTACT" >"$WORK/out" 2>"$WORK/err" &
+    job=$!
+    BG_PIDS+=("$job")
+    for _ in $(seq 1 500); do grep -q '^connecting$' "$WORK/out" && break; sleep 0.01; done
+    grep -q '^connecting$' "$WORK/out" || fail "rank 0 did not start within 5 s"
+    sleep 0.05
+    tc -n "$sw" filter del dev h2r0 parent 1: prio 1 || fail "cannot remove the ACK filter"
+    wait "$job"
+    RC=$?
+    [ "$RC" -eq 0 ] && grep -q "^PASS cluster_first_contact" "$WORK/out" || fail "rc $RC"
+    drops=$(tc -n "$sw" -s qdisc show dev h2r0 | awk '$1 == "qdisc" && $3 == "20:" {q = 1} q && $1 == "Sent" {print $7 + 0; exit}')
+    [ "${drops:-0}" -ge 1 ] || fail "no ACK was dropped (the filter did not act)"
+    ms=$(sed -n 's/^first_contact_ms=\([0-9]*\)$/\1/p' "$WORK/out")
+    [ -n "$ms" ] && [ "$ms" -lt 500 ] || fail "first contact took ${ms:-?} ms (the SYN-ACK retransmission: 1000)"
     ;;
 
   faults)
