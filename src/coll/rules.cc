@@ -222,47 +222,6 @@ scatter                 13-*    0-8k         binomial             1
 scatter                 *       *            linear
 )";
 
-bool parseRange(const std::string& t, int64_t* lo, int64_t* hi, bool sizes) {
-  auto num = [sizes](const std::string& s, int64_t* v) {
-    uint64_t u = 0;
-    if (s.empty()) return false;
-    if (sizes) {
-      if (!parseSize(s, &u)) return false;
-    } else {
-      if (s.size() > 18) return false;  // std::stoull would throw past 2^64
-      for (char ch : s)
-        if (!isdigit(static_cast<unsigned char>(ch))) return false;
-      u = std::stoull(s);
-    }
-    if (u > static_cast<uint64_t>(INT64_MAX)) return false;
-    *v = static_cast<int64_t>(u);
-    return true;
-  };
-  if (t == "*") return true;
-  const size_t dash = t.find('-');
-  if (dash == std::string::npos) {
-    if (!num(t, lo)) return false;
-    *hi = *lo;
-    return true;
-  }
-  if (!num(t.substr(0, dash), lo)) return false;
-  const std::string h = t.substr(dash + 1);
-  if (h != "*" && !num(h, hi)) return false;
-  return *lo <= *hi;
-}
-
-std::string rangeText(int64_t lo, int64_t hi, int64_t max) {
-  if (lo == 0 && hi == max) return "*";
-  if (lo == 1 && hi == max && max == 0x7fffffff) return "*";
-  auto show = [](int64_t v) {
-    if (v != 0 && v % (1 << 20) == 0) return std::to_string(v >> 20) + "m";
-    if (v != 0 && v % 1024 == 0) return std::to_string(v >> 10) + "k";
-    return std::to_string(v);
-  };
-  if (lo == hi) return show(lo);
-  return show(lo) + "-" + (hi == max ? std::string("*") : show(hi));
-}
-
 bool knownAlgorithm(const std::string& coll, const std::string& alg, bool* knownColl) {
   *knownColl = false;
   for (const auto& d : algorithmTables()) {
@@ -275,76 +234,6 @@ bool knownAlgorithm(const std::string& coll, const std::string& alg, bool* known
 }
 
 }  // namespace
-
-bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* error) {
-  std::istringstream in(text);
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    if (size_t hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-    std::istringstream words(line);
-    std::vector<std::string> w;
-    for (std::string x; words >> x;) w.push_back(x);
-    if (w.empty()) continue;
-    if (w.size() < 4 || w.size() > 7) {
-      *error = "line " + std::to_string(n) +
-               ": expected 4 to 7 fields (collective ranks bytes algorithm [hosts "
-               "[ranks-per-core [ranks-per-host]]]), found " +
-               std::to_string(w.size());
-      return false;
-    }
-    Rule r;
-    r.collective = w[0];
-    r.algorithm = w[3];
-    r.line = n;
-    int64_t lo = 1, hi = 0x7fffffff;
-    if (!parseRange(w[1], &lo, &hi, false) || lo < 1 || hi > 0x7fffffff) {
-      *error = "line " + std::to_string(n) + ": bad communicator-size range '" + w[1] +
-               "' (N, A-B, A-* or *, sizes from 1)";
-      return false;
-    }
-    r.minRanks = static_cast<int>(lo);
-    r.maxRanks = static_cast<int>(hi);
-    if (!parseRange(w[2], &r.minBytes, &r.maxBytes, true)) {
-      *error = "line " + std::to_string(n) + ": bad message-size range '" + w[2] +
-               "' (N, A-B, A-* or *, with k/m/g suffixes)";
-      return false;
-    }
-    if (w.size() == 7) {
-      int64_t plo = 1, phi = 0x7fffffff;
-      if (!parseRange(w[6], &plo, &phi, false) || plo < 1 || phi > 0x7fffffff) {
-        *error = "line " + std::to_string(n) + ": bad ranks-per-host range '" + w[6] +
-                 "' (N, A-B, A-* or *, from 1)";
-        return false;
-      }
-      r.minRanksPerHost = static_cast<int>(plo);
-      r.maxRanksPerHost = static_cast<int>(phi);
-    }
-    if (w.size() >= 6) {
-      int64_t clo = 0, chi = 0x7fffffff;
-      if (!parseRange(w[5], &clo, &chi, false) || chi > 0x7fffffff) {
-        *error = "line " + std::to_string(n) + ": bad ranks-per-core range '" + w[5] +
-                 "' (N, A-B, A-* or *, from 0)";
-        return false;
-      }
-      r.minRanksPerCore = static_cast<int>(clo);
-      r.maxRanksPerCore = static_cast<int>(chi);
-    }
-    if (w.size() >= 5) {
-      int64_t hlo = 1, hhi = 0x7fffffff;
-      if (!parseRange(w[4], &hlo, &hhi, false) || hlo < 1 || hhi > 0x7fffffff) {
-        *error = "line " + std::to_string(n) + ": bad host-count range '" + w[4] +
-                 "' (N, A-B, A-* or *, counts from 1)";
-        return false;
-      }
-      r.minHosts = static_cast<int>(hlo);
-      r.maxHosts = static_cast<int>(hhi);
-    }
-    out->push_back(std::move(r));
-  }
-  return true;
-}
 
 int ruleHosts(int commSize, const comm::Comm* c) {
   if (c && c->size == commSize) {
@@ -383,29 +272,6 @@ void setJobRanksPerCore(int n) {
 }
 int jobRanksPerCore() {
   return gRanksPerCore.load();
-}
-
-std::string ruleText(const Rule& r) {
-  char buf[160];
-  snprintf(buf, sizeof buf, "%-22s %-8s %-12s %s", r.collective.c_str(),
-           rangeText(r.minRanks, r.maxRanks, 0x7fffffff).c_str(),
-           rangeText(r.minBytes, r.maxBytes, INT64_MAX).c_str(), r.algorithm.c_str());
-  std::string text = buf;
-  const bool perHost = r.minRanksPerHost != 1 || r.maxRanksPerHost != 0x7fffffff;
-  const bool perCore = perHost || r.minRanksPerCore != 0 || r.maxRanksPerCore != 0x7fffffff;
-  if (perCore || r.minHosts != 1 || r.maxHosts != 0x7fffffff)
-    text += " " + rangeText(r.minHosts, r.maxHosts, 0x7fffffff);
-  if (perCore && r.minRanksPerCore == 0 && r.maxRanksPerCore == 0x7fffffff) {
-    text += " *";
-  } else if (perCore) {  // not rangeText: "1-*" is not "*" here, and no k/m suffixes
-    text += " " + std::to_string(r.minRanksPerCore);
-    if (r.maxRanksPerCore == 0x7fffffff)
-      text += "-*";
-    else if (r.maxRanksPerCore != r.minRanksPerCore)
-      text += "-" + std::to_string(r.maxRanksPerCore);
-  }
-  if (perHost) text += " " + rangeText(r.minRanksPerHost, r.maxRanksPerHost, 0x7fffffff);
-  return text;
 }
 
 const std::vector<Rule>& activeRules(std::string* error, std::string* source) {
