@@ -1,15 +1,19 @@
-/* The reliability campaign's program (bench/reliability/run.py): mixed collectives on
- * MPI_COMM_WORLD with every byte checked. Each iteration runs MPI_Bcast (rotating root),
- * MPI_Allreduce (MPI_SUM of int32), MPI_Alltoall and MPI_Alltoallv (uneven counts, some
- * zero) of up to `max_bytes` per buffer, the size varying with the iteration; every
- * element received is compared with what its sender must have sent (a function of
- * iteration, sender, receiver and position). Plain C99 + MPI: builds with any MPI.
+/* The reliability campaign's program (bench/reliability/run.py): mixed collectives and
+ * point-to-point on MPI_COMM_WORLD with every byte checked. Each iteration runs MPI_Bcast
+ * (rotating root), MPI_Allreduce (MPI_SUM of int32), MPI_Alltoall and MPI_Alltoallv
+ * (uneven counts, some zero) of up to `max_bytes` per buffer, the size varying with the
+ * iteration, then point-to-point: every rank sends a message of twice that size (eager
+ * and rendezvous sizes) to the rank a rotating distance ahead and receives one from the
+ * rank as far behind, plus four small messages with tags 0-3 that the receiver takes in
+ * the opposite order (unexpected messages, matching by tag); every element received is
+ * compared with what its sender must have sent (a function of iteration, sender,
+ * receiver and position). Plain C99 + MPI: builds with any MPI.
  *
  *   mixed [iterations (200)] [max_bytes (65536)]
  *
  * Rank 0 prints one line:
  *   RESULT ranks=R iterations=I operations=O bytes_checked=B errors=E seconds=T
- *          bcast=.. allreduce=.. alltoall=.. alltoallv=.. first_iteration=..
+ *          bcast=.. allreduce=.. alltoall=.. alltoallv=.. p2p=.. first_iteration=..
  * (operations and bytes summed over all ranks; errors = elements that differed; the
  * seconds spent in each collective and in the first iteration, which opens the
  * connections: the largest over the ranks). Exits 1
@@ -50,7 +54,7 @@ int main(int argc, char** argv) {
   int* rcnt = malloc(sizeof(int) * (size_t)size);
   int* rd = malloc(sizeof(int) * (size_t)size);
   long long errors = 0, checked = 0, ops = 0;
-  double spent[4] = {0, 0, 0, 0}, first = 0, tick;
+  double spent[5] = {0, 0, 0, 0, 0}, first = 0, tick;
   MPI_Barrier(MPI_COMM_WORLD);
   const double t0 = MPI_Wtime();
   for (int it = 0; it < iters; ++it) {
@@ -112,21 +116,49 @@ int main(int argc, char** argv) {
         errors += b[rd[s] + i] != value(u, (uint32_t)s, (uint32_t)rank, (uint32_t)i, 4);
     checked += (long long)off * 4;
     ops += 4;
+
+    /* Point-to-point: 2n elements to the rank `dist` ahead, from the rank `dist` behind;
+     * then four one-element messages each way, received by descending tag. */
+    if (size > 1) {
+      const int dist = 1 + it % (size - 1);
+      const int to = (rank + dist) % size, from = (rank - dist + size) % size;
+      const size_t m = 2 * n;
+      for (size_t i = 0; i < m; ++i) a[i] = value(u, (uint32_t)rank, (uint32_t)to, (uint32_t)i, 5);
+      uint32_t small_out[4], small_in[4];
+      for (int k = 0; k < 4; ++k)
+        small_out[k] = value(u, (uint32_t)rank, (uint32_t)to, (uint32_t)k, 6);
+      MPI_Request req[10];
+      tick = MPI_Wtime();
+      MPI_Irecv(b, (int)m, MPI_UINT32_T, from, 100, MPI_COMM_WORLD, &req[0]);
+      MPI_Isend(a, (int)m, MPI_UINT32_T, to, 100, MPI_COMM_WORLD, &req[1]);
+      for (int k = 0; k < 4; ++k)
+        MPI_Isend(&small_out[k], 1, MPI_UINT32_T, to, k, MPI_COMM_WORLD, &req[2 + k]);
+      for (int k = 3; k >= 0; --k)
+        MPI_Irecv(&small_in[k], 1, MPI_UINT32_T, from, k, MPI_COMM_WORLD, &req[6 + (3 - k)]);
+      MPI_Waitall(10, req, MPI_STATUSES_IGNORE);
+      spent[4] += MPI_Wtime() - tick;
+      for (size_t i = 0; i < m; ++i)
+        errors += b[i] != value(u, (uint32_t)from, (uint32_t)rank, (uint32_t)i, 5);
+      for (int k = 0; k < 4; ++k)
+        errors += small_in[k] != value(u, (uint32_t)from, (uint32_t)rank, (uint32_t)k, 6);
+      checked += (long long)(m + 4) * 4;
+      ops += 5;
+    }
     if (it == 0) first = MPI_Wtime() - t0;
   }
   const double t = MPI_Wtime() - t0;
   long long mine[3] = {errors, checked, ops}, all[3];
   MPI_Reduce(mine, all, 3, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  double tmax = 0, mine_t[5] = {spent[0], spent[1], spent[2], spent[3], first}, max_t[5];
+  double tmax = 0, mine_t[6] = {spent[0], spent[1], spent[2], spent[3], spent[4], first}, max_t[6];
   MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  MPI_Reduce(mine_t, max_t, 5, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(mine_t, max_t, 6, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0)
     printf(
         "RESULT ranks=%d iterations=%d operations=%lld bytes_checked=%lld errors=%lld "
-        "seconds=%.3f bcast=%.3f allreduce=%.3f alltoall=%.3f alltoallv=%.3f "
+        "seconds=%.3f bcast=%.3f allreduce=%.3f alltoall=%.3f alltoallv=%.3f p2p=%.3f "
         "first_iteration=%.3f\n",
-        size, iters, all[2], all[1], all[0], tmax, max_t[0], max_t[1], max_t[2], max_t[3],
-        max_t[4]);
+        size, iters, all[2], all[1], all[0], tmax, max_t[0], max_t[1], max_t[2], max_t[3], max_t[4],
+        max_t[5]);
   free(a);
   free(b);
   free(sc);

@@ -5,7 +5,7 @@ duplication and reordering on an emulated cluster, ccmpi against Open MPI in the
 For each fault setting (lossless, loss 0.1/1/2/5 %, and --dup / --reorder variants) it
 brings up `ccmpi-cluster up --hosts 8 --rate 100mbit` with that impairment (name
 `rel<pid>`), runs bench/reliability/mixed.c (Bcast, Allreduce, Alltoall, Alltoallv of up
-to 64 KiB, every byte checked) with ccmpi and with Open MPI 4 (`--mca btl tcp,self --mca
+to 64 KiB and point-to-point of up to 128 KiB, every byte checked) with ccmpi and with Open MPI 4 (`--mca btl tcp,self --mca
 mpi_yield_when_idle 1`), each repetition alternating the order, and removes the cluster,
 whatever happens. Faults are counted in the hosts' and the switch's namespaces around each
 run: packets the qdiscs dropped (the injected loss plus any port-buffer overflow) and
@@ -149,9 +149,9 @@ def run_once(impl, cl, build, exe, iters, timeout):
     m = re.search(r"RESULT .*operations=(\d+) bytes_checked=(\d+) errors=(\d+) seconds=([0-9.]+)",
                   out)
     parts = re.search(r"RESULT .*bcast=([0-9.]+) allreduce=([0-9.]+) alltoall=([0-9.]+) "
-                      r"alltoallv=([0-9.]+) first_iteration=([0-9.]+)", out)
+                      r"alltoallv=([0-9.]+) p2p=([0-9.]+) first_iteration=([0-9.]+)", out)
     if parts:
-        for k, v in zip(("bcast", "allreduce", "alltoall", "alltoallv", "first_iteration"),
+        for k, v in zip(("bcast", "allreduce", "alltoall", "alltoallv", "p2p", "first_iteration"),
                         parts.groups()):
             row[k] = float(v)
     if m:
@@ -333,7 +333,7 @@ def write_report(rows, out, meta):
     with open(os.path.join(out, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     fields = ["setting", "impl", "rep", "seconds", "bcast", "allreduce", "alltoall", "alltoallv",
-              "first_iteration", "wall", "operations", "bytes_checked",
+              "p2p", "first_iteration", "wall", "operations", "bytes_checked",
               "errors", "hang", "drops", "retrans", "timeouts", "segs_out", "rc", "note"]
     with open(os.path.join(out, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
@@ -355,7 +355,8 @@ def write_report(rows, out, meta):
         f"{meta['started']} UTC, load average before {meta['load']}. "
         f"{meta['hosts']} emulated hosts at {RATE} (`ccmpi-cluster`), one rank each; "
         f"bench/reliability/mixed.c with {meta['iters']} iterations (Bcast, Allreduce, Alltoall, "
-        "Alltoallv of up to 64 KiB per buffer, every byte checked); "
+        "Alltoallv of up to 64 KiB per buffer, point-to-point of up to 128 KiB and four small "
+        "messages per rank, every byte checked); "
         f"{meta['reps']} repetition(s); Open MPI 4 with `--mca btl tcp,self --mca "
         "mpi_yield_when_idle 1`. Settings: loss/dup/reorder per cable direction "
         "(`ccmpi-cluster up --loss P`; a packet crosses two cables).",
@@ -455,7 +456,7 @@ def campaign(a, tool, workdir, started, load):
                           f"{r['seconds'] if r['seconds'] is not None else 'n/a'} s, "
                           f"errors {r['errors']}, drops {r['drops']}, retrans {r['retrans']}, "
                           f"RTOs {r['timeouts']}; per collective "
-                          f"{[r.get(k) for k in ('bcast', 'allreduce', 'alltoall', 'alltoallv')]}"
+                          f"{[r.get(k) for k in ('bcast', 'allreduce', 'alltoall', 'alltoallv', 'p2p')]}"
                           f", first iteration {r.get('first_iteration')} {r['note']}", flush=True)
     write_report(rows, a.out, {"command": " ".join(sys.argv[1:]),
                                "started": f"{started:%Y-%m-%d %H:%M}", "load": load,
