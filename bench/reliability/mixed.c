@@ -9,7 +9,10 @@
  * compared with what its sender must have sent (a function of iteration, sender,
  * receiver and position). Plain C99 + MPI: builds with any MPI.
  *
- *   mixed [iterations (200)] [max_bytes (65536)]
+ *   mixed [iterations (200)] [max_bytes (65536)] [pause_seconds (0)]
+ *
+ * (pause_seconds: every rank waits that long after MPI_Init, before the timed part; the
+ * campaign's hostile peers set up their attack meanwhile)
  *
  * Rank 0 prints one line:
  *   RESULT ranks=R iterations=I operations=O bytes_checked=B errors=E seconds=T
@@ -18,11 +21,13 @@
  * seconds spent in each collective and in the first iteration, which opens the
  * connections: the largest over the ranks). Exits 1
  * if any element differed. */
+#define _POSIX_C_SOURCE 200809L /* sleep() */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static uint32_t value(uint32_t it, uint32_t from, uint32_t to, uint32_t i, uint32_t op) {
   uint32_t x = it * 2654435761u ^ from * 40503u ^ to * 2246822519u ^ i * 3266489917u ^ op;
@@ -46,6 +51,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int iters = argc > 1 ? atoi(argv[1]) : 200;
   const size_t maxb = argc > 2 ? (size_t)atol(argv[2]) : 65536;
+  const int pause_s = argc > 3 ? atoi(argv[3]) : 0;
+  if (pause_s > 0) sleep((unsigned)pause_s);
   const size_t maxn = maxb / 4;
   uint32_t* a = malloc(maxn * 4 * (size_t)size + 64);
   uint32_t* b = malloc(maxn * 4 * (size_t)size + 64);

@@ -21,6 +21,18 @@ cable down for 2 s is survived (the run finishes with every byte checked); a cab
 for good ends the job within --fault-timeout with a message naming the host. Rows in
 OUT/faults.csv, a second table in OUT/README.md.
 
+Hostile peers (--hostile, ccmpi only, a lossless cluster of --hosts + 1 hosts): while the
+mixed program runs on the first --hosts hosts, bench/reliability/hostile.py on the last
+one attacks every listener of the job: 600 connections held open without a byte, random
+bytes, or forged handshakes (see hostile.py); "none" is the reference run. Rows in
+OUT/hostile.csv: the program's time and errors, its stderr lines (in all and about
+intruders), the attacker's connections and CPU time.
+
+Soak (--soak host,cluster, ccmpi only): bench/reliability/soak.c, --soak-p2p point-to-
+point messages and --soak-each runs of each of 11 collectives, random sizes and
+communicators, every element checked, with --hosts ranks on this machine and on a lossless
+cluster. Rows in OUT/soak.csv.
+
 Writes OUT/results.csv (one row per run), OUT/README.md (the table: operations, faults,
 bytes checked, errors, hangs, time, slowdown against the same implementation's lossless
 run), OUT/reliability.svg (median time per setting; needs Debian's python3-matplotlib,
@@ -30,6 +42,8 @@ rewrites README.md and the plot from results.csv and meta.json).
 Usage: bench/reliability/run.py [--build BUILD] [--report-only] [--iters 200] [--reps 1] [--hosts 8]
          [--settings 0,0.1,1,2,5,dup1,reorder1] [--impls ccmpi,openmpi] [--timeout 900]
          [--faults rank,proxy,mpirun,cable2s,cable] [--fault-hosts 4] [--fault-timeout 60]
+         [--hostile none,halfopen,random,forged] [--soak host,cluster]
+         [--soak-p2p 1000000] [--soak-each 10000]
          [--out docs/results/reliability] [--env VAR=VALUE ...]
 A hang is a run that exceeds --timeout (its processes are killed with the cluster).
 The machine must be otherwise quiet for the figures to mean anything.
@@ -40,6 +54,7 @@ import datetime
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import statistics
@@ -117,11 +132,12 @@ class Cluster:
         return False
 
 
-def command(impl, cl, build, exe, iters):
-    n = str(cl.hosts)
+def command(impl, cl, build, exe, iters, nranks=None, extra=()):
+    n = str(nranks or cl.hosts)
     if impl == "ccmpi":
         return [os.path.join(build, "bin", "mpirun"), "--hostfile", cl.hostfile, "--launcher",
-                f"{cl.tool} exec --name {cl.name}", "--iface", "r0", "-n", n, exe, str(iters)]
+                f"{cl.tool} exec --name {cl.name}", "--iface", "r0", "-n", n, exe,
+                str(iters)] + list(extra)
     return [cl.tool, "exec", "--name", cl.name, f"{cl.name}-h1", "mpirun.openmpi",
             "--allow-run-as-root", "--hostfile", cl.hostfile, "-n", n, "--mca",
             "plm_rsh_agent", f"'{cl.tool} exec --name {cl.name}'", "--mca", "btl", "tcp,self",
@@ -285,6 +301,177 @@ def run_fault(fault, cl, build, exe, iters, timeout):
             "message": message}
 
 
+ATTACKS = ("none", "halfopen", "random", "forged")
+# How many: connections held (halfopen), connections a second (random, forged).
+ATTACK_COUNT = {"halfopen": 600, "random": 50, "forged": 50}
+INTRUDER_LINE = re.compile(r"unauthenticated TCP connection")
+
+
+def listeners(ns, exe_name):
+    """ADDR:PORT of the TCP listeners of processes named exe_name in namespace ns."""
+    out = subprocess.run(["ip", "netns", "exec", ns, "ss", "-ltnpH"], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True).stdout
+    return [ln.split()[3] for ln in out.splitlines()
+            if f'"{exe_name}"' in ln and len(ln.split()) > 3]
+
+
+def run_hostile(attack, cl, build, exe, iters, timeout, ranks):
+    """ccmpi's mixed program on the first `ranks` hosts of cl while hostile.py attacks
+    their listeners from the last host (attack "none": the reference run). The ranks wait
+    2 s after MPI_Init, so the attack is in place when the timed part starts. Returns a
+    row: seconds (the program's), errors, rc, hang, stderr lines in all and about
+    intruders, the attacker's connections and CPU seconds."""
+    p = subprocess.Popen(command("ccmpi", cl, build, exe, iters, ranks, ["65536", "2"]),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    name = os.path.basename(exe)[:15]  # the kernel's comm
+    targets, deadline = [], time.time() + 10
+    while time.time() < deadline and p.poll() is None:
+        targets = [t for k in range(1, ranks + 1)
+                   for t in listeners(f"ccmpi-{cl.name}-h{k}", name)]
+        if len({t.rsplit(":", 1)[0] for t in targets}) >= ranks:
+            break
+        time.sleep(0.05)
+    attacker = None
+    if attack != "none" and targets:
+        attacker = subprocess.Popen(
+            ["ip", "netns", "exec", f"ccmpi-{cl.name}-h{cl.hosts}", sys.executable,
+             os.path.join(HERE, "hostile.py"), attack, str(ATTACK_COUNT[attack])] + targets,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        hang = False
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        hang = True
+    conns, cpu = 0, 0.0
+    if attacker:
+        attacker.terminate()
+        a_out, _ = attacker.communicate(timeout=30)
+        m = re.search(r"connections=(\d+) .*cpu_s=([0-9.]+)", a_out)
+        if m:
+            conns, cpu = int(m.group(1)), float(m.group(2))
+    m = re.search(r"RESULT .*errors=(\d+) seconds=([0-9.]+)", out)
+    lines = err.splitlines()
+    return {"attack": attack, "targets": len(targets), "rc": p.returncode, "hang": int(hang),
+            "errors": int(m.group(1)) if m else -1,
+            "seconds": float(m.group(2)) if m else None,
+            "stderr_lines": len(lines),
+            "intruder_lines": sum(1 for ln in lines if INTRUDER_LINE.search(ln)),
+            "attacker_connections": conns, "attacker_cpu_s": cpu,
+            "last_line": (lines[-1] if lines else "")[:200]}
+
+
+def write_hostile_report(rows, out):
+    fields = ["attack", "rep", "targets", "seconds", "errors", "rc", "hang", "stderr_lines",
+              "intruder_lines", "attacker_connections", "attacker_cpu_s", "last_line"]
+    with open(os.path.join(out, "hostile.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    attacks = list(dict.fromkeys(r["attack"] for r in rows))
+    med = {}
+    for at in attacks:
+        t = [r["seconds"] for r in rows if r["attack"] == at and r["seconds"] is not None]
+        med[at] = statistics.median(t) if t else None
+    lines = ["", "## Hostile peers", "",
+             "ccmpi only, lossless cluster, one more host than ranks: `bench/reliability/"
+             "hostile.py` on the last host attacks every listener of the job while it runs "
+             "(set up while the ranks wait 2 s after MPI_Init). halfopen: "
+             f"{ATTACK_COUNT['halfopen']} connections held open without a byte (each one the "
+             "job closes opened again, at most 100 a second); random: "
+             f"{ATTACK_COUNT['random']} connections a second, 1-8 KiB of random bytes each; "
+             f"forged: {ATTACK_COUNT['forged']} connections a second, each a preamble and a "
+             "well-formed HELLO with a wrong MAC (a replayed or forged handshake). The attacker "
+             "shares the 2 cores with the job: its CPU seconds are listed. Time: the program's "
+             "own, median over repetitions; change against no attack.", "",
+             "| attack | runs | connections made | attacker CPU (s) | errors | hangs | "
+             "stderr lines (about intruders) | time (s) | change |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    base = med.get("none")
+    for at in attacks:
+        rs = [r for r in rows if r["attack"] == at]
+        m = med[at]
+        change = f"{(m / base - 1) * 100:+.1f}%" if m and base else "n/a"
+        errs = sum(max(int(r["errors"]), 0) for r in rs) + sum(1 for r in rs
+                                                              if int(r["errors"]) < 0)
+        lines.append(
+            f"| {at} | {len(rs)} | {sum(int(r['attacker_connections']) for r in rs)} | "
+            f"{sum(float(r['attacker_cpu_s']) for r in rs):.1f} | {errs} | "
+            f"{sum(int(r['hang']) for r in rs)} | "
+            f"{max(int(r['stderr_lines']) for r in rs)} "
+            f"({max(int(r['intruder_lines']) for r in rs)}) | "
+            f"{'n/a' if m is None else f'{m:.2f}'} | {change} |")
+    lines += ["", "stderr lines: the most of any run."]
+    return lines
+
+
+SOAK_WHERE = ("host", "cluster")
+
+
+def run_soak(where, cl, build, exe, ranks, p2p, each, timeout):
+    """bench/reliability/soak.c with `ranks` ranks on this machine (shared memory) or on
+    the emulated cluster cl (TCP between hosts). Returns a row."""
+    args = [str(p2p), str(each)]
+    if where == "cluster":
+        cmd = command("ccmpi", cl, build, exe, args[0], ranks, args[1:])
+    else:
+        cmd = [os.path.join(build, "bin", "mpirun"), "-n", str(ranks), exe] + args
+    t0 = time.time()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        hang = False
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        hang = True
+    m = re.search(r"SOAK ranks=(\d+) p2p_messages=(\d+) collectives=(\d+) bytes_checked=(\d+) "
+                  r"errors=(\d+) seconds=([0-9.]+)", out)
+    row = {"where": where, "ranks": ranks, "rc": p.returncode, "hang": int(hang),
+           "wall": round(time.time() - t0, 1), "p2p_messages": 0, "collectives": 0,
+           "bytes_checked": 0, "errors": -1, "seconds": None, "note": ""}
+    if m:
+        row.update(p2p_messages=int(m.group(2)), collectives=int(m.group(3)),
+                   bytes_checked=int(m.group(4)), errors=int(m.group(5)),
+                   seconds=float(m.group(6)))
+    if hang or p.returncode != 0 or not m:
+        row["note"] = ("hang" if hang else f"exit {p.returncode}") + ": " + \
+            " | ".join(out.strip().splitlines()[-2:])[:200]
+    return row
+
+
+def write_soak_report(rows, out, meta):
+    fields = ["where", "ranks", "seconds", "wall", "p2p_messages", "collectives",
+              "bytes_checked", "errors", "hang", "rc", "note"]
+    with open(os.path.join(out, "soak.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    lines = ["", "## Soak", "",
+             f"`bench/reliability/soak.c {meta.get('soak_p2p')} {meta.get('soak_each')}`, ccmpi: "
+             "point-to-point rounds (16 messages per rank, random sizes up to 16 KiB, some "
+             "received out of order) and Bcast, Reduce, Allreduce, Gather, Scatter, "
+             "Allgather, Alltoall, Alltoallv, Reduce_scatter_block, Scan and Barrier with "
+             "random roots and sizes, on five communicators (the world, a duplicate, even and "
+             "odd ranks, groups of three in reverse order), every element checked; on this "
+             "machine (shared memory) and on the emulated cluster (lossless, TCP between "
+             "hosts).", "",
+             "| where | ranks | point-to-point messages | collectives | bytes checked | "
+             "errors | hangs | time (s) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['where']} | {r['ranks']} | {r['p2p_messages']} | "
+                     f"{r['collectives']} | {r['bytes_checked']} | {r['errors']} | {r['hang']} | "
+                     f"{'n/a' if r['seconds'] in (None, '') else r['seconds']} |")
+    notes = [r for r in rows if r.get("note")]
+    if notes:
+        lines += [""] + [f"- {r['where']}: {r['note']}" for r in notes]
+    return lines
+
+
 def write_fault_report(rows, out):
     fields = ["fault", "target", "injected", "rc", "seconds", "hang", "errors", "procs_left",
               "shm_left", "expected", "message"]
@@ -305,13 +492,17 @@ def write_fault_report(rows, out):
     return lines
 
 
-def build_programs(build, workdir, impls):
+def build_programs(build, workdir, impls, soak=False):
     src = os.path.join(HERE, "mixed.c")
     exes = {"ccmpi": os.path.join(workdir, "mixed.ccmpi"),
             "openmpi": os.path.join(workdir, "mixed.openmpi")}
     compilers = {"ccmpi": os.path.join(build, "bin", "mpicc"), "openmpi": "mpicc.openmpi"}
     for impl in impls:
         subprocess.run([compilers[impl], "-O2", "-o", exes[impl], src], check=True)
+    if soak:
+        exes["soak"] = os.path.join(workdir, "soak.ccmpi")
+        subprocess.run([compilers["ccmpi"], "-O2", "-o", exes["soak"],
+                        os.path.join(HERE, "soak.c")], check=True)
     return exes
 
 
@@ -349,7 +540,7 @@ def write_report(rows, out, meta):
             med[s, i] = statistics.median(t) if t else None
     base = {i: med.get((settings[0], i)) for i in impls} if settings else {}
     lines = [
-        "# Reliability campaign: packet faults",
+        "# Reliability campaign: packet loss, faults, hostile peers, soak",
         "",
         f"Generated by `bench/reliability/run.py {meta['command']}` on "
         f"{meta['started']} UTC, load average before {meta['load']}. "
@@ -361,10 +552,19 @@ def write_report(rows, out, meta):
         "mpi_yield_when_idle 1`. Settings: loss/dup/reorder per cable direction "
         "(`ccmpi-cluster up --loss P`; a packet crosses two cables).",
         "",
+    ]
+    # Parts run by another command and merged into meta.json (then --report-only).
+    for x in meta.get("also", []):
+        lines += [f"{x['what']}: `bench/reliability/run.py {x['command']}` on {x['started']} "
+                  f"UTC, load average before {x['load']}.", ""]
+    lines += [
         "Faults: packets dropped by the qdiscs (the injected loss, plus port-buffer "
         "overflow), TCP segments retransmitted and retransmission timeouts (nstat), summed "
         "over the hosts. Time: the program's own (slowest rank), median over repetitions; "
-        "slowdown against the same implementation's first setting.",
+        "slowdown against the same implementation's first setting. Without netem the loss is "
+        "drawn in the switch (docs/cluster.md, Impairments), never in the sender's own qdisc, "
+        "whose drops TCP would see and repair only after 200 ms (where runs before 2026-11-27 "
+        "dropped).",
         "",
         "| setting | impl | runs | operations | faults injected (packets dropped) | "
         "TCP retrans | RTOs | bytes checked | "
@@ -394,6 +594,10 @@ def write_report(rows, out, meta):
                                              f"{r['note']}" for r in notes]
     if meta.get("faults"):
         lines += write_fault_report(meta["faults"], out)
+    if meta.get("hostile"):
+        lines += write_hostile_report(meta["hostile"], out)
+    if meta.get("soak"):
+        lines += write_soak_report(meta["soak"], out, meta)
     with open(os.path.join(out, "README.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     if not rows:
@@ -425,7 +629,10 @@ def campaign(a, tool, workdir, started, load):
     status 1 if a run had errors or hung, or a fault did not end as expected."""
     impls = a.impls.split(",")
     faults = [f for f in a.faults.split(",") if f]
-    exes = build_programs(a.build, workdir, sorted(set(impls) | ({"ccmpi"} if faults else set())))
+    need_ccmpi = bool(faults) or bool(a.hostile.strip(","))
+    exes = build_programs(a.build, workdir,
+                          sorted(set(impls) | ({"ccmpi"} if need_ccmpi else set())),
+                          soak=bool(a.soak.strip(",")))
     rows, skipped, fault_rows = [], [], []
     for f in faults:
         if f not in FAULTS:
@@ -439,6 +646,38 @@ def campaign(a, tool, workdir, started, load):
               f"{r['hang']}, errors {r['errors']}, processes left {r['procs_left']}, /dev/shm "
               f"left {r['shm_left']}, as expected {bool(r['expected'])}: {r['message']}",
               flush=True)
+    hostile_rows = []
+    attacks = [x for x in a.hostile.split(",") if x]
+    for x in attacks:
+        if x not in ATTACKS:
+            raise SystemExit(f"unknown attack {x!r} (known: {', '.join(ATTACKS)})")
+    if attacks:
+        with Cluster(tool, f"rh{os.getpid() % 100000}", a.hosts + 1, "0") as cl:
+            for rep in range(a.reps):
+                for attack in (attacks if rep % 2 == 0 else attacks[::-1]):
+                    r = run_hostile(attack, cl, a.build, exes["ccmpi"], a.iters, a.timeout,
+                                    a.hosts)
+                    r["rep"] = rep
+                    hostile_rows.append(r)
+                    print(f"hostile {attack:8} rep {rep}: {r['seconds']} s, errors "
+                          f"{r['errors']}, rc {r['rc']}, stderr {r['stderr_lines']} lines "
+                          f"({r['intruder_lines']} about intruders), attacker "
+                          f"{r['attacker_connections']} connections, "
+                          f"{r['attacker_cpu_s']} CPU s, {r['targets']} listeners", flush=True)
+    soak_rows = []
+    for where in [x for x in a.soak.split(",") if x]:
+        if where not in SOAK_WHERE:
+            raise SystemExit(f"unknown soak place {where!r} (known: {', '.join(SOAK_WHERE)})")
+        if where == "host":
+            r = run_soak(where, None, a.build, exes["soak"], a.hosts, a.soak_p2p, a.soak_each,
+                         a.timeout)
+        else:
+            with Cluster(tool, f"rs{os.getpid() % 100000}", a.hosts, "0") as cl:
+                r = run_soak(where, cl, a.build, exes["soak"], a.hosts, a.soak_p2p,
+                             a.soak_each, a.timeout)
+        soak_rows.append(r)
+        print(f"soak {where}: {r['seconds']} s, {r['p2p_messages']} messages, "
+              f"{r['collectives']} collectives, errors {r['errors']} {r['note']}", flush=True)
     for setting in [x for x in a.settings.split(",") if x]:
         with Cluster(tool, f"rel{os.getpid() % 100000}", a.hosts, setting) as cl:
             if cl.unsupported:
@@ -458,11 +697,15 @@ def campaign(a, tool, workdir, started, load):
                           f"RTOs {r['timeouts']}; per collective "
                           f"{[r.get(k) for k in ('bcast', 'allreduce', 'alltoall', 'alltoallv', 'p2p')]}"
                           f", first iteration {r.get('first_iteration')} {r['note']}", flush=True)
-    write_report(rows, a.out, {"command": " ".join(sys.argv[1:]),
+    write_report(rows, a.out, {"command": shlex.join(sys.argv[1:]),
                                "started": f"{started:%Y-%m-%d %H:%M}", "load": load,
                                "hosts": a.hosts, "iters": a.iters, "reps": a.reps,
-                               "skipped": skipped, "faults": fault_rows})
+                               "skipped": skipped, "faults": fault_rows,
+                               "hostile": hostile_rows, "soak": soak_rows,
+                               "soak_p2p": a.soak_p2p, "soak_each": a.soak_each})
     bad = [r for r in rows if r["errors"] != 0 or r["hang"]]
+    bad += [r for r in hostile_rows if r["errors"] != 0 or r["hang"] or r["rc"] != 0]
+    bad += [r for r in soak_rows if r["errors"] != 0 or r["hang"] or r["rc"] != 0]
     bad += [r for r in fault_rows if not r["expected"]]
     return 1 if bad else 0
 
@@ -480,6 +723,15 @@ def main():
     ap.add_argument("--faults", default=",".join(FAULTS),
                     help="fault injections to run (comma separated, '' for none): "
                     + ", ".join(FAULTS))
+    ap.add_argument("--hostile", default=",".join(ATTACKS),
+                    help="hostile-peer runs (comma separated, '' for none): "
+                    + ", ".join(ATTACKS) + " (none: the reference)")
+    ap.add_argument("--soak", default=",".join(SOAK_WHERE),
+                    help="where to run the soak (comma separated, '' for none): host, cluster")
+    ap.add_argument("--soak-p2p", type=int, default=1000000,
+                    help="point-to-point messages of a soak run")
+    ap.add_argument("--soak-each", type=int, default=10000,
+                    help="runs of each collective in a soak run")
     ap.add_argument("--fault-hosts", type=int, default=4)
     ap.add_argument("--fault-iters", type=int, default=300,
                     help="iterations of a fault run (long enough to outlast the fault)")

@@ -20,6 +20,9 @@
 #             kernel's 1 s SYN retransmission (tests/cluster/cluster_first_contact.c)
 #   faults    bench/reliability/run.py's fault injections on 2 hosts: a rank, a proxy and
 #             mpirun killed, a cable down for 2 s and for good, each ending as it should
+#   hostile   the reliability campaign's hostile peers (600 idle connections held to the
+#             listeners of a job on 2 hosts) and soak, small: every byte checked, stderr
+#             bounded
 #   lossdetect  ranks count a network with 10% loss as lossy (CCMPI_LOSSY_RETRANS), a
 #             lossless one not
 #   check     `check` on 2 hosts at 20mbit reports every figure within 10%
@@ -468,7 +471,7 @@ case "$CASE" in
     # the job within the fault timeout, naming the host (CCMPI_TCP_USER_TIMEOUT_MS 8 s here).
     : "${RELIABILITY:?}"
     run timeout 280 python3 "$RELIABILITY" --build "$(dirname "$CLUSTER")/.." --settings "" \
-      --impls ccmpi --fault-hosts 2 --fault-iters 600 --fault-timeout 40 --out "$WORK/rel" \
+      --hostile "" --soak "" --impls ccmpi --fault-hosts 2 --fault-iters 600 --fault-timeout 40 --out "$WORK/rel" \
       --env CCMPI_TCP_USER_TIMEOUT_MS=8000
     [ "$RC" -eq 0 ] || fail "a fault did not end as expected (rc $RC)"
     for f in rank proxy mpirun cable2s cable; do
@@ -481,6 +484,26 @@ case "$CASE" in
     grep -q "^fault cable .*the network path to its host 198\.18\.[0-9.]* is down" "$WORK/out" ||
       fail "the host behind the cable was not named"
     grep -q "^## Fault injection" "$WORK/rel/README.md" || fail "no fault table"
+    ;;
+
+  hostile)
+    # The campaign's hostile peers and soak (bench/reliability/run.py --hostile, --soak),
+    # small: 2 ranks on 3 hosts while hostile.py holds 600 idle connections to their
+    # listeners from the third; the soak on this machine. Every byte checked, at most
+    # 6 lines per rank about the intruders (5 reported, then a total).
+    : "${RELIABILITY:?}"
+    run timeout 250 python3 "$RELIABILITY" --build "$(dirname "$CLUSTER")/.." --settings "" \
+      --faults "" --hostile none,halfopen --soak host --soak-p2p 20000 --soak-each 100 \
+      --hosts 2 --iters 100 --reps 1 --impls ccmpi --out "$WORK/rel"
+    [ "$RC" -eq 0 ] || fail "the campaign failed (rc $RC)"
+    grep -q "^hostile halfopen rep 0: [0-9.]* s, errors 0, rc 0, " "$WORK/out" || fail "halfopen run"
+    conns=$(sed -n 's/^hostile halfopen .*attacker \([0-9]*\) connections.*/\1/p' "$WORK/out")
+    [ "${conns:-0}" -ge 600 ] || fail "the attacker opened ${conns:-0} connections, expected 600"
+    lines=$(sed -n 's/^hostile halfopen .*stderr \([0-9]*\) lines.*/\1/p' "$WORK/out")
+    [ "${lines:-99}" -le 12 ] || fail "$lines lines on stderr about 600 intruders"
+    grep -q "^soak host: .*errors 0" "$WORK/out" || fail "soak"
+    grep -q "^## Hostile peers" "$WORK/rel/README.md" && grep -q "^## Soak" "$WORK/rel/README.md" ||
+      fail "no hostile or soak table"
     ;;
 
   lossdetect)
