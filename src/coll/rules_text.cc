@@ -2,7 +2,6 @@
 // the library (the rules fuzzer builds it alone).
 #include <cctype>
 #include <cstdint>
-#include <cstdio>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -142,11 +141,14 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
 }
 
 std::string ruleText(const Rule& r) {
-  char buf[160];
-  snprintf(buf, sizeof buf, "%-22s %-8s %-12s %s", r.collective.c_str(),
-           rangeText(r.minRanks, r.maxRanks, 0x7fffffff).c_str(),
-           rangeText(r.minBytes, r.maxBytes, INT64_MAX).c_str(), r.algorithm.c_str());
-  std::string text = buf;
+  // Columns padded as "%-22s %-8s %-12s %s" would, with no length limit.
+  auto column = [](std::string s, size_t width) {
+    if (s.size() < width) s.resize(width, ' ');
+    return s + " ";
+  };
+  std::string text = column(r.collective, 22) +
+                     column(rangeText(r.minRanks, r.maxRanks, 0x7fffffff), 8) +
+                     column(rangeText(r.minBytes, r.maxBytes, INT64_MAX), 12) + r.algorithm;
   const bool perHost = r.minRanksPerHost != 1 || r.maxRanksPerHost != 0x7fffffff;
   const bool perCore = perHost || r.minRanksPerCore != 0 || r.maxRanksPerCore != 0x7fffffff;
   if (perCore || r.minHosts != 1 || r.maxHosts != 0x7fffffff)

@@ -171,16 +171,47 @@ TEST(CollRules, HostsOfACommunicator) {
 }
 
 TEST(CollRules, RejectsMalformedLines) {
-  const char* bad[] = {"bcast 1-8 binomial\n",        "bcast 0-4 * binomial\n",
-                       "bcast 8-4 * binomial\n",      "bcast x * binomial\n",
-                       "bcast * 4q binomial\n",       "bcast * 9-2 binomial\n",
-                       "bcast 1-8 * binomial extra\n"};
+  const char* bad[] = {
+      "bcast 1-8 binomial\n",         "bcast 0-4 * binomial\n",   "bcast 8-4 * binomial\n",
+      "bcast x * binomial\n",         "bcast * 4q binomial\n",    "bcast * 9-2 binomial\n",
+      "bcast 1-8 * binomial extra\n", "bc\x01ast * * binomial\n", "bcast * * bino\x7fmial\n"};
   for (const char* text : bad) {
     std::vector<Rule> r;
     std::string err;
     EXPECT_FALSE(parseRules(std::string("# first line\n") + text, &r, &err)) << text;
     EXPECT_EQ(err.rfind("line 2: ", 0), 0u) << err;
   }
+}
+
+// What ccmpi_info --algorithms prints parses back to the same rule, also at the longest
+// names and widest ranges (the printed line once went through a 160-byte buffer).
+TEST(CollRules, PrintedRulesParseBack) {
+  const std::string name(64, 'c'), alg(64, 'a');
+  const std::string text = name + " 2-2147483646 1-9223372036854775806 " + alg +
+                           " 2-2147483647 0-* 1-2147483647\n"
+                           "bcast 3 1k-64k binomial 2 5 4-8\n";
+  std::vector<Rule> r;
+  std::string err;
+  ASSERT_TRUE(parseRules(text, &r, &err)) << err;
+  ASSERT_EQ(r.size(), 2u);
+  for (const Rule& x : r) {
+    std::vector<Rule> again;
+    ASSERT_TRUE(parseRules(ruleText(x), &again, &err)) << ruleText(x) << ": " << err;
+    ASSERT_EQ(again.size(), 1u);
+    EXPECT_EQ(again[0].collective, x.collective);
+    EXPECT_EQ(again[0].algorithm, x.algorithm);
+    EXPECT_EQ(again[0].minRanks, x.minRanks);
+    EXPECT_EQ(again[0].maxRanks, x.maxRanks);
+    EXPECT_EQ(again[0].minBytes, x.minBytes);
+    EXPECT_EQ(again[0].maxBytes, x.maxBytes);
+    EXPECT_EQ(again[0].minHosts, x.minHosts);
+    EXPECT_EQ(again[0].maxHosts, x.maxHosts);
+    EXPECT_EQ(again[0].minRanksPerCore, x.minRanksPerCore);
+    EXPECT_EQ(again[0].maxRanksPerCore, x.maxRanksPerCore);
+    EXPECT_EQ(again[0].minRanksPerHost, x.minRanksPerHost);
+    EXPECT_EQ(again[0].maxRanksPerHost, x.maxRanksPerHost);
+  }
+  EXPECT_FALSE(parseRules(std::string(65, 'c') + " * * binomial\n", &r, &err));
 }
 
 TEST(CollRules, FileIsCheckedAgainstTheTables) {
