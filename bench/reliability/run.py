@@ -223,6 +223,18 @@ def alive(pid):
         return False
 
 
+def finish(p, timeout):
+    """Waits for p (started in a session of its own); past `timeout` seconds kills its
+    process group. Returns (stdout, stderr, hang)."""
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return out, err, False
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        return out, err, True
+
+
 def run_fault(fault, cl, build, exe, iters, timeout):
     """Runs ccmpi's mixed program on cl and injects `fault` 1 s in. Returns a row: rc,
     seconds to the end, hang, the line of mpirun's output naming the fault, processes and
@@ -259,13 +271,7 @@ def run_fault(fault, cl, build, exe, iters, timeout):
             subprocess.run(["ip", "-n", ns, "link", "set", "r0", "up"], check=True)
     else:
         injected = 0  # the job ended before the fault could be injected
-    try:
-        out, _ = p.communicate(timeout=timeout)
-        hang = False
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, _ = p.communicate()
-        hang = True
+    out, _, hang = finish(p, timeout)
     seconds = time.time() - t0
     rc = p.returncode
     # The job's processes must go on their own (mpirun killed: its proxies and ranks).
@@ -338,13 +344,7 @@ def run_hostile(attack, cl, build, exe, iters, timeout, ranks):
             ["ip", "netns", "exec", f"ccmpi-{cl.name}-h{cl.hosts}", sys.executable,
              os.path.join(HERE, "hostile.py"), attack, str(ATTACK_COUNT[attack])] + targets,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        out, err = p.communicate(timeout=timeout)
-        hang = False
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-        hang = True
+    out, err, hang = finish(p, timeout)
     conns, cpu = 0, 0.0
     if attacker:
         attacker.terminate()
@@ -421,13 +421,7 @@ def run_soak(where, cl, build, exe, ranks, p2p, each, timeout):
     t0 = time.time()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                          start_new_session=True)
-    try:
-        out, _ = p.communicate(timeout=timeout)
-        hang = False
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, _ = p.communicate()
-        hang = True
+    out, _, hang = finish(p, timeout)
     m = re.search(r"SOAK ranks=(\d+) p2p_messages=(\d+) collectives=(\d+) bytes_checked=(\d+) "
                   r"errors=(\d+) seconds=([0-9.]+)", out)
     row = {"where": where, "ranks": ranks, "rc": p.returncode, "hang": int(hang),

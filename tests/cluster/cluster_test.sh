@@ -93,6 +93,43 @@ port_stat() {
 }
 root_links() { ip -o link show | awk '{print $2}' | sort; }
 
+# first_contact_dropping PREFIX WHAT MAX_MS WHY BYTECODE: 2 hosts; the switch port to h2
+# sends the packets the classic-BPF BYTECODE matches to a class whose queue holds nothing
+# until 50 ms after rank 0 on h1 prints "connecting" (tests/cluster/cluster_first_contact.c);
+# then its first round trip to rank 1 must take less than MAX_MS. WHAT names the packets,
+# WHY the time it took without ccmpi's remedy. Leaves mpirun's stderr in $WORK/err.
+first_contact_dropping() {
+  local prefix=$1 what=$2 max_ms=$3 why=$4 bytecode=$5
+  : "${MPIRUN:?}" "${FIRST_CONTACT:?}"
+  new_name "$prefix"
+  local n=$NAME
+  run "$CLUSTER" up --hosts 2 --rate 100mbit --name "$n" --owner $$
+  [ "$RC" -eq 0 ] || fail "up failed"
+  local hostfile sw="ccmpi-$n-sw"
+  hostfile=$(cat "$WORK/out")
+  tc -n "$sw" class add dev h2r0 parent 1: classid 1:2 htb rate 8bit ceil 8bit quantum 1538 &&
+    tc -n "$sw" qdisc add dev h2r0 parent 1:2 handle 20: pfifo limit 0 &&
+    tc -n "$sw" filter add dev h2r0 parent 1: protocol all prio 1 bpf bytecode "$bytecode" ||
+    fail "cannot add the $what filter"
+  CCMPI_VERBOSE=2 timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" \
+    --iface r0 -n 2 "$FIRST_CONTACT" >"$WORK/out" 2>"$WORK/err" &
+  local job=$!
+  BG_PIDS+=("$job")
+  for _ in $(seq 1 500); do grep -q '^connecting$' "$WORK/out" && break; sleep 0.01; done
+  grep -q '^connecting$' "$WORK/out" || fail "rank 0 did not start within 5 s"
+  sleep 0.05
+  tc -n "$sw" filter del dev h2r0 parent 1: prio 1 || fail "cannot remove the $what filter"
+  wait "$job"
+  RC=$?
+  [ "$RC" -eq 0 ] && grep -q "^PASS cluster_first_contact" "$WORK/out" || fail "rc $RC"
+  local drops ms
+  drops=$(tc -n "$sw" -s qdisc show dev h2r0 |
+    awk '$1 == "qdisc" && $3 == "20:" {q = 1} q && $1 == "Sent" {print $7 + 0; exit}')
+  [ "${drops:-0}" -ge 1 ] || fail "no $what was dropped (the filter did not act)"
+  ms=$(sed -n 's/^first_contact_ms=\([0-9]*\)$/\1/p' "$WORK/out")
+  [ -n "$ms" ] && [ "$ms" -lt "$max_ms" ] || fail "first contact took ${ms:-?} ms ($why)"
+}
+
 [ "$(id -u)" = 0 ] || {
   echo "SKIP: needs root"
   exit 77
@@ -396,37 +433,13 @@ case "$CASE" in
   synloss)
     # A lost SYN costs a connection's first message 1 s (the kernel's first SYN
     # retransmission); ccmpi replaces an attempt unanswered after CCMPI_TCP_SYN_RETRY_MS
-    # (100 ms) by a new one. The switch drops every SYN to h2 (a classic-BPF filter sending
-    # IPv4 TCP segments with SYN set and ACK clear to a class whose queue holds nothing)
-    # until rank 0 on h1 has said it is about to send its first message to rank 1 on h2.
-    : "${MPIRUN:?}" "${FIRST_CONTACT:?}"
-    new_name sy; n=$NAME
-    run "$CLUSTER" up --hosts 2 --rate 100mbit --name "$n" --owner $$
-    [ "$RC" -eq 0 ] || fail "up failed"
-    hostfile=$(cat "$WORK/out")
-    sw="ccmpi-$n-sw"
-    tc -n "$sw" class add dev h2r0 parent 1: classid 1:2 htb rate 8bit ceil 8bit quantum 1538 &&
-      tc -n "$sw" qdisc add dev h2r0 parent 1:2 handle 20: pfifo limit 0 &&
-      tc -n "$sw" filter add dev h2r0 parent 1: protocol all prio 1 bpf bytecode \
-        "11,40 0 0 12,21 0 8 2048,48 0 0 14,21 0 6 69,48 0 0 23,21 0 4 6,48 0 0 47,84 0 0 18,21 0 1 2,6 0 0 65538,6 0 0 0" ||
-      fail "cannot add the SYN filter"
-    CCMPI_VERBOSE=2 timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" \
-      --iface r0 -n 2 "$FIRST_CONTACT" >"$WORK/out" 2>"$WORK/err" &
-    job=$!
-    BG_PIDS+=("$job")
-    for _ in $(seq 1 500); do grep -q '^connecting$' "$WORK/out" && break; sleep 0.01; done
-    grep -q '^connecting$' "$WORK/out" || fail "rank 0 did not start within 5 s"
-    sleep 0.05
-    tc -n "$sw" filter del dev h2r0 parent 1: prio 1 || fail "cannot remove the SYN filter"
-    wait "$job"
-    RC=$?
-    [ "$RC" -eq 0 ] && grep -q "^PASS cluster_first_contact" "$WORK/out" || fail "rc $RC"
-    drops=$(tc -n "$sw" -s qdisc show dev h2r0 | awk '$1 == "qdisc" && $3 == "20:" {q = 1} q && $1 == "Sent" {print $7 + 0; exit}')
-    [ "${drops:-0}" -ge 1 ] || fail "no SYN was dropped (the filter did not act)"
+    # (100 ms) by a new one. The switch drops every SYN to h2 (IPv4 TCP segments with SYN
+    # set and ACK clear) until rank 0 on h1 has said it is about to send its first message
+    # to rank 1 on h2.
+    first_contact_dropping sy SYN 800 "the kernel's SYN retransmission: 1000" \
+      "11,40 0 0 12,21 0 8 2048,48 0 0 14,21 0 6 69,48 0 0 23,21 0 4 6,48 0 0 47,84 0 0 18,21 0 1 2,6 0 0 65538,6 0 0 0"
     grep -q "connection to rank 1: no answer to its SYN within 100 ms; trying again" "$WORK/err" ||
       fail "the attempt was not replaced"
-    ms=$(sed -n 's/^first_contact_ms=\([0-9]*\)$/\1/p' "$WORK/out")
-    [ -n "$ms" ] && [ "$ms" -lt 800 ] || fail "first contact took ${ms:-?} ms (the kernel's SYN retransmission: 1000)"
     ;;
 
   ackloss)
@@ -435,32 +448,8 @@ case "$CASE" in
     # (ccmpi's preamble frame). The switch drops every pure ACK to h2 (IPv4 TCP, ACK alone,
     # 52 bytes: the handshake's, with timestamps) until 50 ms after rank 0 on h1 has said
     # it is about to send its first message to rank 1 on h2.
-    : "${MPIRUN:?}" "${FIRST_CONTACT:?}"
-    new_name ak; n=$NAME
-    run "$CLUSTER" up --hosts 2 --rate 100mbit --name "$n" --owner $$
-    [ "$RC" -eq 0 ] || fail "up failed"
-    hostfile=$(cat "$WORK/out")
-    sw="ccmpi-$n-sw"
-    tc -n "$sw" class add dev h2r0 parent 1: classid 1:2 htb rate 8bit ceil 8bit quantum 1538 &&
-      tc -n "$sw" qdisc add dev h2r0 parent 1:2 handle 20: pfifo limit 0 &&
-      tc -n "$sw" filter add dev h2r0 parent 1: protocol all prio 1 bpf bytecode \
-        "10,40 0 0 12,21 0 7 2048,48 0 0 23,21 0 5 6,40 0 0 16,21 0 3 52,48 0 0 47,21 0 1 16,6 0 0 65538,6 0 0 0" ||
-      fail "cannot add the ACK filter"
-    CCMPI_VERBOSE=2 timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" \
-      --iface r0 -n 2 "$FIRST_CONTACT" >"$WORK/out" 2>"$WORK/err" &
-    job=$!
-    BG_PIDS+=("$job")
-    for _ in $(seq 1 500); do grep -q '^connecting$' "$WORK/out" && break; sleep 0.01; done
-    grep -q '^connecting$' "$WORK/out" || fail "rank 0 did not start within 5 s"
-    sleep 0.05
-    tc -n "$sw" filter del dev h2r0 parent 1: prio 1 || fail "cannot remove the ACK filter"
-    wait "$job"
-    RC=$?
-    [ "$RC" -eq 0 ] && grep -q "^PASS cluster_first_contact" "$WORK/out" || fail "rc $RC"
-    drops=$(tc -n "$sw" -s qdisc show dev h2r0 | awk '$1 == "qdisc" && $3 == "20:" {q = 1} q && $1 == "Sent" {print $7 + 0; exit}')
-    [ "${drops:-0}" -ge 1 ] || fail "no ACK was dropped (the filter did not act)"
-    ms=$(sed -n 's/^first_contact_ms=\([0-9]*\)$/\1/p' "$WORK/out")
-    [ -n "$ms" ] && [ "$ms" -lt 500 ] || fail "first contact took ${ms:-?} ms (the SYN-ACK retransmission: 1000)"
+    first_contact_dropping ak ACK 500 "the SYN-ACK retransmission: 1000" \
+      "10,40 0 0 12,21 0 7 2048,48 0 0 23,21 0 5 6,40 0 0 16,21 0 3 52,48 0 0 47,21 0 1 16,6 0 0 65538,6 0 0 0"
     ;;
 
   faults)
