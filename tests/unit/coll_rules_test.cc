@@ -184,16 +184,18 @@ TEST(CollRules, RejectsMalformedLines) {
 }
 
 // What ccmpi_info --algorithms prints parses back to the same rule, also at the longest
-// names and widest ranges (the printed line once went through a 160-byte buffer).
+// names and widest ranges (the printed line once went through a 160-byte buffer) and at
+// counts that are multiples of 1024 (once printed with a k suffix only bytes accept).
 TEST(CollRules, PrintedRulesParseBack) {
   const std::string name(64, 'c'), alg(64, 'a');
   const std::string text = name + " 2-2147483646 1-9223372036854775806 " + alg +
                            " 2-2147483647 0-* 1-2147483647\n"
-                           "bcast 3 1k-64k binomial 2 5 4-8\n";
+                           "bcast 3 1k-64k binomial 2 5 4-8\n"
+                           "bcast 1024 2048 binomial 1024-2048 0 2048\n";
   std::vector<Rule> r;
   std::string err;
   ASSERT_TRUE(parseRules(text, &r, &err)) << err;
-  ASSERT_EQ(r.size(), 2u);
+  ASSERT_EQ(r.size(), 3u);
   for (const Rule& x : r) {
     std::vector<Rule> again;
     ASSERT_TRUE(parseRules(ruleText(x), &again, &err)) << ruleText(x) << ": " << err;
