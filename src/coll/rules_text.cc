@@ -94,49 +94,30 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
     // Initialized in one piece: GCC 12 with -fsanitize=thread warned that assigning the
     // names might read an uninitialized string (-Wmaybe-uninitialized, a false alarm).
     Rule r{.collective = w[0], .algorithm = w[3], .line = n};
-    int64_t lo = 1, hi = 0x7fffffff;
-    if (!parseRange(w[1], &lo, &hi, false) || lo < 1 || hi > 0x7fffffff) {
-      *error = "line " + std::to_string(n) + ": bad communicator-size range '" + w[1] +
-               "' (N, A-B, A-* or *, sizes from 1)";
+    // A count field (no suffixes): its range, from `min` up to 2^31-1, into *lo and *hi
+    // (left as they are for a field the line does not have).
+    auto counts = [&](size_t k, int64_t min, const char* what, int* lo, int* hi) {
+      if (k >= w.size()) return true;
+      int64_t a = min, b = 0x7fffffff;
+      if (parseRange(w[k], &a, &b, false) && a >= min && b <= 0x7fffffff) {
+        *lo = static_cast<int>(a);
+        *hi = static_cast<int>(b);
+        return true;
+      }
+      *error = "line " + std::to_string(n) + ": bad " + what + " range '" + w[k] +
+               "' (N, A-B, A-* or *, from " + std::to_string(min) + ")";
       return false;
-    }
-    r.minRanks = static_cast<int>(lo);
-    r.maxRanks = static_cast<int>(hi);
+    };
+    if (!counts(1, 1, "communicator-size", &r.minRanks, &r.maxRanks)) return false;
     if (!parseRange(w[2], &r.minBytes, &r.maxBytes, true)) {
       *error = "line " + std::to_string(n) + ": bad message-size range '" + w[2] +
                "' (N, A-B, A-* or *, with k/m/g suffixes)";
       return false;
     }
-    if (w.size() == 7) {
-      int64_t plo = 1, phi = 0x7fffffff;
-      if (!parseRange(w[6], &plo, &phi, false) || plo < 1 || phi > 0x7fffffff) {
-        *error = "line " + std::to_string(n) + ": bad ranks-per-host range '" + w[6] +
-                 "' (N, A-B, A-* or *, from 1)";
-        return false;
-      }
-      r.minRanksPerHost = static_cast<int>(plo);
-      r.maxRanksPerHost = static_cast<int>(phi);
-    }
-    if (w.size() >= 6) {
-      int64_t clo = 0, chi = 0x7fffffff;
-      if (!parseRange(w[5], &clo, &chi, false) || chi > 0x7fffffff) {
-        *error = "line " + std::to_string(n) + ": bad ranks-per-core range '" + w[5] +
-                 "' (N, A-B, A-* or *, from 0)";
-        return false;
-      }
-      r.minRanksPerCore = static_cast<int>(clo);
-      r.maxRanksPerCore = static_cast<int>(chi);
-    }
-    if (w.size() >= 5) {
-      int64_t hlo = 1, hhi = 0x7fffffff;
-      if (!parseRange(w[4], &hlo, &hhi, false) || hlo < 1 || hhi > 0x7fffffff) {
-        *error = "line " + std::to_string(n) + ": bad host-count range '" + w[4] +
-                 "' (N, A-B, A-* or *, counts from 1)";
-        return false;
-      }
-      r.minHosts = static_cast<int>(hlo);
-      r.maxHosts = static_cast<int>(hhi);
-    }
+    if (!counts(4, 1, "host-count", &r.minHosts, &r.maxHosts) ||
+        !counts(5, 0, "ranks-per-core", &r.minRanksPerCore, &r.maxRanksPerCore) ||
+        !counts(6, 1, "ranks-per-host", &r.minRanksPerHost, &r.maxRanksPerHost))
+      return false;
     out->push_back(std::move(r));
   }
   return true;
