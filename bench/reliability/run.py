@@ -2,14 +2,16 @@
 """Reliability campaign, packet faults (issue 26): mixed collectives under loss,
 duplication and reordering on an emulated cluster, ccmpi against Open MPI in the same run.
 
-For each fault setting (lossless, loss 0.1/1/2/5 %, and --dup / --reorder variants) it
+For each fault setting (lossless, loss 0.1/1/2/5 %, --dup / --reorder, combined) it
 brings up `ccmpi-cluster up --hosts 8 --rate 100mbit` with that impairment (name
 `rel<pid>`), runs bench/reliability/mixed.c (Bcast, Allreduce, Alltoall, Alltoallv of up
 to 64 KiB and point-to-point of up to 128 KiB, every byte checked) with ccmpi and with Open MPI 4 (`--mca btl tcp,self --mca
 mpi_yield_when_idle 1`), each repetition alternating the order, and removes the cluster,
 whatever happens. Faults are counted in the hosts' and the switch's namespaces around each
-run: packets the qdiscs dropped (the injected loss plus any port-buffer overflow) and
-TCP's retransmitted segments and timeouts (nstat).
+run: packets the qdiscs dropped (the injected loss plus any port-buffer overflow), packets
+the switch duplicated and reordered (without netem: its classifiers' mirred actions), and
+TCP's retransmitted segments and timeouts (nstat). A setting is a loss percentage, dupP,
+reorderP, or several joined by + (2+dup1+reorder1).
 
 Fault injection (--faults, on a lossless cluster of --fault-hosts hosts, ccmpi only): the
 program runs long enough and, 1 s in, the campaign kills a rank (SIGKILL), kills a launch
@@ -40,7 +42,7 @@ so run it with /usr/bin/python3) and OUT/meta.json (the run's parameters: --repo
 rewrites README.md and the plot from results.csv and meta.json).
 
 Usage: bench/reliability/run.py [--build BUILD] [--report-only] [--iters 200] [--reps 1] [--hosts 8]
-         [--settings 0,0.1,1,2,5,dup1,reorder1] [--impls ccmpi,openmpi] [--timeout 900]
+         [--settings 0,0.1,1,2,5,dup1,reorder1,2+dup1+reorder1] [--impls ccmpi,openmpi] [--timeout 900]
          [--faults rank,proxy,mpirun,cable2s,cable] [--fault-hosts 4] [--fault-timeout 60]
          [--hostile none,halfopen,random,forged] [--soak host,cluster]
          [--soak-p2p 1000000] [--soak-each 10000]
@@ -73,7 +75,7 @@ def setting_args(s):
     'loss2+dup1' combines."""
     args = []
     for part in s.split("+"):
-        m = re.fullmatch(r"(dup|reorder)?([0-9.]+)", part)
+        m = re.fullmatch(r"(loss|dup|reorder)?([0-9.]+)", part)
         if not m:
             raise SystemExit(f"bad setting {s!r}")
         kind = m.group(1) or "loss"
@@ -86,10 +88,29 @@ def namespaces(name, hosts):
     return [f"ccmpi-{name}-h{k}" for k in range(1, hosts + 1)] + [f"ccmpi-{name}-sw"]
 
 
+def switch_copies(ns):
+    """Packets the switch ports duplicated and sent to the delay line (without netem: the
+    `mirred` actions of the ports' classifiers, docs/cluster.md, Impairments)."""
+    dups = reorders = 0
+    links = subprocess.run(["ip", "-n", ns, "-o", "link", "show"], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True).stdout
+    for port in re.findall(r"^\d+: (h\d+r\d+)@", links, re.M):
+        f = subprocess.run(["tc", "-n", ns, "-s", "filter", "show", "dev", port, "parent", "1:"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+        for kind, n in re.findall(r"mirred \(Egress (Mirror|Redirect) to device \S+\).*?"
+                                  r"Sent \d+ bytes (\d+) pkt", f, re.S):
+            if kind == "Mirror":
+                dups += int(n)
+            else:
+                reorders += int(n)
+    return dups, reorders
+
+
 def counters(name, hosts):
-    """Sum over the cluster's namespaces: qdisc drops, TCP retransmitted segments and
-    retransmission timeouts."""
+    """Sum over the cluster's namespaces: qdisc drops, packets duplicated and reordered by
+    the switch, TCP retransmitted segments and retransmission timeouts."""
     total = {"drops": 0, "retrans": 0, "timeouts": 0, "segs_out": 0}
+    total["dups"], total["reorders"] = switch_copies(f"ccmpi-{name}-sw")
     for ns in namespaces(name, hosts):
         q = subprocess.run(["ip", "netns", "exec", ns, "tc", "-s", "qdisc", "show"],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
@@ -114,11 +135,6 @@ class Cluster:
                            setting_args(self.setting), stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True)
         sys.stderr.write(p.stderr)
-        # Without netem, ccmpi-cluster refuses --dup and --reorder.
-        self.unsupported = (p.returncode != 0 and "netem" in p.stderr and
-                            re.search(r"dup|reorder", self.setting) is not None)
-        if self.unsupported:
-            return self
         if p.returncode != 0:
             raise RuntimeError(f"ccmpi-cluster up failed for setting {self.setting}")
         self.hostfile = subprocess.run([self.tool, "hostfile", "--name", self.name],
@@ -519,7 +535,8 @@ def write_report(rows, out, meta):
         json.dump(meta, f, indent=1)
     fields = ["setting", "impl", "rep", "seconds", "bcast", "allreduce", "alltoall", "alltoallv",
               "p2p", "first_iteration", "wall", "operations", "bytes_checked",
-              "errors", "hang", "drops", "retrans", "timeouts", "segs_out", "rc", "note"]
+              "errors", "hang", "drops", "dups", "reorders", "retrans", "timeouts", "segs_out", "rc",
+              "note"]
     with open(os.path.join(out, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
@@ -545,8 +562,11 @@ def write_report(rows, out, meta):
         "Alltoallv of up to 64 KiB per buffer, point-to-point of up to 128 KiB and four small "
         "messages per rank, every byte checked); "
         f"{meta['reps']} repetition(s); Open MPI 4 with `--mca btl tcp,self --mca "
-        "mpi_yield_when_idle 1`. Settings: loss/dup/reorder per cable direction "
-        "(`ccmpi-cluster up --loss P`; a packet crosses two cables).",
+        "mpi_yield_when_idle 1`. Settings: loss/dup/reorder P per cable direction "
+        "(`ccmpi-cluster up --loss P --dup P --reorder P`; a packet crosses two cables; "
+        "without netem duplication and reordering are drawn once, where the packet leaves "
+        "the switch, with probability 1-(1-P)^2, and a reordered packet waits 1 ms; "
+        "docs/cluster.md, Impairments).",
         "",
     ]
     # Parts run by another command and merged into meta.json (then --report-only).
@@ -556,14 +576,15 @@ def write_report(rows, out, meta):
                   + (f", after {x['load_after']}" if x.get("load_after") else "") + ".", ""]
     lines += [
         "Faults: packets dropped by the qdiscs (the injected loss, plus port-buffer "
-        "overflow), TCP segments retransmitted and retransmission timeouts (nstat), summed "
+        "overflow), duplicated and reordered by the switch, TCP segments retransmitted and retransmission timeouts (nstat), summed "
         "over the hosts. Time: the program's own (slowest rank), median over repetitions; "
         "slowdown against the same implementation's first setting. Without netem the loss is "
         "drawn in the switch (docs/cluster.md, Impairments), never in the sender's own qdisc, "
         "whose drops TCP would see and repair only after 200 ms (where runs before 2026-11-27 "
         "dropped).",
         "",
-        "| setting | impl | runs | operations | faults injected (packets dropped) | "
+        "| setting | impl | runs | operations | faults injected (packets dropped / "
+        "duplicated / reordered) | "
         "TCP retrans | RTOs | bytes checked | "
         "errors | hangs | time (s) | slowdown |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -578,13 +599,11 @@ def write_report(rows, out, meta):
             errs = sum(max(r["errors"], 0) for r in rs) + sum(1 for r in rs if r["errors"] < 0)
             lines.append(
                 f"| {s} | {i} | {len(rs)} | {sum(r['operations'] for r in rs)} | "
-                f"{sum(r['drops'] for r in rs)} | {sum(r['retrans'] for r in rs)} | "
+                f"{sum(r['drops'] for r in rs)} / {sum(r.get('dups', 0) for r in rs)} / "
+                f"{sum(r.get('reorders', 0) for r in rs)} | {sum(r['retrans'] for r in rs)} | "
                 f"{sum(r['timeouts'] for r in rs)} | {sum(r['bytes_checked'] for r in rs)} | "
                 f"{errs} | {sum(r['hang'] for r in rs)} | "
                 f"{'n/a' if m is None else f'{m:.2f}'} | {slow} |")
-    if meta.get("skipped"):
-        lines += ["", "Not run (the kernel has no netem qdisc, which duplication and "
-                  "reordering need): " + ", ".join(meta["skipped"]) + "."]
     notes = [r for r in rows if r["note"]]
     if notes:
         lines += ["", "Failed runs:", ""] + [f"- {r['setting']} {r['impl']} rep {r['rep']}: "
@@ -630,7 +649,7 @@ def campaign(a, tool, workdir, started, load):
     exes = build_programs(a.build, workdir,
                           sorted(set(impls) | ({"ccmpi"} if need_ccmpi else set())),
                           soak=bool(a.soak.strip(",")))
-    rows, skipped, fault_rows = [], [], []
+    rows, fault_rows = [], []
     for f in faults:
         if f not in FAULTS:
             raise SystemExit(f"unknown fault {f!r} (known: {', '.join(FAULTS)})")
@@ -677,11 +696,6 @@ def campaign(a, tool, workdir, started, load):
               f"{r['collectives']} collectives, errors {r['errors']} {r['note']}", flush=True)
     for setting in [x for x in a.settings.split(",") if x]:
         with Cluster(tool, f"rel{os.getpid() % 100000}", a.hosts, setting) as cl:
-            if cl.unsupported:
-                print(f"{setting}: skipped, this kernel has no netem (duplication and "
-                      "reordering need it)", flush=True)
-                skipped.append(setting)
-                continue
             for rep in range(a.reps):
                 order = impls if rep % 2 == 0 else impls[::-1]
                 for impl in order:
@@ -690,7 +704,8 @@ def campaign(a, tool, workdir, started, load):
                     rows.append(r)
                     print(f"{setting:>9} {impl:8} rep {rep}: "
                           f"{r['seconds'] if r['seconds'] is not None else 'n/a'} s, "
-                          f"errors {r['errors']}, drops {r['drops']}, retrans {r['retrans']}, "
+                          f"errors {r['errors']}, drops {r['drops']}, dups {r['dups']}, "
+                          f"reorders {r['reorders']}, retrans {r['retrans']}, "
                           f"RTOs {r['timeouts']}; per collective "
                           f"{[r.get(k) for k in ('bcast', 'allreduce', 'alltoall', 'alltoallv', 'p2p')]}"
                           f", first iteration {r.get('first_iteration')} {r['note']}", flush=True)
@@ -698,7 +713,7 @@ def campaign(a, tool, workdir, started, load):
                                "started": f"{started:%Y-%m-%d %H:%M}", "load": load,
                                "load_after": open("/proc/loadavg").read().split()[0],
                                "hosts": a.hosts, "iters": a.iters, "reps": a.reps,
-                               "skipped": skipped, "faults": fault_rows,
+                               "faults": fault_rows,
                                "hostile": hostile_rows, "soak": soak_rows,
                                "soak_p2p": a.soak_p2p, "soak_each": a.soak_each})
     bad = [r for r in rows if r["errors"] != 0 or r["hang"]]
@@ -714,7 +729,7 @@ def main():
     ap.add_argument("--iters", type=int, default=200)
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--hosts", type=int, default=8)
-    ap.add_argument("--settings", default="0,0.1,1,2,5,dup1,reorder1")
+    ap.add_argument("--settings", default="0,0.1,1,2,5,dup1,reorder1,2+dup1+reorder1")
     ap.add_argument("--impls", default="ccmpi,openmpi")
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--out", default=os.path.join(REPO, "docs", "results", "reliability"))

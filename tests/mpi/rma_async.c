@@ -27,7 +27,9 @@ enum { kLimit = 30 };
 #endif
 #ifdef RMA_ASYNC_TSAN
 const char* __tsan_default_suppressions(void);
-const char* __tsan_default_suppressions(void) { return "race:rma_async_target_computes\n"; }
+const char* __tsan_default_suppressions(void) {
+  return "race:rma_async_target_computes\n";
+}
 #endif
 
 static double now(void) {

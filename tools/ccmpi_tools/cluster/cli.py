@@ -26,8 +26,9 @@ up        creates cluster NAME (default emu): N hosts (network namespaces ccmpi-
           host names NAME-hK), each with R NICs r0..r(R-1); NIC r of every host is cabled
           to switch r (a Linux bridge). Both directions of every cable are shaped to the
           rate (Ethernet line rate: tc rate units, e.g. 100mbit, 1gbit, or none), with
-          optional netem delay/loss/duplication/reordering per direction of each cable
-          (--delay defaults to 50us where the kernel has netem, else none). Prints the
+          optional delay/loss/duplication/reordering per direction of each cable (netem;
+          without it, loss, duplication and reordering are drawn in the switch and
+          --delay is refused; see docs/cluster.md, Impairments). Prints the
           path of the hostfile (host names, --slots each, default 1). The switch ports
           buffer --port-buffer bytes (tail drop). The shapers' token buckets hold --bucket
           frames: that many frames pass an idle cable without waiting for the rate. Hosts

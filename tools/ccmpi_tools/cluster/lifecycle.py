@@ -14,8 +14,10 @@ any failure or signal, removes what it built.
 """
 import os
 import re
+import select
 import shutil
 import signal
+import subprocess
 import sys
 
 from .. import procs, units
@@ -47,6 +49,9 @@ def remove_cluster(name):
     pattern = re.compile(r"^ccmpi-%s-(h[0-9]+|sw)$" % re.escape(name))
     nss = sorted({ns for ns in nss + our_netns(name) if pattern.match(ns)})
     existing = _existing(nss)
+    cfg = Config.load(name)
+    if cfg and cfg.delayline_pid and procs.alive(cfg.delayline_pid, cfg.delayline_start):
+        procs.terminate([int(cfg.delayline_pid)])  # the cluster's own: no note
     if existing:
         procs.terminate(procs.netns_pids(existing), note=note)
     # Hosts first, then the switch namespace.
@@ -107,6 +112,8 @@ def status_of(cfg):
     status = cfg.status
     if status != "up" and not procs.alive(cfg.creator_pid, cfg.creator_start):
         status = "broken"
+    if cfg.delayline_pid and not procs.alive(cfg.delayline_pid, cfg.delayline_start):
+        status = "broken"  # its reordered packets would be lost
     if cfg.owner_pid and not procs.alive(cfg.owner_pid, cfg.owner_start):
         status = "orphan"
     return status
@@ -288,20 +295,11 @@ def _build(o, cfg, base, spaces):
     sw = _add_netns(name, swname, spaces)
     if shaping.have_netem(swname):
         cfg.netem = "yes"
-    if cfg.netem == "no":
-        # Refused whatever --delay says: without netem duplication and reordering would
-        # silently not happen (a default --delay once skipped this check).
-        what = []
-        if o.delay != "default" and not units.is_zero_time(o.delay):
-            what.append("--delay")
-        if not units.is_zero_percent(o.dup):
-            what.append("--dup")
-        if not units.is_zero_percent(o.reorder):
-            what.append("--reorder")
-        if what:
-            note("%s: needs the kernel's netem qdisc (CONFIG_NET_SCH_NETEM), which this kernel "
-                 "lacks" % " ".join(what))
-            raise ClusterError("cannot build cluster %s" % name)
+    if cfg.netem == "no" and o.delay != "default" and not units.is_zero_time(o.delay):
+        # Refused, not ignored: the links would silently have no delay.
+        note("--delay: needs the kernel's netem qdisc (CONFIG_NET_SCH_NETEM), which this kernel "
+             "lacks")
+        raise ClusterError("cannot build cluster %s" % name)
     if o.delay == "default":
         if cfg.netem == "yes":
             cfg.delay = "50us"
@@ -342,6 +340,8 @@ def _build(o, cfg, base, spaces):
         # One socket per host at a time: a cluster of 254 hosts would hold 254 sockets.
         h.close()
         spaces.remove(h)
+    if cfg.netem == "no" and not units.is_zero_percent(o.reorder):
+        start_delay_line(name, cfg, swname, hosts, rails)
     d = state_dir(name)
     slots = o.slots
     with open(os.path.join(d, "hostfile"), "w") as f:
@@ -349,6 +349,44 @@ def _build(o, cfg, base, spaces):
     with open(os.path.join(d, "hostfile.mpich"), "w") as f:  # MPICH's format
         f.write("".join("%s-h%d:%s\n" % (name, k, slots) for k in range(1, hosts + 1)))
     cfg.status = "up"
+    cfg.save(name)
+
+
+DELAY_LINE_READY_S = 10
+
+
+def start_delay_line(name, cfg, swname, hosts, rails):
+    """Starts the delay line that reorders packets (delayline.py) in the switch namespace
+    and waits until it has bound its sockets; recorded in the configuration (its death
+    makes the cluster `broken`), and ended with the namespace's other processes by
+    remove_cluster."""
+    pairs = []
+    for k in range(1, hosts + 1):
+        for r in range(rails):
+            port = "h%dr%d" % (k, r)
+            pairs.append("%s:%s" % (port, shaping.side_pair(port)[1]))
+    log = os.path.join(state_dir(name), "delayline.log")
+    pkg = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=pkg)
+    cmd = ["ip", "netns", "exec", swname, sys.executable, "-m", "ccmpi_tools.cluster.delayline",
+           "--delay-us", str(shaping.reorder_delay_us(cfg)), "--mark",
+           str(shaping.DELAYED_MARK)] + pairs
+    with open(log, "w") as err:
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
+                             env=env, start_new_session=True)
+    ready = False
+    if select.select([p.stdout], [], [], DELAY_LINE_READY_S)[0]:
+        ready = p.stdout.readline().strip() == b"ready"
+    p.stdout.close()
+    if not ready:
+        p.kill()
+        p.wait()
+        with open(log) as f:
+            why = f.read().strip()
+        raise shaping.SetupError("starting the delay line (%s)" % " ".join(cmd[:8]),
+                                 why or "it did not report ready within %d s" % DELAY_LINE_READY_S)
+    cfg.delayline_pid = str(p.pid)
+    cfg.delayline_start = procs.start_time(p.pid)
     cfg.save(name)
 
 

@@ -18,7 +18,8 @@ MAX_SUBNETS = 512  # /24 subnets in 198.18.0.0/15
 
 # The configuration's keys, in the order they are written.
 KEYS = ("status creator_pid creator_start owner_pid owner_start hosts rails rate delay loss "
-        "dup reorder slots subnet_base port_buffer netem gso bucket created").split()
+        "dup reorder slots subnet_base port_buffer netem gso bucket created delayline_pid "
+        "delayline_start").split()
 
 HOST_NS = re.compile(r"^ccmpi-([a-z][a-z0-9]*)-(h[0-9]+|sw)$")
 
