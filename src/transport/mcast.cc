@@ -433,13 +433,18 @@ bool McastTransport::acked(const McastKey& key) const {
   return it == tx_.end() || it->second.acksLeft <= 0;
 }
 
+// The epoch rides in the upper half of the frame's b field (sub in the lower 16 bits).
+static uint32_t epochOf(const FrameHeader& h) {
+  return static_cast<uint32_t>(h.b >> 32);
+}
+
 FrameHeader McastTransport::tcpFrame(FrameType type, const McastKey& key) const {
   FrameHeader h;
   h.type = type;
   h.src = myRank_;
   h.context = key.context;
   h.a = key.seq;
-  h.b = key.sub;
+  h.b = key.sub | (static_cast<uint64_t>(key.epoch) << 32);
   return h;
 }
 
@@ -510,7 +515,7 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
       put<uint32_t>(p + 36, frag);
       put<uint64_t>(p + 40, op->len);
       put<uint64_t>(p + 48, off);
-      put<uint64_t>(p + 56, 0);
+      put<uint64_t>(p + 56, key.epoch);
       if (n) memcpy(p + kHdr, op->data + off, n);
       put<uint64_t>(p + kHdr + n, siphash24(key_, p, kHdr + n));
       iov[count] = {p, size};
@@ -682,6 +687,7 @@ void McastTransport::handlePacket(const unsigned char* p, size_t n) {
   key.root = get<int32_t>(p + 20);
   key.seq = get<uint64_t>(p + 24);
   key.sub = get<uint16_t>(p + 32);
+  key.epoch = static_cast<uint32_t>(get<uint64_t>(p + 56));
   const uint32_t frag = get<uint32_t>(p + 36);
   const uint64_t len = get<uint64_t>(p + 40);
   const uint64_t off = get<uint64_t>(p + 48);
@@ -690,7 +696,7 @@ void McastTransport::handlePacket(const unsigned char* p, size_t n) {
   if (key.root < 0 || key.root >= worldSize_ || frag == 0 || len > kMaxMessage ||
       (fin ? (off != len || payload != 0 || len == 0)
            : (off >= len || off % frag != 0 || payload != std::min<uint64_t>(frag, len - off))) ||
-      get<uint64_t>(p + 56) != 0) {
+      (get<uint64_t>(p + 56) >> 32) != 0) {
     ++stats_.dropMalformed;
     return;
   }
@@ -906,7 +912,7 @@ int McastTransport::onTcpFrame(int peer, const FrameHeader& h, PayloadTarget* t)
   if (h.type == FrameType::kMcastAck) {
     // An acknowledgement of a message of ours; a late or duplicate one finds nothing. An
     // earlier message under the same key (sendStart) takes it first.
-    const McastKey k{h.context, h.a, myRank_, static_cast<uint16_t>(h.b)};
+    const McastKey k{h.context, h.a, myRank_, static_cast<uint16_t>(h.b), epochOf(h)};
     if (auto sup = superseded_.find(k); sup != superseded_.end()) {
       if (--sup->second.acksLeft <= 0) {
         releasedBytes_ -= sup->second.len;
@@ -937,7 +943,7 @@ int McastTransport::onTcpFrame(int peer, const FrameHeader& h, PayloadTarget* t)
   // late duplicate datagram may have brought back into rx_ (nobody waits for that entry,
   // and retiring it must not free a buffer a payload is being read into).
   if (h.tag <= 0) return 0;
-  McastKey key{h.context, h.a, peer, static_cast<uint16_t>(h.b)};
+  McastKey key{h.context, h.a, peer, static_cast<uint16_t>(h.b), epochOf(h)};
   Rx* r = rxFor(key, h.msgSize, static_cast<uint32_t>(h.tag), false);
   if (!r || !r->waiting || r->abandoned || r->frag != static_cast<uint32_t>(h.tag) ||
       h.offset > r->len || h.payloadLen > r->len - h.offset)
@@ -951,7 +957,7 @@ int McastTransport::onTcpFrame(int peer, const FrameHeader& h, PayloadTarget* t)
 
 void McastTransport::onTcpPayload(int peer, const FrameHeader& h, const PayloadTarget& t) {
   if (h.type == FrameType::kMcastNak) {
-    McastKey key{h.context, h.a, myRank_, static_cast<uint16_t>(h.b)};
+    McastKey key{h.context, h.a, myRank_, static_cast<uint16_t>(h.b), epochOf(h)};
     auto it = tx_.find(key);
     if (it == tx_.end() || it->second.len != h.msgSize) return;  // not ours (yet): re-asked
     Tx& tx = it->second;
@@ -995,7 +1001,7 @@ void McastTransport::onTcpPayload(int peer, const FrameHeader& h, const PayloadT
   markRange(*r, h.offset, t.keep);
   r->lastNs = progress::Engine::nowNs();
   if (r->abandoned && r->inflight == 0)
-    rx_.erase(McastKey{h.context, h.a, peer, static_cast<uint16_t>(h.b)});
+    rx_.erase(McastKey{h.context, h.a, peer, static_cast<uint16_t>(h.b), epochOf(h)});
 }
 
 McastTransport& mcast() {

@@ -67,7 +67,12 @@ struct McastKey {
   uint64_t seq = 0;
   int32_t root = 0;  // world rank of the sender
   uint16_t sub = 0;  // several messages of one collective (probe, sizes, data ...)
-  auto tie() const { return std::tie(context, seq, root, sub); }
+  // The communicator's incarnation (McastGroup::epoch): a context id is reused once its
+  // communicator is freed, and a late datagram or repair of the old one must not be
+  // taken for the new one's message with the same numbers. Carried in every datagram
+  // and repair-protocol frame.
+  uint32_t epoch = 0;
+  auto tie() const { return std::tie(context, seq, root, sub, epoch); }
   bool operator<(const McastKey& o) const { return tie() < o.tie(); }
 };
 

@@ -10,7 +10,12 @@
  *     copies claiming another job, copies with a recomputed wrong MAC and random junk to
  *     the group: every rank must still receive exactly the root's bytes, and the ranks
  *     must have dropped the forgeries (counted as stale/duplicate, unauthenticated,
- *     foreign or malformed).
+ *     foreign or malformed);
+ *   - argv[1] = "churn", argv[2] = rounds: each round duplicates MPI_COMM_WORLD, broadcasts
+ *     three 64 KiB messages on the copy by multicast and frees it, so the next copy gets
+ *     the same context id (and multicast group): run where the network duplicates and
+ *     reorders, a late datagram of an earlier copy must not be taken for the new one's
+ *     message with the same numbers (their epochs differ).
  * Exits non-zero on any mismatch. */
 #include <arpa/inet.h>
 #include <mpix_ccmpi.h>
@@ -185,6 +190,22 @@ int main(int argc, char** argv) {
       const long n = (k % 7 == 0) ? 30000 : (k % 3 == 0) ? 1401 : 700;
       bcast_check(MPI_COMM_WORLD, n, k % size, k);
       if (with_scatter) scatter_check(MPI_COMM_WORLD, (k % 5 == 0) ? 7001 : 350, (k + 1) % size, k);
+    }
+  }
+
+  if (strcmp(mode, "churn") == 0) {
+    const int rounds = argc > 2 ? atoi(argv[2]) : 150;
+    for (int k = 0; k < rounds; ++k) {
+      MPI_Comm c;
+      CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+      for (int j = 0; j < 3; ++j) bcast_check(c, 65536, 0, 3 * k + j);
+      if (k == 0 && size > 1) {
+        char addr[32];
+        int port = 0;
+        CHECK(MPIX_Comm_get_mcast_group(c, addr, &port) == MPI_SUCCESS,
+              "multicast is off on the duplicate");
+      }
+      CHECK_MPI(MPI_Comm_free(&c));
     }
   }
 

@@ -2,9 +2,13 @@
 #include "coll/mcast/mcast_coll.h"
 
 #include <arpa/inet.h>
+#include <sys/random.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -19,6 +23,33 @@ namespace ccmpi::coll {
 namespace {
 
 constexpr int kTagAgree = kTagBcast;  // the agreement runs before any data of the call
+
+// A random nonzero 32-bit number: this rank's proposal for a group's epoch.
+uint32_t randomEpoch() {
+  uint32_t v = 0;
+  while (v == 0)
+    if (getrandom(&v, sizeof v, 0) != sizeof v)
+      v = static_cast<uint32_t>(progress::Engine::nowNs() * 0x9e3779b97f4a7c15ull >> 32);
+  return v;
+}
+
+// The join's agreement: AND of `joined` and the largest `epoch` over the communicator, in
+// one dissemination (both operations are idempotent), ceil(log2 n) rounds.
+int agreeJoin(comm::Comm& c, bool joined, bool* all, uint32_t* epoch) {
+  uint64_t v[2] = {joined ? 1u : 0u, *epoch};
+  for (int d = 1; d < c.size; d <<= 1) {
+    const int to = (c.rank + d) % c.size, from = (c.rank - d + c.size) % c.size;
+    uint64_t in[2] = {0, 0};
+    if (int rc = p2p::sendrecv(v, 2, MPI_UINT64_T, to, kTagAgree, in, 2, MPI_UINT64_T, from,
+                               kTagAgree, c, MPI_STATUS_IGNORE, kCtx))
+      return rc;
+    v[0] &= in[0];
+    v[1] = std::max(v[1], in[1]);
+  }
+  *all = v[0] != 0;
+  *epoch = static_cast<uint32_t>(v[1]);
+  return MPI_SUCCESS;
+}
 
 // Logical AND of `mine` over the communicator: dissemination, ceil(log2 n) rounds.
 int agreeAll(comm::Comm& c, bool mine, bool* all) {
@@ -113,13 +144,15 @@ class Agreement {
   static void build(Schedule& s, const std::shared_ptr<Agreement>& a) {
     Agreement* st = a.get();
     s.local([st] {
-      st->joined_ = joinGroup(*st->g_) ? 1 : 0;
+      st->join_[0] = joinGroup(*st->g_) ? 1 : 0;
+      st->join_[1] = randomEpoch();
       return MPI_SUCCESS;
     });
     s.endRound();
-    st->appendAnd(s, &st->joined_, nullptr);
+    st->appendJoin(s);
     s.local([st] {
-      if (st->joined_) return MPI_SUCCESS;
+      st->g_->epoch = static_cast<uint32_t>(st->join_[1]);
+      if (st->join_[0]) return MPI_SUCCESS;
       const bool mine = st->g_->joined;
       leaveGroup(*st->g_);
       if (st->c_.rank == 0 || !mine)
@@ -145,7 +178,7 @@ class Agreement {
       if (v != 0) s.send(nullptr, 0, MPI_BYTE, v - lowbit);
       s.local([st, round] {
         const transport::McastKey key{st->g_->context, st->base_ + static_cast<uint64_t>(round),
-                                      st->c_.worldRankOf(0), 0};
+                                      st->c_.worldRankOf(0), 0, st->g_->epoch};
         if (st->c_.rank == 0) transport::mcast().retire(key);
         transport::mcast().retireSeq(key.context, key.seq);
         return MPI_SUCCESS;
@@ -173,6 +206,32 @@ class Agreement {
   }
 
  private:
+  // Rounds of a dissemination over the communicator of join_: AND of [0] (joined), the
+  // largest [1] (epoch proposals), in place.
+  void appendJoin(Schedule& s) {
+    const int n = c_.size;
+    for (int d = 1; d < n; d <<= 1) {
+      joinSlots_.push_back({});
+      auto& slot = joinSlots_.back();  // a deque: earlier slots stay where they are
+      uint64_t* out = slot.data();
+      uint64_t* in = slot.data() + 2;
+      s.local([this, out] {
+        out[0] = join_[0];
+        out[1] = join_[1];
+        return MPI_SUCCESS;
+      });
+      s.send(out, 2, MPI_UINT64_T, (c_.rank + d) % n);
+      s.recv(in, 2, MPI_UINT64_T, (c_.rank - d + n) % n);
+      s.endRound();
+      s.local([this, in] {
+        join_[0] &= in[0];
+        join_[1] = std::max(join_[1], in[1]);
+        return MPI_SUCCESS;
+      });
+      s.endRound();
+    }
+  }
+
   // Rounds of a dissemination AND of *x over the communicator, in place.
   void appendAnd(Schedule& s, int32_t* x, const std::function<bool()>& skip) {
     const int n = c_.size;
@@ -201,7 +260,7 @@ class Agreement {
   int probe(int round, bool* done) {
     auto& m = transport::mcast();
     const transport::McastKey key{g_->context, base_ + static_cast<uint64_t>(round),
-                                  c_.worldRankOf(0), 0};
+                                  c_.worldRankOf(0), 0, g_->epoch};
     const int64_t now = progress::Engine::nowNs();
     if (c_.rank != 0) {
       if (phase_ == 0) {
@@ -265,7 +324,8 @@ class Agreement {
   int andRounds_ = 0;
   std::vector<int32_t> slots_;  // send and receive cells of the AND rounds
   size_t next_ = 0;
-  int32_t joined_ = 0;
+  uint64_t join_[2] = {0, 0};                      // joined, epoch
+  std::deque<std::array<uint64_t, 4>> joinSlots_;  // out[2], in[2] of each join round
   int32_t via_ = 0;
   bool myVia_ = true;
   int phase_ = 0;
@@ -318,7 +378,9 @@ McastGroup* mcastGroup(comm::Comm& c) {
   auto& m = transport::mcast();
   const bool joined = joinGroup(*g);
   bool all = false;
-  if (agreeAll(c, joined, &all) != MPI_SUCCESS) all = false;
+  uint32_t epoch = randomEpoch();
+  if (agreeJoin(c, joined, &all, &epoch) != MPI_SUCCESS) all = false;
+  g->epoch = epoch;
   if (!all) {
     leaveGroup(*g);
     if (c.rank == 0 || !joined)
@@ -338,7 +400,7 @@ McastGroup* mcastGroup(comm::Comm& c) {
   for (int round = 0; round < kProbeRounds; ++round) {
     char got[sizeof kProbe] = {};
     via = true;
-    transport::McastKey key{g->context, g->seq, c.worldRankOf(0), 0};
+    transport::McastKey key{g->context, g->seq, c.worldRankOf(0), 0, g->epoch};
     if (c.rank == 0) {
       // Three copies 10 ms apart: a lost datagram should not switch multicast off.
       if (round > 0) m.pause(600'000'000);
@@ -388,7 +450,7 @@ int mcastMessage(McastGroup& g, comm::Comm& c, int root, const void* sendData, v
 }
 
 transport::McastKey mcastKey(const McastGroup& g, comm::Comm& c, int root, uint16_t sub) {
-  return transport::McastKey{g.context, g.seq, c.worldRankOf(root), sub};
+  return transport::McastKey{g.context, g.seq, c.worldRankOf(root), sub, g.epoch};
 }
 
 int mcastAllDone(comm::Comm& c) {

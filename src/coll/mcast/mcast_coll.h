@@ -42,6 +42,9 @@ struct McastGroup {
   // The next multicast operation's number on this communicator: taken when an operation
   // starts (every rank starts its collectives in the same order, so numbers agree).
   uint64_t seq = 0;
+  // This incarnation of the communicator's multicast: the largest of the members' random
+  // numbers, agreed with the join (transport::McastKey::epoch).
+  uint32_t epoch = 0;
   std::shared_ptr<Schedule> agreement;  // the nonblocking agreement while it runs
   uint64_t groupPlans = 0;              // plans with a group of their own made on the communicator
   bool works() const { return state == State::kOn; }

@@ -75,7 +75,8 @@ int pollMessage(Schedule& s, McastOp& op, const McastMsg& m, MsgRun& run, bool* 
         return rc;
       }
     } else {
-      const transport::McastKey key{op.context, op.seq, c.worldRankOf(m.root), m.sub};
+      const transport::McastKey key{op.context, op.seq, c.worldRankOf(m.root), m.sub,
+                                    op.agreed->epoch};
       const int rc = root ? t.sendStart(&run.sop, op.group, key, m.send, m.bytes,
                                         static_cast<int>(m.receivers.size()))
                           : t.receiveStart(&run.rop, key, m.recv, m.bytes);
@@ -156,7 +157,7 @@ void appendMcastDone(Schedule& s, const std::shared_ptr<McastOp>& op,
     auto waiting = std::make_shared<bool>(false);
     s.poll([op, worldRoot, sub, waiting](bool* done) {
       auto& t = transport::mcast();
-      const transport::McastKey key{op->context, op->seq, worldRoot, sub};
+      const transport::McastKey key{op->context, op->seq, worldRoot, sub, op->agreed->epoch};
       if (!op->mcast()) {
         *done = true;
       } else if (!*waiting) {
@@ -174,7 +175,7 @@ void appendMcastDone(Schedule& s, const std::shared_ptr<McastOp>& op,
       if (!op->mcast()) return MPI_SUCCESS;
       auto& t = transport::mcast();
       // (m->bytes as the round runs: a plan may learn the size at its first start)
-      t.ack(transport::McastKey{op->context, op->seq, worldRoot, sub}, m->bytes);
+      t.ack(transport::McastKey{op->context, op->seq, worldRoot, sub, op->agreed->epoch}, m->bytes);
       t.retireSeq(op->context, op->seq);
       return MPI_SUCCESS;
     });

@@ -69,6 +69,9 @@ int subgroupOpen(comm::Comm& c, int root, const uint64_t* sizesAtRoot, McastSubg
     rc = mcastMessage(*g, c, root, s->sizes.data(), s->sizes.data(), s->sizes.size() * 8, 1);
     // A fresh context id for the group's datagrams, the same on every rank.
     s->context = 0x80000000u | (g->context << 8) | static_cast<uint32_t>(g->seq & 0xff);
+    // The context repeats every 256 subgroups of a communicator: the epoch tells them apart
+    // (and the communicator's incarnations).
+    s->epoch = g->epoch ^ static_cast<uint32_t>((g->seq >> 8) * 0x9e3779b1u);
     mcastRetire(*g);
   } else {
     rc = bcastBinomial(s->sizes.data(), c.size, MPI_UINT64_T, root, c);
@@ -111,7 +114,7 @@ int subgroupScatter(McastSubgroup& s, std::vector<unsigned char>* aggregate, voi
     total += s.sizes[static_cast<size_t>(i)];
   }
   auto& m = transport::mcast();
-  const transport::McastKey key{s.context, s.seq, c.worldRankOf(s.root), 2};
+  const transport::McastKey key{s.context, s.seq, c.worldRankOf(s.root), 2, s.epoch};
   if (isRoot) {
     rc = m.sendComplete(s.group, key, aggregate->data(), total, static_cast<int>(s.members.size()),
                         aggregate);
