@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "coll/coll.h"
@@ -200,18 +201,13 @@ TEST(CollRules, PrintedRulesParseBack) {
     std::vector<Rule> again;
     ASSERT_TRUE(parseRules(ruleText(x), &again, &err)) << ruleText(x) << ": " << err;
     ASSERT_EQ(again.size(), 1u);
-    EXPECT_EQ(again[0].collective, x.collective);
-    EXPECT_EQ(again[0].algorithm, x.algorithm);
-    EXPECT_EQ(again[0].minRanks, x.minRanks);
-    EXPECT_EQ(again[0].maxRanks, x.maxRanks);
-    EXPECT_EQ(again[0].minBytes, x.minBytes);
-    EXPECT_EQ(again[0].maxBytes, x.maxBytes);
-    EXPECT_EQ(again[0].minHosts, x.minHosts);
-    EXPECT_EQ(again[0].maxHosts, x.maxHosts);
-    EXPECT_EQ(again[0].minRanksPerCore, x.minRanksPerCore);
-    EXPECT_EQ(again[0].maxRanksPerCore, x.maxRanksPerCore);
-    EXPECT_EQ(again[0].minRanksPerHost, x.minRanksPerHost);
-    EXPECT_EQ(again[0].maxRanksPerHost, x.maxRanksPerHost);
+    // Every field of the rule (a tuple, so a mismatch prints both sides).
+    auto fields = [](const Rule& y) {
+      return std::tie(y.collective, y.algorithm, y.minRanks, y.maxRanks, y.minBytes, y.maxBytes,
+                      y.minHosts, y.maxHosts, y.minRanksPerCore, y.maxRanksPerCore,
+                      y.minRanksPerHost, y.maxRanksPerHost);
+    };
+    EXPECT_EQ(fields(again[0]), fields(x));
   }
   EXPECT_FALSE(parseRules(std::string(65, 'c') + " * * binomial\n", &r, &err));
 }

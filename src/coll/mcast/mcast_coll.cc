@@ -33,36 +33,27 @@ uint32_t randomEpoch() {
   return v;
 }
 
-// The join's agreement: AND of `joined` and the largest `epoch` over the communicator, in
-// one dissemination (both operations are idempotent), ceil(log2 n) rounds.
-int agreeJoin(comm::Comm& c, bool joined, bool* all, uint32_t* epoch) {
-  uint64_t v[2] = {joined ? 1u : 0u, *epoch};
+// The agreements' one combination, over two words: AND of [0], the largest [1]. Both are
+// idempotent, so a dissemination computes them (ceil(log2 n) rounds).
+void combine(uint64_t* v, const uint64_t* in) {
+  v[0] &= in[0];
+  v[1] = std::max(v[1], in[1]);
+}
+
+// Over the communicator: *all = the AND of `mine`, and *epoch (when given) = the largest of
+// the members' *epoch (the join's agreement).
+int agreeAll(comm::Comm& c, bool mine, bool* all, uint32_t* epoch = nullptr) {
+  uint64_t v[2] = {mine ? 1u : 0u, epoch ? *epoch : 0u};
   for (int d = 1; d < c.size; d <<= 1) {
     const int to = (c.rank + d) % c.size, from = (c.rank - d + c.size) % c.size;
     uint64_t in[2] = {0, 0};
     if (int rc = p2p::sendrecv(v, 2, MPI_UINT64_T, to, kTagAgree, in, 2, MPI_UINT64_T, from,
                                kTagAgree, c, MPI_STATUS_IGNORE, kCtx))
       return rc;
-    v[0] &= in[0];
-    v[1] = std::max(v[1], in[1]);
+    combine(v, in);
   }
   *all = v[0] != 0;
-  *epoch = static_cast<uint32_t>(v[1]);
-  return MPI_SUCCESS;
-}
-
-// Logical AND of `mine` over the communicator: dissemination, ceil(log2 n) rounds.
-int agreeAll(comm::Comm& c, bool mine, bool* all) {
-  int32_t v = mine ? 1 : 0;
-  for (int d = 1; d < c.size; d <<= 1) {
-    const int to = (c.rank + d) % c.size, from = (c.rank - d + c.size) % c.size;
-    int32_t in = 0;
-    if (int rc = p2p::sendrecv(&v, 1, MPI_INT32_T, to, kTagAgree, &in, 1, MPI_INT32_T, from,
-                               kTagAgree, c, MPI_STATUS_IGNORE, kCtx))
-      return rc;
-    v = v & in;
-  }
-  *all = v != 0;
+  if (epoch) *epoch = static_cast<uint32_t>(v[1]);
   return MPI_SUCCESS;
 }
 
@@ -136,10 +127,7 @@ void leaveGroup(McastGroup& g) {
 // (they skip on the outcome of an AND).
 class Agreement {
  public:
-  Agreement(comm::Comm& c, McastGroup* g, uint64_t base) : c_(c), g_(g), base_(base) {
-    for (int d = 1; d < c.size; d <<= 1) ++andRounds_;
-    slots_.assign(static_cast<size_t>(2 * andRounds_ * (1 + kProbeRounds)), 0);
-  }
+  Agreement(comm::Comm& c, McastGroup* g, uint64_t base) : c_(c), g_(g), base_(base) {}
 
   static void build(Schedule& s, const std::shared_ptr<Agreement>& a) {
     Agreement* st = a.get();
@@ -149,7 +137,7 @@ class Agreement {
       return MPI_SUCCESS;
     });
     s.endRound();
-    st->appendJoin(s);
+    st->appendAgree(s, st->join_, nullptr);
     s.local([st] {
       st->g_->epoch = static_cast<uint32_t>(st->join_[1]);
       if (st->join_[0]) return MPI_SUCCESS;
@@ -185,10 +173,10 @@ class Agreement {
       });
       s.skipRoundIf(skip);
       s.endRound();
-      st->appendAnd(s, &st->via_, skip);
+      st->appendAgree(s, st->via_, skip);
       s.local([st, round] {
         McastGroup& g = *st->g_;
-        if (st->via_) {
+        if (st->via_[0]) {
           g.state = McastGroup::State::kOn;
         } else if (round + 1 == kProbeRounds) {
           if (st->c_.rank == 0 || !st->myVia_) noteOff(st->c_, probeFailure(g, st->myVia_));
@@ -206,48 +194,22 @@ class Agreement {
   }
 
  private:
-  // Rounds of a dissemination over the communicator of join_: AND of [0] (joined), the
-  // largest [1] (epoch proposals), in place.
-  void appendJoin(Schedule& s) {
+  // Rounds of a dissemination of x[2] over the communicator (combine), in place.
+  void appendAgree(Schedule& s, uint64_t* x, const std::function<bool()>& skip) {
     const int n = c_.size;
     for (int d = 1; d < n; d <<= 1) {
-      joinSlots_.push_back({});
-      auto& slot = joinSlots_.back();  // a deque: earlier slots stay where they are
-      uint64_t* out = slot.data();
-      uint64_t* in = slot.data() + 2;
-      s.local([this, out] {
-        out[0] = join_[0];
-        out[1] = join_[1];
+      uint64_t* out = slots_.emplace_back().data();  // a deque: earlier cells stay put
+      uint64_t* in = out + 2;
+      s.local([x, out] {
+        std::copy(x, x + 2, out);
         return MPI_SUCCESS;
       });
       s.send(out, 2, MPI_UINT64_T, (c_.rank + d) % n);
       s.recv(in, 2, MPI_UINT64_T, (c_.rank - d + n) % n);
-      s.endRound();
-      s.local([this, in] {
-        join_[0] &= in[0];
-        join_[1] = std::max(join_[1], in[1]);
-        return MPI_SUCCESS;
-      });
-      s.endRound();
-    }
-  }
-
-  // Rounds of a dissemination AND of *x over the communicator, in place.
-  void appendAnd(Schedule& s, int32_t* x, const std::function<bool()>& skip) {
-    const int n = c_.size;
-    for (int d = 1; d < n; d <<= 1) {
-      int32_t* out = &slots_[next_++];
-      int32_t* in = &slots_[next_++];
-      s.local([x, out] {
-        *out = *x;
-        return MPI_SUCCESS;
-      });
-      s.send(out, 1, MPI_INT32_T, (c_.rank + d) % n);
-      s.recv(in, 1, MPI_INT32_T, (c_.rank - d + n) % n);
       if (skip) s.skipRoundIf(skip);
       s.endRound();
       s.local([x, in] {
-        *x &= *in;
+        combine(x, in);
         return MPI_SUCCESS;
       });
       if (skip) s.skipRoundIf(skip);
@@ -312,7 +274,7 @@ class Agreement {
   }
 
   int finishProbe(bool* done) {
-    via_ = myVia_ ? 1 : 0;
+    via_[0] = myVia_ ? 1 : 0;
     phase_ = 0;
     *done = true;
     return MPI_SUCCESS;
@@ -321,12 +283,9 @@ class Agreement {
   comm::Comm& c_;
   McastGroup* g_;
   const uint64_t base_;
-  int andRounds_ = 0;
-  std::vector<int32_t> slots_;  // send and receive cells of the AND rounds
-  size_t next_ = 0;
-  uint64_t join_[2] = {0, 0};                      // joined, epoch
-  std::deque<std::array<uint64_t, 4>> joinSlots_;  // out[2], in[2] of each join round
-  int32_t via_ = 0;
+  std::deque<std::array<uint64_t, 4>> slots_;  // out[2], in[2] of each agreement round
+  uint64_t join_[2] = {0, 0};                  // joined, epoch
+  uint64_t via_[2] = {0, 0};                   // the probe came by multicast, unused
   bool myVia_ = true;
   int phase_ = 0;
   int sent_ = 0;
@@ -379,7 +338,7 @@ McastGroup* mcastGroup(comm::Comm& c) {
   const bool joined = joinGroup(*g);
   bool all = false;
   uint32_t epoch = randomEpoch();
-  if (agreeJoin(c, joined, &all, &epoch) != MPI_SUCCESS) all = false;
+  if (agreeAll(c, joined, &all, &epoch) != MPI_SUCCESS) all = false;
   g->epoch = epoch;
   if (!all) {
     leaveGroup(*g);
