@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -66,6 +67,19 @@ struct Algorithm {
 // Registers a table for algorithmTables() (ccmpi_info). Called by AlgorithmTable.
 void registerTable(CollectiveDescription d);
 
+// The tables whose algorithms are schedules (the nonblocking ones, "ialltoall"), by name:
+// for tools that build a schedule without running it (ccmpi-sim). Registered by
+// AlgorithmTable.
+struct Plan;
+struct ScheduleAlgorithm {
+  const char* name;
+  int (*fn)(Plan&);
+  uint32_t restrictions;
+};
+void registerScheduleTable(const char* collective, std::vector<ScheduleAlgorithm> algorithms);
+// In table order; nullptr when no such table.
+const std::vector<ScheduleAlgorithm>* scheduleTable(const std::string& collective);
+
 // The forced algorithm's name for this call (hint, else tunable), or nullptr for "auto".
 // *source names where it came from, for error messages.
 const char* forcedAlgorithm(const char* collective, Tunable<std::string>& tunable,
@@ -98,6 +112,11 @@ class AlgorithmTable {
                               algs[i].tunables ? algs[i].tunables : ""});
     }
     registerTable(std::move(d));
+    if constexpr (std::is_same_v<Fn, int (*)(Plan&)>) {
+      std::vector<ScheduleAlgorithm> v;
+      for (size_t i = 0; i < N; ++i) v.push_back({algs[i].name, algs[i].fn, algs[i].restrictions});
+      registerScheduleTable(collective, std::move(v));
+    }
   }
 
   // Runs the selected algorithm, falling through on kDecline.

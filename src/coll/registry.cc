@@ -41,6 +41,22 @@ void registerTable(CollectiveDescription d) {
   tables().push_back(std::move(d));
 }
 
+namespace {
+std::map<std::string, std::vector<ScheduleAlgorithm>>& scheduleTables() {
+  static std::map<std::string, std::vector<ScheduleAlgorithm>> t;
+  return t;
+}
+}  // namespace
+
+void registerScheduleTable(const char* collective, std::vector<ScheduleAlgorithm> algorithms) {
+  scheduleTables()[collective] = std::move(algorithms);
+}
+
+const std::vector<ScheduleAlgorithm>* scheduleTable(const std::string& collective) {
+  auto it = scheduleTables().find(collective);
+  return it == scheduleTables().end() ? nullptr : &it->second;
+}
+
 const std::vector<CollectiveDescription>& algorithmTables() {
   return tables();
 }

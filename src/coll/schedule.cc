@@ -71,6 +71,22 @@ void Schedule::add(Step s) {
   steps_.push_back(std::move(s));
 }
 
+void Schedule::forEachStep(const std::function<void(size_t, const StepView&)>& fn) const {
+  // Rounds start at rounds_[k]; steps after the last endRound() form one more.
+  std::vector<size_t> starts = rounds_;
+  if (roundStart_ < steps_.size()) starts.push_back(roundStart_);
+  size_t round = 0;
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    while (round + 1 < starts.size() && starts[round + 1] <= i) ++round;
+    const Step& s = steps_[i];
+    StepView v{s.kind, s.late, s.peer, 0};
+    if (s.kind == Step::Kind::kSend || s.kind == Step::Kind::kRecv || s.kind == Step::Kind::kCopy ||
+        s.kind == Step::Kind::kReduce)
+      v.bytes = dataBytes(s.count, s.type);
+    fn(round, v);
+  }
+}
+
 void Schedule::send(const void* buf, int64_t count, MPI_Datatype type, int peer) {
   Step s{Step::Kind::kSend};
   s.src = buf;

@@ -115,9 +115,20 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   // Advances every running schedule once (the progress engine hook).
   static bool advanceAll();
 
+  // ---- reading: what the schedule does, for a model of its run (tools/sim) ----
+  struct StepView {
+    enum class Kind : uint8_t { kSend, kRecv, kCopy, kReduce, kLocal, kPoll };
+    Kind kind;
+    bool late;      // kRecv posted in one round and awaited at the end of the next
+    int peer;       // kSend, kRecv
+    int64_t bytes;  // kSend, kRecv, kReduce: count x type size; kCopy: the source's
+  };
+  // fn(round, step) for every step, round by round, in the order they run.
+  void forEachStep(const std::function<void(size_t, const StepView&)>& fn) const;
+
  private:
   struct Step {
-    enum class Kind : uint8_t { kSend, kRecv, kCopy, kReduce, kLocal, kPoll };
+    using Kind = StepView::Kind;
     Kind kind;
     bool late = false;          // kRecv: awaited at the end of the next round
     const void* src = nullptr;  // send buffer / copy source / reduce input

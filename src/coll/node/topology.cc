@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <unordered_map>
 
 #include "base/error.h"
 #include "coll/algorithms.h"
@@ -44,31 +45,25 @@ int hostKeys(comm::Comm& c, std::vector<uint64_t>* keys) {
   return allgatherRing(&mine, 8, MPI_BYTE, keys->data(), 8, MPI_BYTE, c);
 }
 
-Topology* topology(comm::Comm& c, int* rc) {
-  *rc = MPI_SUCCESS;
-  if (c.nodeState) return static_cast<Topology*>(c.nodeState.get());
-  if (c.isInter()) return nullptr;
-  std::vector<uint64_t> keys;
-  if ((*rc = hostKeys(c, &keys))) return nullptr;
+std::shared_ptr<Topology> makeTopology(const std::vector<uint64_t>& keys, int rank) {
   auto t = std::make_shared<Topology>();
-  const int n = c.size;
-  std::vector<uint64_t> hostKey;
+  const int n = static_cast<int>(keys.size());
+  std::unordered_map<uint64_t, int> hostOfKey;  // host numbers in order of first rank
   t->hostOf.resize(static_cast<size_t>(n));
   t->localOf.resize(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
-    int h = 0;
-    while (h < static_cast<int>(hostKey.size()) && hostKey[static_cast<size_t>(h)] != keys[i]) ++h;
-    if (h == static_cast<int>(hostKey.size())) {
-      hostKey.push_back(keys[i]);
+    const auto [it, added] = hostOfKey.emplace(keys[i], static_cast<int>(hostOfKey.size()));
+    const int h = it->second;
+    if (added) {
       t->leaders.push_back(i);
       t->hostSize.push_back(0);
     }
     t->hostOf[static_cast<size_t>(i)] = h;
     t->localOf[static_cast<size_t>(i)] = t->hostSize[static_cast<size_t>(h)]++;
   }
-  t->hosts = static_cast<int>(hostKey.size());
-  t->myHost = t->hostOf[static_cast<size_t>(c.rank)];
-  t->localRank = t->localOf[static_cast<size_t>(c.rank)];
+  t->hosts = static_cast<int>(hostOfKey.size());
+  t->myHost = t->hostOf[static_cast<size_t>(rank)];
+  t->localRank = t->localOf[static_cast<size_t>(rank)];
   t->localSize = t->hostSize[static_cast<size_t>(t->myHost)];
   t->firstOf.resize(static_cast<size_t>(t->hosts));
   for (int h = 0, at = 0; h < t->hosts; ++h) {
@@ -84,6 +79,16 @@ Topology* topology(comm::Comm& c, int* rc) {
     t->byHost[static_cast<size_t>(pos)] = i;
     if (pos != i) t->contiguous = false;
   }
+  return t;
+}
+
+Topology* topology(comm::Comm& c, int* rc) {
+  *rc = MPI_SUCCESS;
+  if (c.nodeState) return static_cast<Topology*>(c.nodeState.get());
+  if (c.isInter()) return nullptr;
+  std::vector<uint64_t> keys;
+  if ((*rc = hostKeys(c, &keys))) return nullptr;
+  auto t = makeTopology(keys, c.rank);
   c.nodeState = t;
   return t.get();
 }

@@ -58,6 +58,10 @@ struct Topology {
 // The topology of c (collective on first use when hosts must be asked for; afterwards
 // free). nullptr on error (the cause is recorded) — callers decline then.
 Topology* topology(comm::Comm& c, int* rc);
+// The topology rank `rank` sees, from every rank's host key. topology() keeps it in
+// c.nodeState; a tool that builds schedules for a communicator it does not run
+// (ccmpi-sim) puts it there itself.
+std::shared_ptr<Topology> makeTopology(const std::vector<uint64_t>& keys, int rank);
 
 // The host identity of every rank of c (keys[i] equal <=> same host); collective on c
 // when the launcher's placement does not cover it.
