@@ -1,0 +1,315 @@
+// ccmpi-sim's network and ranks (tools/sim): flow sharing, topologies, and programs whose
+// times have closed forms.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "sim/network.h"
+#include "sim/sim.h"
+
+namespace ccmpi::sim {
+namespace {
+
+constexpr double kRate = 1e6;  // bytes/s per cable direction
+
+Topology oneSwitch(int hosts) {
+  Topology t;
+  t.hosts = hosts;
+  t.rate = kRate;
+  return t;
+}
+
+// Runs the network alone until every flow ended; returns each flow's end by tag.
+std::vector<double> drain(Network& n, size_t flows) {
+  std::vector<double> end(flows, -1);
+  while (n.active() > 0) {
+    const double t = n.nextEnd();
+    end[n.popEnded(t)] = t;
+  }
+  return end;
+}
+
+TEST(SimNetwork, OneFlowGetsTheCable) {
+  Network n(oneSwitch(2));
+  n.start(0, 0, {1}, 0, 1e6, 0);
+  EXPECT_DOUBLE_EQ(drain(n, 1)[0], 1.0);
+}
+
+TEST(SimNetwork, TwoSendersShareTheReceiversPort) {
+  Network n(oneSwitch(3));
+  n.start(0, 0, {2}, 0, 1e6, 0);
+  n.start(0, 1, {2}, 0, 1e6, 1);
+  const auto end = drain(n, 2);
+  EXPECT_DOUBLE_EQ(end[0], 2.0);
+  EXPECT_DOUBLE_EQ(end[1], 2.0);
+}
+
+TEST(SimNetwork, MaxMinGivesTheSpareShareToTheUnconstrainedFlow) {
+  // Host 0 sends to 1, 2 and 3 (a third of its cable each); host 4 also sends to 1, whose
+  // port then has two thirds left for it: max-min fair, not half each.
+  Network n(oneSwitch(5));
+  n.start(0, 0, {1}, 0, 1e6, 0);
+  n.start(0, 0, {2}, 0, 1e6, 1);
+  n.start(0, 0, {3}, 0, 1e6, 2);
+  const int f = n.start(0, 4, {1}, 0, 1e6, 3);
+  EXPECT_NEAR(n.rateOf(f), 2 * kRate / 3, 1e-6);
+  const auto end = drain(n, 4);
+  // Host 4's flow ends at 1.5 s; then host 0's three continue at a third until 3 s.
+  EXPECT_NEAR(end[3], 1.5, 1e-9);
+  EXPECT_NEAR(end[0], 3.0, 1e-9);
+}
+
+TEST(SimNetwork, FlowsSpeedUpWhenOthersEnd) {
+  Network n(oneSwitch(3));
+  n.start(0, 0, {2}, 0, 0.5e6, 0);
+  n.start(0, 1, {2}, 0, 1e6, 1);
+  const auto end = drain(n, 2);
+  EXPECT_NEAR(end[0], 1.0, 1e-9);  // half rate for 1 s
+  EXPECT_NEAR(end[1], 1.5, 1e-9);  // 0.5e6 left at full rate
+}
+
+TEST(SimNetwork, OversubscribedUplinksLimitTrafficBetweenLeaves) {
+  Topology t = oneSwitch(8);
+  std::string why;
+  ASSERT_TRUE(t.parse("fat-tree:4:4", &why)) << why;
+  Network n(t);
+  EXPECT_EQ(n.hops(0, 1), 1);
+  EXPECT_EQ(n.hops(0, 4), 3);
+  // Leaf 0's four hosts each send to a host of leaf 1: the uplink (4 x rate / 4) is shared.
+  for (int h = 0; h < 4; ++h) n.start(0, h, {h + 4}, 0, 1e6, static_cast<uint64_t>(h));
+  const auto end = drain(n, 4);
+  for (double e : end) EXPECT_NEAR(e, 4.0, 1e-9);
+  // Within a leaf the uplink is not used.
+  Network m(t);
+  m.start(0, 0, {1}, 0, 1e6, 0);
+  EXPECT_NEAR(drain(m, 1)[0], 1.0, 1e-9);
+}
+
+TEST(SimNetwork, RejectsBadTopologies) {
+  Topology t;
+  std::string why;
+  EXPECT_FALSE(t.parse("fat-tree:0:4", &why));
+  EXPECT_FALSE(t.parse("fat-tree:4:0.5", &why));
+  EXPECT_FALSE(t.parse("torus", &why));
+  EXPECT_NE(why.find("unknown topology"), std::string::npos);
+}
+
+TEST(SimNetwork, MulticastHoldsEveryReceiversPort) {
+  Network n(oneSwitch(4));
+  n.start(0, 0, {1, 2, 3}, 0, 1e6, 0);
+  n.start(0, 3, {2}, 0, 1e6, 1);  // shares host 2's port with the multicast
+  const auto end = drain(n, 2);
+  EXPECT_NEAR(end[0], 2.0, 1e-9);
+  EXPECT_NEAR(end[1], 2.0, 1e-9);
+}
+
+Costs zeroCosts() {
+  Costs c;
+  c.sendPost = c.recvPost = c.recvDone = c.roundOverhead = 0;
+  c.frameBytes = 0;
+  c.wireLatency = 0;
+  c.copyRate = c.reduceRate = 1e30;
+  return c;
+}
+
+Op send(int peer, double bytes) {
+  return {Op::Kind::kSend, false, peer, bytes};
+}
+Op recv(int peer, double bytes) {
+  return {Op::Kind::kRecv, false, peer, bytes};
+}
+
+TEST(SimRanks, PingPong) {
+  Topology t = oneSwitch(2);
+  t.latency = 1e-3;
+  t.frameTime = 0;
+  Simulator s(t, zeroCosts(), 2, 1);
+  Program a, b;
+  a.endRound();
+  a.ops = {send(1, 10000)};
+  a.endRound();
+  a.ops.push_back(recv(1, 10000));
+  b.endRound();
+  b.ops = {recv(0, 10000)};
+  b.endRound();
+  b.ops.push_back(send(0, 10000));
+  s.setProgram(0, a);
+  s.setProgram(1, b);
+  Result r;
+  std::string why;
+  ASSERT_TRUE(s.run(&r, &why)) << why;
+  EXPECT_NEAR(r.time, 2 * (1e-3 + 0.01), 1e-9);
+  EXPECT_EQ(r.messages, 2u);
+}
+
+TEST(SimRanks, RendezvousCostsTwoMoreLatencies) {
+  Topology t = oneSwitch(2);
+  t.latency = 1e-3;
+  Costs c = zeroCosts();
+  c.eagerLimit = 1000;
+  Simulator s(t, c, 2, 1);
+  Program a, b;
+  a.endRound();
+  a.ops = {send(1, 1e5)};
+  b.endRound();
+  b.ops = {recv(0, 1e5)};
+  s.setProgram(0, a);
+  s.setProgram(1, b);
+  Result r;
+  std::string why;
+  ASSERT_TRUE(s.run(&r, &why)) << why;
+  // Request to send, clear to send (one frame each, no rate here: frameTime 0), then data.
+  EXPECT_NEAR(r.time, 3e-3 + 0.1, 1e-9);
+}
+
+// Pairwise all-to-all (round i: send to r+i, receive from r-i) and "everything at once"
+// both take (n - 1) x s / rate on one switch: every port is busy all the time.
+TEST(SimRanks, AllToAllMeetsTheBound) {
+  const int n = 8;
+  const double s = 1e5;
+  for (bool pairwise : {true, false}) {
+    Simulator sim(oneSwitch(n), zeroCosts(), n, 1);
+    for (int r = 0; r < n; ++r) {
+      Program p;
+      p.endRound();
+      for (int i = 1; i < n; ++i) {
+        p.ops.push_back(recv((r - i + n) % n, s));
+        p.ops.push_back(send((r + i) % n, s));
+        if (pairwise) p.endRound();
+      }
+      sim.setProgram(r, p);
+    }
+    Result res;
+    std::string why;
+    ASSERT_TRUE(sim.run(&res, &why)) << why;
+    EXPECT_NEAR(res.time, (n - 1) * s / kRate, 1e-9) << (pairwise ? "pairwise" : "linear");
+  }
+}
+
+TEST(SimRanks, RanksOfOneHostUseSharedMemory) {
+  Costs c = zeroCosts();
+  c.shmLatency = 1e-6;
+  c.shmRate = 1e9;
+  Simulator s(oneSwitch(1), c, 2, 2);
+  Program a, b;
+  a.endRound();
+  a.ops = {send(1, 1e6)};
+  b.endRound();
+  b.ops = {recv(0, 1e6)};
+  s.setProgram(0, a);
+  s.setProgram(1, b);
+  Result r;
+  std::string why;
+  ASSERT_TRUE(s.run(&r, &why)) << why;
+  // Rendezvous (1 MB > the eager limit): request, clear to send, data; no cable.
+  EXPECT_NEAR(r.time, 3e-6 + 1e-3, 1e-12);
+  EXPECT_EQ(r.wireBytes, 0);
+}
+
+TEST(SimRanks, StripesLargeMessagesOverRails) {
+  Topology t = oneSwitch(2);
+  t.rails = 2;
+  Costs c = zeroCosts();
+  c.eagerLimit = 1e12;
+  c.stripeMin = 1e5;
+  Simulator s(t, c, 2, 1);
+  Program a, b;
+  a.endRound();
+  a.ops = {send(1, 1e6)};
+  b.endRound();
+  b.ops = {recv(0, 1e6)};
+  s.setProgram(0, a);
+  s.setProgram(1, b);
+  Result r;
+  std::string why;
+  ASSERT_TRUE(s.run(&r, &why)) << why;
+  EXPECT_NEAR(r.time, 0.5, 1e-9);
+}
+
+TEST(SimRanks, LateReceiveIsAwaitedAtTheEndOfTheNextRound) {
+  // Rank 1 posts a late receive in round 0 and sends in round 1; rank 0 sends only after
+  // it got that message. The late receive must not hold round 0 back (else: deadlock).
+  Simulator s(oneSwitch(2), zeroCosts(), 2, 1);
+  Program a, b;
+  a.endRound();
+  a.ops = {recv(1, 1e4)};
+  a.endRound();
+  a.ops.push_back(send(1, 1e4));
+  b.endRound();
+  b.ops = {{Op::Kind::kRecv, true, 0, 1e4}};
+  b.endRound();
+  b.ops.push_back(send(0, 1e4));
+  s.setProgram(0, a);
+  s.setProgram(1, b);
+  Result r;
+  std::string why;
+  ASSERT_TRUE(s.run(&r, &why)) << why;
+  EXPECT_NEAR(r.time, 2e4 / kRate, 1e-12);
+}
+
+TEST(SimRanks, MulticastReachesEveryHostAtOnce) {
+  Topology t = oneSwitch(4);
+  t.latency = 1e-3;
+  Simulator s(t, zeroCosts(), 4, 1);
+  const int g = s.addGroup({0, 1, 2, 3});
+  for (int r = 0; r < 4; ++r) {
+    Program p;
+    p.endRound();
+    p.ops = {{r == 0 ? Op::Kind::kMcastSend : Op::Kind::kMcastRecv, false, g, 1e6}};
+    s.setProgram(r, p);
+  }
+  Result res;
+  std::string why;
+  ASSERT_TRUE(s.run(&res, &why)) << why;
+  EXPECT_NEAR(res.rankEnd[1], 1.0 + 1e-3, 1e-9);
+  // The root: the data, then acknowledgements up a binary tree of 4 hosts (2 latencies).
+  EXPECT_NEAR(res.rankEnd[0], 1.0 + 3e-3, 1e-9);
+  EXPECT_DOUBLE_EQ(res.wireBytes, 1e6);
+}
+
+TEST(SimRanks, MismatchedProgramsAreReportedNotHung) {
+  Simulator s(oneSwitch(2), zeroCosts(), 2, 1);
+  Program a, b;
+  a.endRound();
+  a.ops = {recv(1, 8)};
+  b.endRound();
+  s.setProgram(0, a);
+  s.setProgram(1, b);
+  Result r;
+  std::string why;
+  EXPECT_FALSE(s.run(&r, &why));
+  EXPECT_NE(why.find("rank 0 never finished"), std::string::npos) << why;
+}
+
+TEST(SimCosts, LoadsAndRejects) {
+  char path[] = "/tmp/sim_costsXXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  FILE* f = fdopen(fd, "w");
+  fputs("# measured\nsend_post 3e-6\nwire_latency 0.0001  # one way\n", f);
+  fclose(f);
+  Costs c;
+  std::string why;
+  ASSERT_TRUE(c.load(path, &why)) << why;
+  EXPECT_DOUBLE_EQ(c.sendPost, 3e-6);
+  EXPECT_DOUBLE_EQ(c.wireLatency, 1e-4);
+  f = fopen(path, "w");
+  fputs("send_post fast\n", f);
+  fclose(f);
+  EXPECT_FALSE(c.load(path, &why));
+  EXPECT_NE(why.find("bad value"), std::string::npos) << why;
+  f = fopen(path, "w");
+  fputs("warp_speed 1\n", f);
+  fclose(f);
+  EXPECT_FALSE(c.load(path, &why));
+  EXPECT_NE(why.find("unknown cost"), std::string::npos) << why;
+  unlink(path);
+  EXPECT_NE(c.describe().find("send_post"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ccmpi::sim

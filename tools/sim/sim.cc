@@ -1,0 +1,515 @@
+// ccmpi-sim's ranks and event loop (see sim.h).
+#include "sim/sim.h"
+
+#include <sys/mman.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace ccmpi::sim {
+namespace {
+
+struct CostField {
+  const char* name;
+  double Costs::*field;
+  const char* what;
+};
+constexpr CostField kCostFields[] = {
+    {"send_post", &Costs::sendPost, "CPU seconds per send posted"},
+    {"recv_post", &Costs::recvPost, "CPU seconds per receive posted"},
+    {"recv_done", &Costs::recvDone, "CPU seconds per receive completed"},
+    {"round_overhead", &Costs::roundOverhead, "seconds between two rounds of a schedule"},
+    {"copy_rate", &Costs::copyRate, "bytes/s of a local copy"},
+    {"reduce_rate", &Costs::reduceRate, "bytes/s of a local reduction"},
+    {"eager_limit", &Costs::eagerLimit, "bytes; larger messages go by rendezvous"},
+    {"frame_bytes", &Costs::frameBytes, "bytes of header per message"},
+    {"shm_latency", &Costs::shmLatency, "seconds, one way within a host"},
+    {"shm_rate", &Costs::shmRate, "bytes/s within a host"},
+    {"stripe_min", &Costs::stripeMin, "bytes from which a message is striped over the rails"},
+    {"link_efficiency", &Costs::linkEfficiency,
+     "share of the TCP payload rate a cable carries with traffic both ways"},
+    {"wire_latency", &Costs::wireLatency,
+     "seconds one way between hosts besides serialization (the network's latency)"},
+};
+
+enum FlowKind : uint64_t { kData = 0, kRts = 1, kCts = 2, kMcast = 3 };
+// Flow tags: the message, the rail (below 64) and what the flow carries.
+uint64_t flowTag(int64_t msg, FlowKind k, int rail = 0) {
+  return static_cast<uint64_t>(msg) << 8 | static_cast<uint64_t>(rail) << 2 | k;
+}
+constexpr double kOneFrame = 1448;   // TCP payload of one Ethernet frame
+constexpr double kWireFrame = 1538;  // that frame on the wire (Topology::frameTime's)
+constexpr double kWireHeaders = 90;  // TCP, IP, Ethernet headers, preamble and gap
+
+}  // namespace
+
+bool Costs::load(const std::string& path, std::string* why) {
+  std::ifstream in(path);
+  if (!in) {
+    *why = "cannot read " + path;
+    return false;
+  }
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    std::istringstream ls(line);
+    std::string name, value, extra;
+    if (!(ls >> name)) continue;
+    if (!(ls >> value) || (ls >> extra)) {
+      *why = path + ":" + std::to_string(n) + ": want 'name value'";
+      return false;
+    }
+    const CostField* f = nullptr;
+    for (const CostField& c : kCostFields)
+      if (name == c.name) f = &c;
+    char* end = nullptr;
+    const double v = strtod(value.c_str(), &end);
+    if (!f || *end != '\0' || !(v >= 0) || std::isinf(v)) {
+      *why = path + ":" + std::to_string(n) + ": " +
+             (f ? "bad value '" + value + "'" : "unknown cost '" + name + "'");
+      return false;
+    }
+    this->*(f->field) = v;
+  }
+  return true;
+}
+
+std::string Costs::describe() const {
+  std::string s;
+  char buf[160];
+  for (const CostField& c : kCostFields) {
+    snprintf(buf, sizeof buf, "%s %g  # %s\n", c.name, this->*(c.field), c.what);
+    s += buf;
+  }
+  return s;
+}
+
+Simulator::Simulator(const Topology& t, const Costs& c, int ranks, int ranksPerHost)
+    : topo_(t),
+      costs_(c),
+      ranks_(ranks),
+      perHost_(ranksPerHost),
+      net_(t),
+      programs_(static_cast<size_t>(ranks)),
+      state_(static_cast<size_t>(ranks)),
+      open_(1024) {}
+
+void Simulator::push(double t, Ev k, int32_t a, int64_t b) {
+  heap_.push_back({t, seq_++, k, a, b});
+  std::push_heap(heap_.begin(), heap_.end(), std::greater<Event>());
+}
+
+template <typename T>
+Simulator::BigArray<T>::~BigArray() {
+  if (data_) munmap(data_, cap_ * sizeof(T));
+}
+
+template <typename T>
+void Simulator::BigArray<T>::append(const T* v, size_t n) {
+  if (size_ + n > cap_) {
+    // One reservation of address space, filled as it goes (no copies as it grows); only
+    // the pages written take memory. 64 GiB of address space, or the smallest power of two
+    // that holds what is asked beyond it.
+    size_t cap = std::max<size_t>(cap_ * 2, (size_t{1} << 36) / sizeof(T));
+    while (cap < size_ + n) cap *= 2;
+    void* p = mmap(nullptr, cap * sizeof(T), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+      fprintf(stderr, "ccmpi-sim: out of address space for the programs (%zu elements)\n",
+              size_ + n);
+      exit(1);
+    }
+    madvise(p, cap * sizeof(T), MADV_HUGEPAGE);  // a hint: fine if refused
+    if (data_) {
+      memcpy(p, data_, size_ * sizeof(T));
+      munmap(data_, cap_ * sizeof(T));
+    }
+    data_ = static_cast<T*>(p);
+    cap_ = cap;
+  }
+  memcpy(data_ + size_, v, n * sizeof(T));
+  size_ += n;
+}
+
+template class Simulator::BigArray<Op>;
+template class Simulator::BigArray<uint64_t>;
+
+void Simulator::setProgram(int rank, const Program& p) {
+  Placed& at = programs_[static_cast<size_t>(rank)];
+  at.firstRound = roundStarts_.size();
+  at.rounds = static_cast<uint32_t>(p.roundStart.size());
+  const uint64_t base = ops_.size();
+  for (uint32_t r : p.roundStart) {
+    const uint64_t v = base + r;
+    roundStarts_.append(&v, 1);
+  }
+  ops_.append(p.ops.data(), p.ops.size());
+  at.opsEnd = ops_.size();
+}
+
+int32_t Simulator::newMsg() {
+  if (!freeMsgs_.empty()) {
+    const int32_t m = freeMsgs_.back();
+    freeMsgs_.pop_back();
+    msgs_[static_cast<size_t>(m)] = Msg{};
+    return m;
+  }
+  msgs_.emplace_back();
+  return static_cast<int32_t>(msgs_.size() - 1);
+}
+
+void Simulator::releaseMsg(int32_t m) {
+  const Msg& msg = msgs_[static_cast<size_t>(m)];
+  if (msg.sendDone && msg.recvDone) freeMsgs_.push_back(m);
+}
+
+int32_t Simulator::matchOrOpen(int src, int dst, bool isSend) {
+  const uint64_t key =
+      static_cast<uint64_t>(src) * static_cast<uint64_t>(ranks_) + static_cast<uint64_t>(dst);
+  auto it = open_.find(key);
+  if (it != open_.end() && it->second.sends != isSend) {
+    Open& q = it->second;
+    const int32_t m = q.ids[q.head++];
+    if (q.head == q.ids.size()) open_.erase(it);
+    return m;
+  }
+  const int32_t m = newMsg();
+  if (it == open_.end()) it = open_.emplace(key, Open{isSend, 0, {}}).first;
+  it->second.ids.push_back(m);
+  return m;
+}
+
+// Starts `bytes` from rank src to rank dst: through shared memory within a host, else as
+// flows (striped over the rails from stripeMin); `onArrive` is pushed when all arrived.
+void Simulator::flowOrLocal(double now, int msg, double bytes, int src, int dst, Ev onArrive) {
+  ++res_->messages;
+  const int hs = hostOf(src), hd = hostOf(dst);
+  if (hs == hd) {
+    push(now + costs_.shmLatency + bytes / costs_.shmRate, onArrive, dst, msg);
+    return;
+  }
+  res_->wireBytes += bytes;
+  const FlowKind k = onArrive == Ev::kArrive ? kData : onArrive == Ev::kRtsArrive ? kRts : kCts;
+  int parts = 1;
+  if (k == kData && topo_.rails > 1 && bytes >= costs_.stripeMin) parts = topo_.rails;
+  if (k == kData) msgs_[static_cast<size_t>(msg)].partsLeft = parts;
+  for (int r = 0; r < parts; ++r) {
+    const Send piece{msg, bytes / parts, static_cast<uint8_t>(k)};
+    if (piece.bytes + costs_.frameBytes <= kOneFrame) {
+      // Control frames and one-frame messages go between the pieces of a long transfer
+      // (ccmpi writes a connection's frames in pieces, and a clear-to-send does not wait
+      // for the data ahead of it).
+      transmit(now, src, dst, r, piece);
+      continue;
+    }
+    Conn& c = conns_[connKey(src, dst, r)];
+    if (c.busy) {
+      c.q.push_back(piece);
+    } else {
+      c.busy = true;
+      transmit(now, src, dst, r, piece);
+    }
+  }
+}
+
+uint64_t Simulator::connKey(int src, int dst, int rail) const {
+  return (static_cast<uint64_t>(src) * static_cast<uint64_t>(ranks_) + static_cast<uint64_t>(dst)) *
+             static_cast<uint64_t>(topo_.rails) +
+         static_cast<uint64_t>(rail);
+}
+
+// Puts one message (or its part on `rail`) on its connection, which is free.
+void Simulator::transmit(double now, int src, int dst, int rail, const Send& piece) {
+  const int hs = hostOf(src), hd = hostOf(dst);
+  const FlowKind k = static_cast<FlowKind>(piece.kind);
+  if (piece.bytes + costs_.frameBytes <= kOneFrame) {
+    // One frame: its serialization on the first cable and at each switch, no share of the
+    // cables' capacity taken (a flow per control message would double the events of a
+    // phased exchange for a few hundred bytes of every megabyte).
+    const double frame =
+        topo_.frameTime * (piece.bytes + costs_.frameBytes + kWireHeaders) / kWireFrame;
+    push(now + topo_.latency + (net_.hops(hs, hd) + 1) * frame, arrivalOf(k), dst, piece.msg);
+    return;
+  }
+  net_.start(now, hs, {hd}, rail, piece.bytes + costs_.frameBytes, flowTag(piece.msg, k, rail));
+}
+
+// The connection's message left it: the next one queued behind goes.
+void Simulator::connFree(double now, uint64_t key) {
+  auto it = conns_.find(key);
+  Conn& c = it->second;
+  if (c.head == c.q.size()) {
+    conns_.erase(it);
+    return;
+  }
+  const Send next = c.q[c.head++];
+  if (c.head == c.q.size()) {
+    c.q.clear();
+    c.head = 0;
+  }
+  const uint64_t pair = key / static_cast<uint64_t>(topo_.rails);
+  transmit(now, static_cast<int>(pair / static_cast<uint64_t>(ranks_)),
+           static_cast<int>(pair % static_cast<uint64_t>(ranks_)),
+           static_cast<int>(key % static_cast<uint64_t>(topo_.rails)), next);
+}
+
+void Simulator::runRound(int rank, double now) {
+  RankState& st = state_[static_cast<size_t>(rank)];
+  const Placed& p = programs_[static_cast<size_t>(rank)];
+  if (st.round >= p.rounds) {
+    st.finished = true;
+    res_->rankEnd[static_cast<size_t>(rank)] = std::max(now, st.cpu);
+    return;
+  }
+  double t = std::max(now, st.cpu);
+  const uint64_t first = roundStarts_[p.firstRound + st.round];
+  const uint64_t last =
+      st.round + 1 < p.rounds ? roundStarts_[p.firstRound + st.round + 1] : p.opsEnd;
+  st.pendingCur = 0;
+  // Counted first, so a step that completes at once does not end the round early.
+  for (uint64_t i = first; i < last; ++i) {
+    const Op& o = ops_[i];
+    if (o.kind == Op::Kind::kRecv && o.late)
+      ++st.lateCur;
+    else if (o.kind != Op::Kind::kLocalCopy && o.kind != Op::Kind::kLocalReduce)
+      ++st.pendingCur;
+  }
+  for (uint64_t i = first; i < last; ++i) {
+    const Op& o = ops_[i];
+    switch (o.kind) {
+      case Op::Kind::kLocalCopy:
+        t += o.bytes / costs_.copyRate;
+        break;
+      case Op::Kind::kLocalReduce:
+        t += o.bytes / costs_.reduceRate;
+        break;
+      case Op::Kind::kSend: {
+        t += costs_.sendPost;
+        const int32_t m = matchOrOpen(rank, o.peer, true);
+        Msg& msg = msgs_[static_cast<size_t>(m)];
+        msg.src = rank;
+        msg.dst = o.peer;
+        msg.bytes = o.bytes;
+        msg.sendPosted = true;
+        msg.rendezvous = o.bytes > costs_.eagerLimit;
+        if (msg.rendezvous) {
+          flowOrLocal(t, static_cast<int>(m), 0, rank, o.peer, Ev::kRtsArrive);
+        } else {
+          flowOrLocal(t, static_cast<int>(m), o.bytes, rank, o.peer, Ev::kArrive);
+          // An eager send completes once its bytes are in the connection's buffer.
+          push(t + o.bytes / costs_.copyRate, Ev::kSendLocal, rank, m);
+        }
+        break;
+      }
+      case Op::Kind::kRecv: {
+        t += costs_.recvPost;
+        const int32_t m = matchOrOpen(o.peer, rank, false);
+        Msg& msg = msgs_[static_cast<size_t>(m)];
+        msg.recvPosted = true;
+        msg.recvLate = o.late;
+        msg.recvRound = st.round;
+        msg.postedAt = t;
+        if (msg.sendPosted) matched(t, static_cast<int>(m));
+        break;
+      }
+      case Op::Kind::kMcastSend: {
+        t += costs_.sendPost;
+        const std::vector<int>& g = groups_[static_cast<size_t>(o.peer)];
+        std::vector<int> hosts;
+        for (int r : g)
+          if (hostOf(r) != hostOf(rank) &&
+              std::find(hosts.begin(), hosts.end(), hostOf(r)) == hosts.end())
+            hosts.push_back(hostOf(r));
+        ++res_->messages;
+        if (hosts.empty()) {
+          push(t + costs_.shmLatency + o.bytes / costs_.shmRate, Ev::kArrive, -1 - o.peer, 0);
+        } else {
+          res_->wireBytes += o.bytes;
+          net_.start(t, hostOf(rank), hosts, 0, o.bytes + costs_.frameBytes,
+                     flowTag(o.peer, kMcast));
+        }
+        break;
+      }
+      case Op::Kind::kMcastRecv:
+        t += costs_.recvPost;
+        if (mcastArrived_[static_cast<size_t>(o.peer)] < 0)
+          mcastWaiting_[static_cast<size_t>(o.peer)].push_back(rank);
+        else if (mcastArrived_[static_cast<size_t>(o.peer)] >= 0)
+          push(std::max(t, mcastArrived_[static_cast<size_t>(o.peer)]) + costs_.recvDone,
+               Ev::kMcastDone, rank);
+        break;
+    }
+  }
+  st.cpu = t;
+  if (st.pendingCur == 0 && st.latePrev == 0) endRound(rank, t);
+}
+
+// The rank's current round is done at t: the late receives it posted become the next
+// round's to await, and the next round starts after the round overhead.
+void Simulator::endRound(int rank, double t) {
+  RankState& st = state_[static_cast<size_t>(rank)];
+  if (st.round < res_->roundEnd.size())
+    res_->roundEnd[st.round] = std::max(res_->roundEnd[st.round], t);
+  else
+    res_->roundEnd.resize(st.round + 1, t);
+  ++st.round;
+  st.latePrev = st.lateCur;
+  st.lateCur = 0;
+  push(std::max(t, st.cpu) + costs_.roundOverhead, Ev::kRankGo, rank);
+}
+
+// A send or (non-late or late) receive of `rank` completed at t.
+void Simulator::opDone(int rank, double t, bool late, uint32_t lateRound) {
+  RankState& st = state_[static_cast<size_t>(rank)];
+  if (late) {
+    if (lateRound == st.round)
+      --st.lateCur;
+    else
+      --st.latePrev;
+  } else {
+    --st.pendingCur;
+  }
+  if (st.pendingCur == 0 && st.latePrev == 0 && !st.finished) endRound(rank, t);
+}
+
+// Both sides posted.
+void Simulator::matched(double now, int m) {
+  Msg& msg = msgs_[static_cast<size_t>(m)];
+  if (msg.rendezvous) {
+    if (msg.rtsArrived && !msg.ctsSent) {
+      msg.ctsSent = true;
+      flowOrLocal(now, m, 0, msg.dst, msg.src, Ev::kCtsArrive);
+    }
+  } else if (msg.dataArrived) {
+    deliver(now + msg.bytes / costs_.copyRate, m);  // taken out of the unexpected queue
+  }
+}
+
+void Simulator::deliver(double now, int m) {
+  const Msg& msg = msgs_[static_cast<size_t>(m)];
+  push(now + costs_.recvDone, Ev::kRecvDone, msg.dst, m);
+}
+
+bool Simulator::run(Result* out, std::string* why) {
+  res_ = out;
+  *out = Result{};
+  out->rankEnd.assign(static_cast<size_t>(ranks_), 0);
+  mcastArrived_.assign(groups_.size(), -1);
+  mcastWaiting_.assign(groups_.size(), {});
+  for (int r = 0; r < ranks_; ++r) push(0, Ev::kRankGo, r);
+  while (true) {
+    const double tf = net_.nextEnd();
+    const double te = heap_.empty() ? std::numeric_limits<double>::infinity() : heap_.front().t;
+    if (std::isinf(tf) && std::isinf(te)) break;
+    if (tf < te) {
+      const uint64_t tag = net_.popEnded(tf);
+      const int64_t m = static_cast<int64_t>(tag >> 8);
+      const FlowKind k = static_cast<FlowKind>(tag & 3);
+      const int rail = static_cast<int>(tag >> 2 & 63);
+      const double lat = topo_.latency;  // first byte; the rest came at the rate
+      if (k == kMcast) {
+        push(tf + lat + topo_.frameTime, Ev::kArrive, static_cast<int32_t>(-1 - m), 0);
+        continue;
+      }
+      const Msg& msg = msgs_[static_cast<size_t>(m)];
+      const int from = k == kCts ? msg.dst : msg.src, to = k == kCts ? msg.src : msg.dst;
+      // The last frame is stored and forwarded by every switch on the way.
+      const double arrive = tf + lat + net_.hops(hostOf(from), hostOf(to)) * topo_.frameTime;
+      push(arrive, arrivalOf(k), to, m);
+      connFree(tf, connKey(from, to, rail));
+      continue;
+    }
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<Event>());
+    const Event e = heap_.back();
+    heap_.pop_back();
+    switch (e.kind) {
+      case Ev::kRankGo: {
+        RankState& st = state_[static_cast<size_t>(e.a)];
+        st.started = true;
+        runRound(e.a, e.t);
+        break;
+      }
+      case Ev::kArrive: {
+        if (e.a < 0) {  // multicast data at every receiver; the root after the acks
+          const size_t g = static_cast<size_t>(-1 - e.a);
+          mcastArrived_[g] = e.t;
+          for (int r : mcastWaiting_[g]) push(e.t + costs_.recvDone, Ev::kMcastDone, r);
+          const int root = groups_[g].front();
+          int hosts = 0;
+          for (size_t i = 0; i < groups_[g].size(); ++i)
+            if (i == 0 || hostOf(groups_[g][i]) != hostOf(groups_[g][i - 1])) ++hosts;
+          const double acks = std::ceil(std::log2(std::max(2, hosts))) * topo_.latency;
+          push(e.t + acks, Ev::kMcastDone, root);
+          break;
+        }
+        Msg& msg = msgs_[static_cast<size_t>(e.b)];
+        if (msg.partsLeft > 1) {
+          --msg.partsLeft;
+          break;
+        }
+        msg.dataArrived = true;
+        const int src = msg.src;
+        const bool posted = msg.recvPosted, rendezvous = msg.rendezvous;
+        if (posted) deliver(e.t, static_cast<int>(e.b));
+        if (rendezvous) {  // the send completes with its data's arrival
+          msg.sendDone = true;
+          releaseMsg(static_cast<int32_t>(e.b));
+          opDone(src, e.t, false, 0);  // may post more: msg may move
+        }
+        break;
+      }
+      case Ev::kSendLocal: {
+        Msg& msg = msgs_[static_cast<size_t>(e.b)];
+        msg.sendDone = true;
+        releaseMsg(static_cast<int32_t>(e.b));
+        opDone(e.a, e.t, false, 0);
+        break;
+      }
+      case Ev::kRtsArrive: {
+        Msg& msg = msgs_[static_cast<size_t>(e.b)];
+        msg.rtsArrived = true;
+        if (msg.recvPosted) matched(e.t, static_cast<int>(e.b));
+        break;
+      }
+      case Ev::kCtsArrive: {
+        Msg& msg = msgs_[static_cast<size_t>(e.b)];
+        flowOrLocal(e.t, static_cast<int>(e.b), msg.bytes, msg.src, msg.dst, Ev::kArrive);
+        break;
+      }
+      case Ev::kMcastDone:
+        opDone(e.a, e.t, false, 0);
+        break;
+      case Ev::kRecvDone: {
+        Msg& msg = msgs_[static_cast<size_t>(e.b)];
+        msg.recvDone = true;
+        const bool late = msg.recvLate;
+        const uint32_t round = msg.recvRound;
+        releaseMsg(static_cast<int32_t>(e.b));
+        opDone(e.a, e.t, late, round);
+        break;
+      }
+    }
+  }
+  for (int r = 0; r < ranks_; ++r) {
+    const RankState& st = state_[static_cast<size_t>(r)];
+    if (!st.finished) {
+      *why = "rank " + std::to_string(r) + " never finished (round " + std::to_string(st.round) +
+             " of " + std::to_string(programs_[static_cast<size_t>(r)].rounds) +
+             "): its program and its peers' do not match";
+      return false;
+    }
+    out->time = std::max(out->time, out->rankEnd[static_cast<size_t>(r)]);
+  }
+  return true;
+}
+
+}  // namespace ccmpi::sim
