@@ -101,7 +101,8 @@ Simulator::Simulator(const Topology& t, const Costs& c, int ranks, int ranksPerH
       net_(t),
       programs_(static_cast<size_t>(ranks)),
       state_(static_cast<size_t>(ranks)),
-      open_(1024) {}
+      openAt_(static_cast<size_t>(ranks)),
+      connsOf_(static_cast<size_t>(ranks)) {}
 
 void Simulator::push(double t, Ev k, int32_t a, int64_t b) {
   heap_.push_back({t, seq_++, k, a, b});
@@ -173,18 +174,22 @@ void Simulator::releaseMsg(int32_t m) {
 }
 
 int32_t Simulator::matchOrOpen(int src, int dst, bool isSend) {
-  const uint64_t key =
-      static_cast<uint64_t>(src) * static_cast<uint64_t>(ranks_) + static_cast<uint64_t>(dst);
-  auto it = open_.find(key);
-  if (it != open_.end() && it->second.sends != isSend) {
-    Open& q = it->second;
+  // Few pairs of a rank are open at a time: a short list per receiver.
+  std::vector<OpenSlot>& v = openAt_[static_cast<size_t>(dst)];
+  size_t i = 0;
+  while (i < v.size() && v[i].peer != src) ++i;
+  if (i < v.size() && v[i].q.sends != isSend) {
+    Open& q = v[i].q;
     const int32_t m = q.ids[q.head++];
-    if (q.head == q.ids.size()) open_.erase(it);
+    if (q.head == q.ids.size()) {
+      v[i] = std::move(v.back());
+      v.pop_back();
+    }
     return m;
   }
   const int32_t m = newMsg();
-  if (it == open_.end()) it = open_.emplace(key, Open{isSend, 0, {}}).first;
-  it->second.ids.push_back(m);
+  if (i == v.size()) v.push_back({src, Open{isSend, 0, {}}});
+  v[i].q.ids.push_back(m);
   return m;
 }
 
@@ -211,20 +216,17 @@ void Simulator::flowOrLocal(double now, int msg, double bytes, int src, int dst,
       transmit(now, src, dst, r, piece);
       continue;
     }
-    Conn& c = conns_[connKey(src, dst, r)];
-    if (c.busy) {
-      c.q.push_back(piece);
+    // A connection with a slot is busy; its queue holds what waits behind.
+    std::vector<ConnSlot>& busy = connsOf_[static_cast<size_t>(src)];
+    size_t i = 0;
+    while (i < busy.size() && (busy[i].dst != dst || busy[i].rail != r)) ++i;
+    if (i < busy.size()) {
+      busy[i].q.push_back(piece);
     } else {
-      c.busy = true;
+      busy.push_back({dst, r, 0, {}});
       transmit(now, src, dst, r, piece);
     }
   }
-}
-
-uint64_t Simulator::connKey(int src, int dst, int rail) const {
-  return (static_cast<uint64_t>(src) * static_cast<uint64_t>(ranks_) + static_cast<uint64_t>(dst)) *
-             static_cast<uint64_t>(topo_.rails) +
-         static_cast<uint64_t>(rail);
 }
 
 // Puts one message (or its part on `rail`) on its connection, which is free.
@@ -244,22 +246,18 @@ void Simulator::transmit(double now, int src, int dst, int rail, const Send& pie
 }
 
 // The connection's message left it: the next one queued behind goes.
-void Simulator::connFree(double now, uint64_t key) {
-  auto it = conns_.find(key);
-  Conn& c = it->second;
+void Simulator::connFree(double now, int src, int dst, int rail) {
+  std::vector<ConnSlot>& busy = connsOf_[static_cast<size_t>(src)];
+  size_t i = 0;
+  while (busy[i].dst != dst || busy[i].rail != rail) ++i;
+  ConnSlot& c = busy[i];
   if (c.head == c.q.size()) {
-    conns_.erase(it);
+    c = std::move(busy.back());
+    busy.pop_back();
     return;
   }
   const Send next = c.q[c.head++];
-  if (c.head == c.q.size()) {
-    c.q.clear();
-    c.head = 0;
-  }
-  const uint64_t pair = key / static_cast<uint64_t>(topo_.rails);
-  transmit(now, static_cast<int>(pair / static_cast<uint64_t>(ranks_)),
-           static_cast<int>(pair % static_cast<uint64_t>(ranks_)),
-           static_cast<int>(key % static_cast<uint64_t>(topo_.rails)), next);
+  transmit(now, src, dst, rail, next);
 }
 
 void Simulator::runRound(int rank, double now) {
@@ -425,7 +423,7 @@ bool Simulator::run(Result* out, std::string* why) {
       // The last frame is stored and forwarded by every switch on the way.
       const double arrive = tf + lat + net_.hops(hostOf(from), hostOf(to)) * topo_.frameTime;
       push(arrive, arrivalOf(k), to, m);
-      connFree(tf, connKey(from, to, rail));
+      connFree(tf, from, to, rail);
       continue;
     }
     std::pop_heap(heap_.begin(), heap_.end(), std::greater<Event>());

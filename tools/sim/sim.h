@@ -159,15 +159,19 @@ class Simulator {
     double bytes;
     uint8_t kind;  // FlowKind (sim.cc)
   };
-  struct Conn {
-    bool busy = false;
-    size_t head = 0;
-    std::vector<Send> q;
+  struct ConnSlot {  // a busy connection of a sender
+    int dst;
+    int rail;
+    size_t head;          // in q: the next to go
+    std::vector<Send> q;  // what waits behind the message on the wire
+  };
+  struct OpenSlot {  // a receiver's open pair
+    int peer;
+    Open q;
   };
   void flowOrLocal(double now, int msg, double bytes, int src, int dst, Ev onArrive);
-  uint64_t connKey(int src, int dst, int rail) const;
   void transmit(double now, int src, int dst, int rail, const Send& piece);
-  void connFree(double now, uint64_t key);
+  void connFree(double now, int src, int dst, int rail);
   static Ev arrivalOf(int flowKind) {
     return flowKind == 0 ? Ev::kArrive : flowKind == 1 ? Ev::kRtsArrive : Ev::kCtsArrive;
   }
@@ -213,8 +217,8 @@ class Simulator {
   std::vector<RankState> state_;
   std::vector<Msg> msgs_;
   std::vector<int32_t> freeMsgs_;
-  std::unordered_map<uint64_t, Open> open_;     // by src * ranks + dst
-  std::unordered_map<uint64_t, Conn> conns_;    // busy connections, by connKey
+  std::vector<std::vector<OpenSlot>> openAt_;   // per receiver
+  std::vector<std::vector<ConnSlot>> connsOf_;  // per sender: its busy connections
   std::vector<double> mcastArrived_;            // per group: data at the receivers, or -1
   std::vector<std::vector<int>> mcastWaiting_;  // per group: receivers posted before that
   std::vector<Event> heap_;
