@@ -3,6 +3,7 @@
 //
 //   ccmpi-sim --hosts N [--ranks-per-host K] [--rails R] --rate RATE
 //             [--topology one-switch|fat-tree:RADIX:OVERSUB] [--algorithm NAME]
+//             [--sharing max-min|per-link]
 //             [--costs FILE] [--latency SECONDS] [-v] COLLECTIVE SIZE
 //   ccmpi-sim ... alltoallv PATTERN_FILE
 //
@@ -53,6 +54,7 @@ int usage() {
   fprintf(stderr,
           "usage: ccmpi-sim --hosts N [--ranks-per-host K] [--rails R] --rate RATE\n"
           "                 [--topology one-switch|fat-tree:RADIX:OVERSUB] [--algorithm NAME]\n"
+          "                 [--sharing max-min|per-link]\n"
           "                 [--costs FILE] [--latency SECONDS] [-v] COLLECTIVE SIZE\n"
           "       ccmpi-sim ... alltoallv PATTERN_FILE\n"
           "  COLLECTIVE: alltoall allgather bcast allreduce reduce alltoallv\n"
@@ -157,7 +159,7 @@ int64_t ruleBytes(const Call& call) {
 int main(int argc, char** argv) {
   int hosts = 0, perHost = 1, rails = 1;
   double rateBits = 0, latency = -1;
-  std::string topoText = "one-switch", algorithm = "auto", costsFile;
+  std::string topoText = "one-switch", algorithm = "auto", costsFile, sharingText = "max-min";
   bool verbose = false;
   std::vector<std::string> pos;
   for (int i = 1; i < argc; ++i) {
@@ -173,6 +175,8 @@ int main(int argc, char** argv) {
       if (!parseRate(argv[++i], &rateBits)) return fail(std::string("bad --rate ") + argv[i]);
     } else if (a == "--topology" && v)
       topoText = argv[++i];
+    else if (a == "--sharing" && v)
+      sharingText = argv[++i];
     else if (a == "--algorithm" && v)
       algorithm = argv[++i];
     else if (a == "--costs" && v)
@@ -193,7 +197,7 @@ int main(int argc, char** argv) {
 
   ccmpi::sim::Topology topo;
   std::string why;
-  if (!topo.parse(topoText, &why)) return fail(why);
+  if (!topo.parse(topoText, &why) || !topo.parseSharing(sharingText, &why)) return fail(why);
   topo.hosts = hosts;
   topo.rails = rails;
   topo.rate = rateBits / 8 * 1448.0 / 1538.0;  // TCP payload of Ethernet frames

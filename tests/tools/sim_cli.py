@@ -80,6 +80,9 @@ one = time_ms("--hosts", "64", "--rate", "1gbit", "--algorithm", "pairwise", "al
 tree = time_ms("--hosts", "64", "--rate", "1gbit", "--topology", "fat-tree:16:4",
                "--algorithm", "pairwise", "alltoall", "64k")
 check(2.6 < tree / one < 3.4, "fat tree 4:1 / one switch = %.2f (about 3)" % (tree / one))
+per_link = time_ms("--hosts", "64", "--rate", "1gbit", "--topology", "fat-tree:16:4",
+                   "--sharing", "per-link", "--algorithm", "pairwise", "alltoall", "64k")
+check(0.95 < per_link / tree < 1.1, "per-link sharing / max-min on the tree = %.3f" % (per_link / tree))
 
 # Two rails: a 1 MiB broadcast by a pipeline is not striped (segments are small), an
 # alltoall of 1 MiB blocks is, and takes about half the time.
@@ -133,6 +136,8 @@ for args, msg in [
         (["--hosts", "4", "--rate", "1gbit", "--topology", "torus", "alltoall", "8"],
          "unknown topology 'torus'"),
         (["--hosts", "4", "--rate", "1gbit", "alltoall", "8x"], "bad SIZE 8x"),
+        (["--hosts", "4", "--rate", "1gbit", "--sharing", "fifo", "alltoall", "8"],
+         "unknown sharing 'fifo'"),
         (["--hosts", "2", "--rate", "1gbit", "alltoallv", pattern], "want SRC DST BYTES with ranks < 2"),
         (["--hosts", "4", "--rate", "1gbit", "--costs", "/nonexistent", "alltoall", "8"],
          "cannot read /nonexistent"),

@@ -63,6 +63,26 @@ TEST(SimNetwork, MaxMinGivesTheSpareShareToTheUnconstrainedFlow) {
   EXPECT_NEAR(end[0], 3.0, 1e-9);
 }
 
+TEST(SimNetwork, PerLinkSharingKeepsTheEqualShare) {
+  // The same four flows with per-link sharing: host 4's flow gets half of host 1's port
+  // (two flows there), not the two thirds max-min would hand it.
+  Topology t = oneSwitch(5);
+  std::string why;
+  ASSERT_TRUE(t.parseSharing("per-link", &why)) << why;
+  Network n(t);
+  n.start(0, 0, {1}, 0, 1e6, 0);
+  n.start(0, 0, {2}, 0, 1e6, 1);
+  n.start(0, 0, {3}, 0, 1e6, 2);
+  const int f = n.start(0, 4, {1}, 0, 1e6, 3);
+  EXPECT_NEAR(n.rateOf(f), kRate / 2, 1e-6);
+  const auto end = drain(n, 4);
+  EXPECT_NEAR(end[3], 2.0, 1e-9);
+  // Host 0's flows: a third until 2 s (2/3 of each sent), then the one to host 1 alone
+  // on that port but still a third of host 0's cable: all end at 3 s.
+  EXPECT_NEAR(end[0], 3.0, 1e-9);
+  EXPECT_FALSE(t.parseSharing("fifo", &why));
+}
+
 TEST(SimNetwork, FlowsSpeedUpWhenOthersEnd) {
   Network n(oneSwitch(3));
   n.start(0, 0, {2}, 0, 0.5e6, 0);
@@ -249,6 +269,31 @@ TEST(SimRanks, LateReceiveIsAwaitedAtTheEndOfTheNextRound) {
   std::string why;
   ASSERT_TRUE(s.run(&r, &why)) << why;
   EXPECT_NEAR(r.time, 2e4 / kRate, 1e-12);
+}
+
+TEST(SimRanks, LateReceiveThatCompletesBetweenRoundsEndsNoRound) {
+  // Rank 0's round 0 holds only a late receive, so it ends at once; the receive completes
+  // at 10 ms, while round 1 waits for the round overhead (1 s). That must not end round 1
+  // before it ran: its send is what rank 1 waits for.
+  Costs c = zeroCosts();
+  c.roundOverhead = 1;
+  Simulator s(oneSwitch(2), c, 2, 1);
+  Program a, b;
+  a.endRound();
+  a.ops = {{Op::Kind::kRecv, true, 1, 1e4}};
+  a.endRound();
+  a.ops.push_back(send(1, 1e4));
+  b.endRound();
+  b.ops = {send(0, 1e4)};
+  b.endRound();
+  b.ops.push_back(recv(0, 1e4));
+  s.setProgram(0, a);
+  s.setProgram(1, b);
+  Result r;
+  std::string why;
+  ASSERT_TRUE(s.run(&r, &why)) << why;
+  EXPECT_NEAR(r.rankEnd[0], 1.0, 1e-9);
+  EXPECT_NEAR(r.rankEnd[1], 1.01, 1e-9);
 }
 
 TEST(SimRanks, MulticastReachesEveryHostAtOnce) {

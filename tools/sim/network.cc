@@ -3,10 +3,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 
 namespace ccmpi::sim {
+
+bool Topology::parseSharing(const std::string& text, std::string* why) {
+  if (text == "max-min")
+    sharing = Sharing::kMaxMin;
+  else if (text == "per-link")
+    sharing = Sharing::kPerLink;
+  else
+    *why = "unknown sharing '" + text + "' (max-min or per-link)";
+  return text == "max-min" || text == "per-link";
+}
 
 bool Topology::parse(const std::string& text, std::string* why) {
   if (text == "one-switch") {
@@ -135,7 +146,41 @@ uint64_t Network::popEnded(double now) {
   return f.tag;
 }
 
+void Network::reshareLocal(double now, const std::vector<int>& seedLinks) {
+  // Only the flows on links whose flow count changed get a new rate: each its smallest
+  // fair share, capacity / flows, over its links.
+  if (++mark_ == 0) {
+    std::fill(linkMark_.begin(), linkMark_.end(), 0);
+    std::fill(flowMark_.begin(), flowMark_.end(), 0);
+    mark_ = 1;
+  }
+  for (int l : seedLinks)
+    for (int fid : links_[static_cast<size_t>(l)].flows) {
+      if (flowMark_[static_cast<size_t>(fid)] == mark_) continue;
+      flowMark_[static_cast<size_t>(fid)] = mark_;
+      Flow& f = flows_[static_cast<size_t>(fid)];
+      const double done = std::min(f.left, f.rate * (now - f.since));
+      if (done > 0) {
+        f.left -= done;
+        for (int k : f.links) carried_[static_cast<size_t>(k)] += done;
+      }
+      f.since = now;
+      double rate = std::numeric_limits<double>::infinity();
+      for (int k : f.links) {
+        const Link& link = links_[static_cast<size_t>(k)];
+        rate = std::min(rate, link.cap / static_cast<double>(link.flows.size()));
+      }
+      f.rate = rate;
+      ++f.version;
+      due_.push({now + f.left / f.rate, fid, f.version});
+    }
+}
+
 void Network::reshare(double now, const std::vector<int>& seedLinks) {
+  if (t_.sharing == Topology::Sharing::kPerLink) {
+    reshareLocal(now, seedLinks);
+    return;
+  }
   // The flows connected to the seed links through shared links.
   if (++mark_ == 0) {
     std::fill(linkMark_.begin(), linkMark_.end(), 0);

@@ -32,6 +32,13 @@ struct Topology {
   double oversub = 1;    // fat tree: host ports' rate over the uplinks' rate
   double latency = 0;    // one way, host to host, for the first byte (wire, switch, stack)
   double frameTime = 0;  // store and forward of one frame at the rate, per extra hop
+  // How flows share a link: max-min fair (progressive filling over every flow connected to
+  // a change: exact, but a fat tree's shared uplinks connect thousands of flows), or
+  // per-link (each flow its smallest capacity / flows over its links, recomputed only for
+  // the flows on the links a change touched: capacity a flow cannot use is not handed on).
+  enum class Sharing { kMaxMin, kPerLink };
+  Sharing sharing = Sharing::kMaxMin;
+  bool parseSharing(const std::string& text, std::string* why);
   // "one-switch" or "fat-tree:RADIX:OVERSUB"; false with *why on error.
   bool parse(const std::string& text, std::string* why);
   int leafOf(int host) const { return kind == Kind::kFatTree ? host / radix : 0; }
@@ -90,6 +97,7 @@ class Network {
   int leafDown(int leaf, int rail) const { return leafUp(leaf, rail) + 1; }
   // Brings every flow connected to these links to `now` and shares the capacity anew.
   void reshare(double now, const std::vector<int>& seedLinks);
+  void reshareLocal(double now, const std::vector<int>& seedLinks);
 
   Topology t_;
   int hostLinks_ = 0;

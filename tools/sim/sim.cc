@@ -348,6 +348,7 @@ void Simulator::runRound(int rank, double now) {
     }
   }
   st.cpu = t;
+  st.posted = true;
   if (st.pendingCur == 0 && st.latePrev == 0) endRound(rank, t);
 }
 
@@ -360,8 +361,14 @@ void Simulator::endRound(int rank, double t) {
   else
     res_->roundEnd.resize(st.round + 1, t);
   ++st.round;
+  st.posted = false;
   st.latePrev = st.lateCur;
   st.lateCur = 0;
+  if (st.round >= programs_[static_cast<size_t>(rank)].rounds && st.latePrev == 0) {
+    st.finished = true;
+    res_->rankEnd[static_cast<size_t>(rank)] = std::max(t, st.cpu);
+    return;
+  }
   push(std::max(t, st.cpu) + costs_.roundOverhead, Ev::kRankGo, rank);
 }
 
@@ -376,7 +383,9 @@ void Simulator::opDone(int rank, double t, bool late, uint32_t lateRound) {
   } else {
     --st.pendingCur;
   }
-  if (st.pendingCur == 0 && st.latePrev == 0 && !st.finished) endRound(rank, t);
+  // Only a round that has been posted can end (a late receive of the round before may
+  // complete between that round's end and the next one's start).
+  if (st.posted && st.pendingCur == 0 && st.latePrev == 0) endRound(rank, t);
 }
 
 // Both sides posted.
@@ -431,8 +440,6 @@ bool Simulator::run(Result* out, std::string* why) {
     heap_.pop_back();
     switch (e.kind) {
       case Ev::kRankGo: {
-        RankState& st = state_[static_cast<size_t>(e.a)];
-        st.started = true;
         runRound(e.a, e.t);
         break;
       }
@@ -501,7 +508,9 @@ bool Simulator::run(Result* out, std::string* why) {
     const RankState& st = state_[static_cast<size_t>(r)];
     if (!st.finished) {
       *why = "rank " + std::to_string(r) + " never finished (round " + std::to_string(st.round) +
-             " of " + std::to_string(programs_[static_cast<size_t>(r)].rounds) +
+             " of " + std::to_string(programs_[static_cast<size_t>(r)].rounds) + ", " +
+             std::to_string(st.pendingCur) + " sends and receives and " +
+             std::to_string(st.latePrev) + " late receives open" +
              "): its program and its peers' do not match";
       return false;
     }

@@ -125,8 +125,9 @@ class Simulator {
     int pendingCur = 0;  // this round's sends and receives still open
     int lateCur = 0;     // late receives posted this round, open
     int latePrev = 0;    // late receives posted the round before, open
-    bool started = false, finished = false;
-    double cpu = 0;  // when the rank's CPU is free
+    bool finished = false;
+    bool posted = false;  // the current round's steps are posted
+    double cpu = 0;       // when the rank's CPU is free
   };
 
   enum class Ev : uint8_t {
