@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -142,26 +143,37 @@ Op send(int peer, double bytes) {
 Op recv(int peer, double bytes) {
   return {Op::Kind::kRecv, false, peer, bytes};
 }
+Op lateRecv(int peer, double bytes) {
+  return {Op::Kind::kRecv, true, peer, bytes};
+}
+
+// A program of rounds of steps.
+Program rounds(std::initializer_list<std::vector<Op>> rs) {
+  Program p;
+  for (const std::vector<Op>& r : rs) {
+    p.endRound();
+    p.ops.insert(p.ops.end(), r.begin(), r.end());
+  }
+  return p;
+}
+
+// Runs the ranks' programs (rank i: programs[i]); a run that fails fails the test.
+Result runAll(Simulator& s, std::initializer_list<Program> programs) {
+  int rank = 0;
+  for (const Program& p : programs) s.setProgram(rank++, p);
+  Result r;
+  std::string why;
+  EXPECT_TRUE(s.run(&r, &why)) << why;
+  return r;
+}
 
 TEST(SimRanks, PingPong) {
   Topology t = oneSwitch(2);
   t.latency = 1e-3;
   t.frameTime = 0;
   Simulator s(t, zeroCosts(), 2, 1);
-  Program a, b;
-  a.endRound();
-  a.ops = {send(1, 10000)};
-  a.endRound();
-  a.ops.push_back(recv(1, 10000));
-  b.endRound();
-  b.ops = {recv(0, 10000)};
-  b.endRound();
-  b.ops.push_back(send(0, 10000));
-  s.setProgram(0, a);
-  s.setProgram(1, b);
-  Result r;
-  std::string why;
-  ASSERT_TRUE(s.run(&r, &why)) << why;
+  const Result r = runAll(s, {rounds({{send(1, 10000)}, {recv(1, 10000)}}),
+                              rounds({{recv(0, 10000)}, {send(0, 10000)}})});
   EXPECT_NEAR(r.time, 2 * (1e-3 + 0.01), 1e-9);
   EXPECT_EQ(r.messages, 2u);
 }
@@ -172,16 +184,7 @@ TEST(SimRanks, RendezvousCostsTwoMoreLatencies) {
   Costs c = zeroCosts();
   c.eagerLimit = 1000;
   Simulator s(t, c, 2, 1);
-  Program a, b;
-  a.endRound();
-  a.ops = {send(1, 1e5)};
-  b.endRound();
-  b.ops = {recv(0, 1e5)};
-  s.setProgram(0, a);
-  s.setProgram(1, b);
-  Result r;
-  std::string why;
-  ASSERT_TRUE(s.run(&r, &why)) << why;
+  const Result r = runAll(s, {rounds({{send(1, 1e5)}}), rounds({{recv(0, 1e5)}})});
   // Request to send, clear to send (one frame each, no rate here: frameTime 0), then data.
   EXPECT_NEAR(r.time, 3e-3 + 0.1, 1e-9);
 }
@@ -215,16 +218,7 @@ TEST(SimRanks, RanksOfOneHostUseSharedMemory) {
   c.shmLatency = 1e-6;
   c.shmRate = 1e9;
   Simulator s(oneSwitch(1), c, 2, 2);
-  Program a, b;
-  a.endRound();
-  a.ops = {send(1, 1e6)};
-  b.endRound();
-  b.ops = {recv(0, 1e6)};
-  s.setProgram(0, a);
-  s.setProgram(1, b);
-  Result r;
-  std::string why;
-  ASSERT_TRUE(s.run(&r, &why)) << why;
+  const Result r = runAll(s, {rounds({{send(1, 1e6)}}), rounds({{recv(0, 1e6)}})});
   // Rendezvous (1 MB > the eager limit): request, clear to send, data; no cable.
   EXPECT_NEAR(r.time, 3e-6 + 1e-3, 1e-12);
   EXPECT_EQ(r.wireBytes, 0);
@@ -237,16 +231,7 @@ TEST(SimRanks, StripesLargeMessagesOverRails) {
   c.eagerLimit = 1e12;
   c.stripeMin = 1e5;
   Simulator s(t, c, 2, 1);
-  Program a, b;
-  a.endRound();
-  a.ops = {send(1, 1e6)};
-  b.endRound();
-  b.ops = {recv(0, 1e6)};
-  s.setProgram(0, a);
-  s.setProgram(1, b);
-  Result r;
-  std::string why;
-  ASSERT_TRUE(s.run(&r, &why)) << why;
+  const Result r = runAll(s, {rounds({{send(1, 1e6)}}), rounds({{recv(0, 1e6)}})});
   EXPECT_NEAR(r.time, 0.5, 1e-9);
 }
 
@@ -254,20 +239,8 @@ TEST(SimRanks, LateReceiveIsAwaitedAtTheEndOfTheNextRound) {
   // Rank 1 posts a late receive in round 0 and sends in round 1; rank 0 sends only after
   // it got that message. The late receive must not hold round 0 back (else: deadlock).
   Simulator s(oneSwitch(2), zeroCosts(), 2, 1);
-  Program a, b;
-  a.endRound();
-  a.ops = {recv(1, 1e4)};
-  a.endRound();
-  a.ops.push_back(send(1, 1e4));
-  b.endRound();
-  b.ops = {{Op::Kind::kRecv, true, 0, 1e4}};
-  b.endRound();
-  b.ops.push_back(send(0, 1e4));
-  s.setProgram(0, a);
-  s.setProgram(1, b);
-  Result r;
-  std::string why;
-  ASSERT_TRUE(s.run(&r, &why)) << why;
+  const Result r = runAll(
+      s, {rounds({{recv(1, 1e4)}, {send(1, 1e4)}}), rounds({{lateRecv(0, 1e4)}, {send(0, 1e4)}})});
   EXPECT_NEAR(r.time, 2e4 / kRate, 1e-12);
 }
 
@@ -278,20 +251,8 @@ TEST(SimRanks, LateReceiveThatCompletesBetweenRoundsEndsNoRound) {
   Costs c = zeroCosts();
   c.roundOverhead = 1;
   Simulator s(oneSwitch(2), c, 2, 1);
-  Program a, b;
-  a.endRound();
-  a.ops = {{Op::Kind::kRecv, true, 1, 1e4}};
-  a.endRound();
-  a.ops.push_back(send(1, 1e4));
-  b.endRound();
-  b.ops = {send(0, 1e4)};
-  b.endRound();
-  b.ops.push_back(recv(0, 1e4));
-  s.setProgram(0, a);
-  s.setProgram(1, b);
-  Result r;
-  std::string why;
-  ASSERT_TRUE(s.run(&r, &why)) << why;
+  const Result r = runAll(
+      s, {rounds({{lateRecv(1, 1e4)}, {send(1, 1e4)}}), rounds({{send(0, 1e4)}, {recv(0, 1e4)}})});
   EXPECT_NEAR(r.rankEnd[0], 1.0, 1e-9);
   EXPECT_NEAR(r.rankEnd[1], 1.01, 1e-9);
 }
@@ -301,15 +262,9 @@ TEST(SimRanks, MulticastReachesEveryHostAtOnce) {
   t.latency = 1e-3;
   Simulator s(t, zeroCosts(), 4, 1);
   const int g = s.addGroup({0, 1, 2, 3});
-  for (int r = 0; r < 4; ++r) {
-    Program p;
-    p.endRound();
-    p.ops = {{r == 0 ? Op::Kind::kMcastSend : Op::Kind::kMcastRecv, false, g, 1e6}};
-    s.setProgram(r, p);
-  }
-  Result res;
-  std::string why;
-  ASSERT_TRUE(s.run(&res, &why)) << why;
+  const Op in{Op::Kind::kMcastRecv, false, g, 1e6};
+  const Result res = runAll(s, {rounds({{{Op::Kind::kMcastSend, false, g, 1e6}}}), rounds({{in}}),
+                                rounds({{in}}), rounds({{in}})});
   EXPECT_NEAR(res.rankEnd[1], 1.0 + 1e-3, 1e-9);
   // The root: the data, then acknowledgements up a binary tree of 4 hosts (2 latencies).
   EXPECT_NEAR(res.rankEnd[0], 1.0 + 3e-3, 1e-9);
@@ -318,12 +273,8 @@ TEST(SimRanks, MulticastReachesEveryHostAtOnce) {
 
 TEST(SimRanks, MismatchedProgramsAreReportedNotHung) {
   Simulator s(oneSwitch(2), zeroCosts(), 2, 1);
-  Program a, b;
-  a.endRound();
-  a.ops = {recv(1, 8)};
-  b.endRound();
-  s.setProgram(0, a);
-  s.setProgram(1, b);
+  s.setProgram(0, rounds({{recv(1, 8)}}));
+  s.setProgram(1, rounds({{}}));
   Result r;
   std::string why;
   EXPECT_FALSE(s.run(&r, &why));

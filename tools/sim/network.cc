@@ -146,25 +146,33 @@ uint64_t Network::popEnded(double now) {
   return f.tag;
 }
 
-void Network::reshareLocal(double now, const std::vector<int>& seedLinks) {
-  // Only the flows on links whose flow count changed get a new rate: each its smallest
-  // fair share, capacity / flows, over its links.
-  if (++mark_ == 0) {
+void Network::newMark() {
+  if (++mark_ == 0) {  // wrapped: clear the old marks
     std::fill(linkMark_.begin(), linkMark_.end(), 0);
     std::fill(flowMark_.begin(), flowMark_.end(), 0);
     mark_ = 1;
   }
+}
+
+void Network::bringToNow(Flow& f, double now) {
+  const double done = std::min(f.left, f.rate * (now - f.since));
+  if (done > 0) {
+    f.left -= done;
+    for (int l : f.links) carried_[static_cast<size_t>(l)] += done;
+  }
+  f.since = now;
+}
+
+void Network::reshareLocal(double now, const std::vector<int>& seedLinks) {
+  // Only the flows on links whose flow count changed get a new rate: each its smallest
+  // fair share, capacity / flows, over its links.
+  newMark();
   for (int l : seedLinks)
     for (int fid : links_[static_cast<size_t>(l)].flows) {
       if (flowMark_[static_cast<size_t>(fid)] == mark_) continue;
       flowMark_[static_cast<size_t>(fid)] = mark_;
       Flow& f = flows_[static_cast<size_t>(fid)];
-      const double done = std::min(f.left, f.rate * (now - f.since));
-      if (done > 0) {
-        f.left -= done;
-        for (int k : f.links) carried_[static_cast<size_t>(k)] += done;
-      }
-      f.since = now;
+      bringToNow(f, now);
       double rate = std::numeric_limits<double>::infinity();
       for (int k : f.links) {
         const Link& link = links_[static_cast<size_t>(k)];
@@ -182,11 +190,7 @@ void Network::reshare(double now, const std::vector<int>& seedLinks) {
     return;
   }
   // The flows connected to the seed links through shared links.
-  if (++mark_ == 0) {
-    std::fill(linkMark_.begin(), linkMark_.end(), 0);
-    std::fill(flowMark_.begin(), flowMark_.end(), 0);
-    mark_ = 1;
-  }
+  newMark();
   std::vector<int>& compLinks = compLinks_;
   std::vector<int>& compFlows = compFlows_;
   std::vector<int>& todo = todo_;
@@ -214,15 +218,9 @@ void Network::reshare(double now, const std::vector<int>& seedLinks) {
     }
   }
   if (compFlows.empty()) return;
-  // Bring them to `now`.
   for (int fid : compFlows) {
     Flow& f = flows_[static_cast<size_t>(fid)];
-    const double done = std::min(f.left, f.rate * (now - f.since));
-    if (done > 0) {
-      f.left -= done;
-      for (int l : f.links) carried_[static_cast<size_t>(l)] += done;
-    }
-    f.since = now;
+    bringToNow(f, now);
     f.rate = -1;  // not fixed yet
   }
   // Progressive filling: the link with the smallest fair share fixes its flows at that

@@ -98,6 +98,8 @@ class Network {
   // Brings every flow connected to these links to `now` and shares the capacity anew.
   void reshare(double now, const std::vector<int>& seedLinks);
   void reshareLocal(double now, const std::vector<int>& seedLinks);
+  void newMark();                        // a fresh mark for linkMark_/flowMark_
+  void bringToNow(Flow& f, double now);  // its bytes sent since f.since
 
   Topology t_;
   int hostLinks_ = 0;
