@@ -281,9 +281,13 @@ int main(int argc, char** argv) {
 
   // The algorithm: forced, or the blocking collective's rules.
   std::vector<const ccmpi::coll::ScheduleAlgorithm*> order;
+  // Multicast is modelled (below), also where the nonblocking table has no such entry
+  // (allgather's multicast is blocking only).
+  static const ccmpi::coll::ScheduleAlgorithm kMcastModel{"mcast", nullptr, 0};
   auto find = [&](const std::string& name) -> const ccmpi::coll::ScheduleAlgorithm* {
     for (const auto& a : *algs)
       if (name == a.name) return &a;
+    if (name == "mcast" && (call.coll == "bcast" || call.coll == "allgather")) return &kMcastModel;
     return nullptr;
   };
   if (algorithm != "auto") {
@@ -314,15 +318,24 @@ int main(int argc, char** argv) {
     ccmpi::coll::SelectContext ctx{n, true, ruleBytes(call), &c};
     if (!ccmpi::coll::restrictionsHold(a->restrictions, ctx)) continue;
     if (!strcmp(a->name, "mcast")) {
-      if (call.coll != "bcast") continue;
-      std::vector<int> all(static_cast<size_t>(n));
-      for (int i = 0; i < n; ++i) all[i] = i;
-      const int g = sim.addGroup(all);
+      // Bcast: the root multicasts the buffer. Allgather: every rank multicasts its block
+      // at once and waits for everyone's (the library's allgather takes turns paced at the
+      // link rate; at once, each port carries the same n - 1 blocks).
+      if (call.coll != "bcast" && call.coll != "allgather") continue;
+      const bool all = call.coll == "allgather";
+      std::vector<int> groups;
+      for (int root = 0; root < (all ? n : 1); ++root) {
+        std::vector<int> members{root};
+        for (int i = 0; i < n; ++i)
+          if (i != root) members.push_back(i);
+        groups.push_back(sim.addGroup(std::move(members)));
+      }
       for (int r = 0; r < n; ++r) {
         Program p;
         p.endRound();
-        p.ops.push_back({r == 0 ? Op::Kind::kMcastSend : Op::Kind::kMcastRecv, false, g,
-                         static_cast<double>(call.size)});
+        for (size_t g = 0; g < groups.size(); ++g)
+          p.ops.push_back({static_cast<int>(g) == r ? Op::Kind::kMcastSend : Op::Kind::kMcastRecv,
+                           false, groups[g], static_cast<double>(call.size)});
         sim.setProgram(r, p);
       }
       chosen = a;

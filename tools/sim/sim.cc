@@ -322,11 +322,14 @@ void Simulator::runRound(int rank, double now) {
       case Op::Kind::kMcastSend: {
         t += costs_.sendPost;
         const std::vector<int>& g = groups_[static_cast<size_t>(o.peer)];
-        std::vector<int> hosts;
+        std::vector<int> hosts;  // the other hosts of the group, each once
+        std::vector<char> seen(static_cast<size_t>(topo_.hosts), 0);
+        seen[static_cast<size_t>(hostOf(rank))] = 1;
         for (int r : g)
-          if (hostOf(r) != hostOf(rank) &&
-              std::find(hosts.begin(), hosts.end(), hostOf(r)) == hosts.end())
+          if (!seen[static_cast<size_t>(hostOf(r))]) {
+            seen[static_cast<size_t>(hostOf(r))] = 1;
             hosts.push_back(hostOf(r));
+          }
         ++res_->messages;
         if (hosts.empty()) {
           push(t + costs_.shmLatency + o.bytes / costs_.shmRate, Ev::kArrive, -1 - o.peer, 0);
