@@ -116,6 +116,7 @@ Simulator::BigArray<T>::~BigArray() {
 
 template <typename T>
 void Simulator::BigArray<T>::append(const T* v, size_t n) {
+  if (n == 0) return;  // (an empty program's ops: v may be null)
   if (size_ + n > cap_) {
     // One reservation of address space, filled as it goes (no copies as it grows); only
     // the pages written take memory. 64 GiB of address space, or the smallest power of two
