@@ -250,6 +250,12 @@ int main(int argc, char** argv) {
       map += (h ? "," : "") + std::to_string(h) + "*" + std::to_string(perHost);
     setenv("CCMPI_HOST_MAP", map.c_str(), 1);
   }
+  // The library is started only for its tables and rules, as a job of one: whatever
+  // launched this program (srun, mpirun, a PMI) is no job for it to join.
+  for (const char* v :
+       {"PMI_FD", "PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE", "PMIX_RANK", "PMIX_NAMESPACE",
+        "SLURM_STEP_NUM_TASKS", "SLURM_STEP_ID", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"})
+    unsetenv(v);
   // Each rank's schedule is built, read and dropped in turn: keep the freed memory for the
   // next one instead of returning it to the kernel and faulting it in again.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);

@@ -129,6 +129,12 @@ real = _time_ms("--hosts", "16", "--rate", "25mbit", "--algorithm", "pairwise", 
 ideal = time_ms("--hosts", "16", "--rate", "25mbit", "--algorithm", "pairwise", "alltoall", "256k")
 check(1.05 < real / ideal < 1.12, "default costs / ideal = %.3f (link efficiency 0.92)" % (real / ideal))
 
+# Started as one task of a Slurm step (a batch job's tool), it still runs alone.
+env = dict(os.environ, SLURM_STEP_NUM_TASKS="4", SLURM_PROCID="1", SLURM_STEP_ID="0")
+p = subprocess.run([SIM, "--hosts", "4", "--rate", "1gbit", "alltoall", "8"], env=env,
+                   capture_output=True, text=True, timeout=60)
+check(p.returncode == 0 and "time_ms=" in p.stdout, "runs inside a Slurm step (%r)" % p.stderr.strip())
+
 # Bad input: a message, exit status 1 or 2, nothing on stdout.
 BAD = os.path.join(WORK, "bad.costs")
 with open(BAD, "w") as f:
