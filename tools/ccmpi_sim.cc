@@ -361,7 +361,6 @@ int main(int argc, char** argv) {
                     " schedules at run time (simulated: phased, linear, pairwise)");
       continue;
     }
-    ccmpi::coll::RankPhases ahead;  // unused unless alltoallv phased
     std::vector<int> hostOf;
     ccmpi::sched::Phases phases;
     ccmpi::sched::HostSchedule hostPhases;

@@ -55,21 +55,8 @@ Network::Network(const Topology& t) : t_(t) {
   for (int i = 0; i < hostLinks_; ++i) links_[static_cast<size_t>(i)].cap = t_.rate;
   for (int i = hostLinks_; i < hostLinks_ + leafLinks; ++i)
     links_[static_cast<size_t>(i)].cap = t_.rate * t_.radix / t_.oversub;
-  carried_.assign(links_.size(), 0);
   linkMark_.assign(links_.size(), 0);
   linkPos_.assign(links_.size(), 0);
-}
-
-std::string Network::linkName(int link) const {
-  if (link < hostLinks_) {
-    const int host = link / 2 / t_.rails, rail = link / 2 % t_.rails;
-    return "host " + std::to_string(host) + (t_.rails > 1 ? " rail " + std::to_string(rail) : "") +
-           (link % 2 ? " down" : " up");
-  }
-  const int i = link - hostLinks_;
-  const int leaf = i / 2 / t_.rails, rail = i / 2 % t_.rails;
-  return "leaf " + std::to_string(leaf) + (t_.rails > 1 ? " rail " + std::to_string(rail) : "") +
-         (i % 2 ? " down" : " up");
 }
 
 std::vector<int> Network::path(int src, const std::vector<int>& dsts, int rail) const {
@@ -134,7 +121,6 @@ uint64_t Network::popEnded(double now) {
   due_.pop();
   Flow& f = flows_[static_cast<size_t>(d.flow)];
   for (int l : f.links) {
-    carried_[static_cast<size_t>(l)] += f.left;
     auto& v = links_[static_cast<size_t>(l)].flows;
     v.erase(std::find(v.begin(), v.end(), d.flow));
   }
@@ -155,11 +141,7 @@ void Network::newMark() {
 }
 
 void Network::bringToNow(Flow& f, double now) {
-  const double done = std::min(f.left, f.rate * (now - f.since));
-  if (done > 0) {
-    f.left -= done;
-    for (int l : f.links) carried_[static_cast<size_t>(l)] += done;
-  }
+  f.left -= std::min(f.left, std::max(0.0, f.rate * (now - f.since)));
   f.since = now;
 }
 

@@ -65,10 +65,7 @@ class Network {
   uint64_t popEnded(double now);
   int active() const { return active_; }
   double rateOf(int flow) const { return flows_[static_cast<size_t>(flow)].rate; }
-  // Bytes carried per link so far (index: link id), for utilisation figures.
-  const std::vector<double>& carried() const { return carried_; }
   int links() const { return static_cast<int>(links_.size()); }
-  std::string linkName(int link) const;
 
  private:
   struct Link {
@@ -106,7 +103,6 @@ class Network {
   std::vector<Link> links_;
   std::vector<Flow> flows_;
   std::vector<int> freeFlows_;
-  std::vector<double> carried_;
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
   int active_ = 0;
   // Scratch of reshare(), kept to avoid allocations.

@@ -316,7 +316,6 @@ void Simulator::runRound(int rank, double now) {
         msg.recvPosted = true;
         msg.recvLate = o.late;
         msg.recvRound = st.round;
-        msg.postedAt = t;
         if (msg.sendPosted) matched(t, static_cast<int>(m));
         break;
       }

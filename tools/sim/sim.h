@@ -107,8 +107,7 @@ class Simulator {
     bool recvLate = false;
     uint32_t recvRound = 0;
     bool dataArrived = false, rtsArrived = false, ctsSent = false, rendezvous = false;
-    double postedAt = 0;  // of the receive, when it came after the data
-    int partsLeft = 0;    // striped data still in flight
+    int partsLeft = 0;  // striped data still in flight
     bool sendDone = false, recvDone = false;
   };
 
