@@ -28,6 +28,9 @@
  *                     (what Level 1 and 2 add to Level 3's data transmission)
  *   bcast             MPI_Bcast of s bytes                               (Figures 7-8)
  *   scatter           MPI_Scatter of s bytes per rank                    (Figure 9)
+ *   incast            every rank but 0 sends s bytes to rank 0 at once (MPI_Send; rank 0
+ *                     posts its n - 1 MPI_Irecv, then MPI_Waitall): TCP flows meeting at one
+ *                     switch port, which ccmpi-sim's tail-drop model is calibrated on
  *   scatterv5         MPI_Scatterv: s bytes to 5 ranks spread over the communicator,
  *                     0 to the others (the root sends to itself nothing) (Figure 10)
  *   scatterv5-mpix    the same Scatterv with ccmpi's compiler-assisted group management
@@ -74,7 +77,10 @@
  * Options: --sizes a,b,c (bytes; default 1024), --target-ms T (default 1000): after
  * --warmup W iterations (default 2) the number of timed iterations is T / (time of the
  * last warm-up iteration), clamped to [--min-iters 3, --max-iters 200]; --degree d
- * (default 4), --seed S (default 20031), --points P (default 2800), --form, --pattern.
+ * (default 4), --seed S (default 20031), --points P (default 2800), --form, --pattern,
+ * --print-pattern PREFIX (the matrix tests: rank 0 writes each size's pattern to
+ * PREFIX-SIZE.pattern, or PREFIX-SIZE-K.pattern for the 8 of --pattern fresh, as "SRC DST
+ * BYTES" lines, the format of ccmpi-schedule and ccmpi-sim).
  *
  * Method: every timed iteration is a synchronization, then the operation between two
  * MPI_Wtime calls on every rank; the iteration's time is the maximum over ranks (an MPI_Reduce of
@@ -91,7 +97,8 @@
  *   result TEST NPROCS SIZE MEDIAN_US MEAN_US MIN_US BOUND_BYTES ITERS
  * MEDIAN/MEAN/MIN are over the iterations' maximum-over-ranks times. BOUND_BYTES is what
  * the busiest cable must carry (link bound = BOUND_BYTES / payload rate): allgather,
- * alltoall(v) (N-1)s into every host; bcast s into every receiver; scatter (N-1)s out of
+ * alltoall(v) (N-1)s into every host; bcast s into every receiver; incast (N-1)s into rank
+ * 0; scatter (N-1)s out of
  * the root; scatterv5(-mpix) 5s out of the root; matrix patterns the largest sum of bytes out of
  * or into one host. */
 #include <mpi.h>
@@ -118,6 +125,7 @@ typedef struct {
   int fresh; /* a new pattern every iteration */
   int warmup, min_iters, max_iters;
   double target_ms;
+  const char* print_pattern; /* --print-pattern PREFIX: matrix tests write their patterns */
 } Config;
 
 /* The byte sent from src to dst at offset k: never 0, so a cleared buffer never passes. */
@@ -285,10 +293,31 @@ static long long make_matrix(const Config* c, size_t s, uint64_t seed, long long
   return 0;
 }
 
+/* --print-pattern PREFIX: pattern k of size s as PREFIX-S.pattern (PREFIX-S-K.pattern when
+ * the test draws several), one "SRC DST BYTES" line per message, as ccmpi-schedule and
+ * ccmpi-sim read it. */
+static void print_pattern(const Config* c, size_t s, int k, int npat, const long long* m) {
+  char name[4096];
+  if (npat > 1)
+    snprintf(name, sizeof name, "%s-%zu-%d.pattern", c->print_pattern, s, k);
+  else
+    snprintf(name, sizeof name, "%s-%zu.pattern", c->print_pattern, s);
+  FILE* f = fopen(name, "w");
+  if (!f) {
+    fprintf(stderr, "coll_bench: --print-pattern: cannot write %s\n", name);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+    exit(2);
+  }
+  for (int i = 0; i < c->n; ++i)
+    for (int j = 0; j < c->n; ++j)
+      if (m[i * c->n + j]) fprintf(f, "%d %d %lld\n", i, j, m[i * c->n + j]);
+  fclose(f);
+}
+
 typedef struct {
   int kind;  /* 0 allgather 1 alltoall 2 alltoallv(matrix) 3 bcast 4 scatter 5 scatterv
                 6 scatterv with MPIX_Scatterv_data_movement, 7 persistent scatterv,
-                8 alltoallv(matrix) by the MPIX levels, 9 MPIX_Generate_recv */
+                8 alltoallv(matrix) by the MPIX levels, 9 MPIX_Generate_recv, 10 incast */
   int level; /* kind 8: 0 p2p, 1-3 Levels 1-3, 4/5 control1/control2 alone */
   size_t size;
   unsigned char *sbuf, *rbuf;
@@ -299,7 +328,8 @@ typedef struct {
   MPI_Count* pattern;     /* kind 8, levels 2, 5: the global pattern, every rank alike */
   MPIX_Schedule sched;    /* kind 8, level 3: made in bench_size */
 #endif
-  MPI_Request req; /* kind 7 and kind 2's persistent form: made in bench_size */
+  MPI_Request req;   /* kind 7 and kind 2's persistent form: made in bench_size */
+  MPI_Request* reqs; /* kind 10, rank 0: one per sender */
   /* kind 2: npat patterns (counts of pattern k at [k * n, (k + 1) * n)), all with the
    * same displacements (each block's largest count over the patterns), so the send
    * buffer is filled once; cur is the pattern of the next run. */
@@ -329,6 +359,9 @@ static int setup(const Config* c, size_t s, Op* op) {
     op->kind = 1, sb = rb = s * n, op->bound = (long long)(n - 1) * (long long)s;
   } else if (!strcmp(c->test, "bcast")) {
     op->kind = 3, sb = rb = s, op->bound = (long long)s;
+  } else if (!strcmp(c->test, "incast")) {
+    op->kind = 10, sb = s, rb = r == 0 ? s * n : 0, op->bound = (long long)(n - 1) * (long long)s;
+    if (r == 0 && !(op->reqs = malloc(sizeof(MPI_Request) * (size_t)n))) return -2;
   } else if (!strcmp(c->test, "scatter")) {
     op->kind = 4, sb = r == 0 ? s * n : 0, rb = s, op->bound = (long long)(n - 1) * (long long)s;
   } else if (!strncmp(c->test, "scatterv5", 9)) {
@@ -375,6 +408,7 @@ static int setup(const Config* c, size_t s, Op* op) {
         op->scounts[k * n + j] = (int)m[r * n + j];
         op->rcounts[k * n + j] = (int)m[j * n + r];
       }
+      if (c->print_pattern && r == 0) print_pattern(c, s, k, op->npat, m);
 #ifdef COLL_BENCH_MPIX
       if (op->kind == 8 && (op->level == 2 || op->level == 5)) {
         op->pattern = malloc(sizeof(MPI_Count) * (size_t)n * (size_t)n);
@@ -430,6 +464,9 @@ static int setup(const Config* c, size_t s, Op* op) {
     case 3:
       if (r == 0) fill(op->sbuf, s, 0, 0);
       break;
+    case 10:
+      fill(op->sbuf, s, r, 0);
+      break;
     case 4:
       if (r == 0)
         for (int j = 0; j < n; ++j) fill(op->sbuf + (size_t)j * s, s, 0, j);
@@ -461,6 +498,7 @@ static void teardown(Op* op) {
   free(op->sbuf), free(op->rbuf);
   free(op->scounts), free(op->sdispls), free(op->rcounts), free(op->rdispls);
   free(op->nsrc), free(op->ndst), free(op->nsc), free(op->nsd), free(op->nrc), free(op->nrd);
+  free(op->reqs);
 }
 
 static void clear_recv(const Config* c, Op* op) {
@@ -474,6 +512,9 @@ static void clear_recv(const Config* c, Op* op) {
       break;
     case 3:
       rb = c->rank == 0 ? 0 : op->size;
+      break;
+    case 10:
+      rb = c->rank == 0 ? op->size * c->n : 0;
       break;
     case 4:
       rb = op->size;
@@ -536,6 +577,20 @@ static void run(const Op* op) {
     case 4:
       MPI_Scatter(op->sbuf, s, MPI_BYTE, op->rbuf, s, MPI_BYTE, 0, MPI_COMM_WORLD);
       break;
+    case 10: {
+      int rank, n;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      MPI_Comm_size(MPI_COMM_WORLD, &n);
+      if (rank != 0) {
+        MPI_Send(op->sbuf, s, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+        break;
+      }
+      for (int j = 1; j < n; ++j)
+        MPI_Irecv(op->rbuf + (size_t)j * op->size, s, MPI_BYTE, j, 0, MPI_COMM_WORLD,
+                  &op->reqs[j - 1]);
+      MPI_Waitall(n - 1, op->reqs, MPI_STATUSES_IGNORE);
+      break;
+    }
     case 5: {
       int rank, n;
       MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -608,6 +663,10 @@ static void validate(const Config* c, const Op* op) {
       break;
     case 3:
       if (r != 0) check(op->rbuf, s, 0, 0, c, s);
+      break;
+    case 10:
+      if (r == 0)
+        for (int j = 1; j < n; ++j) check(op->rbuf + (size_t)j * s, s, j, 0, c, s);
       break;
     case 9:
       for (int j = 0; j < n; ++j)
@@ -798,6 +857,8 @@ int main(int argc, char** argv) {
     const char *k = argv[i], *v = argv[i + 1];
     if (!strcmp(k, "--sizes"))
       sizes = v;
+    else if (!strcmp(k, "--print-pattern"))
+      c.print_pattern = v;
     else if (!strcmp(k, "--target-ms"))
       c.target_ms = atof(v);
     else if (!strcmp(k, "--warmup"))
@@ -873,11 +934,14 @@ int main(int argc, char** argv) {
   }
 #endif
   Op probe;
+  const char* print = c.print_pattern;
+  c.print_pattern = NULL; /* the probe's pattern is no size asked for */
   if (setup(&c, 1, &probe) != 0) {
     if (c.rank == 0) fprintf(stderr, "coll_bench: unknown test %s\n", c.test);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   teardown(&probe);
+  c.print_pattern = print;
   char* list = strdup(sizes);
   for (char* tok = strtok(list, ","); tok; tok = strtok(NULL, ","))
     bench_size(&c, strtoull(tok, NULL, 10));
