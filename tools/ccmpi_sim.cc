@@ -3,12 +3,13 @@
 //
 //   ccmpi-sim --hosts N [--ranks-per-host K] [--rails R] --rate RATE
 //             [--topology one-switch|fat-tree:RADIX:OVERSUB] [--algorithm NAME]
-//             [--sharing max-min|per-link]
+//             [--sharing max-min|per-link] [--tcp fair|tail-drop]
 //             [--costs FILE] [--latency SECONDS] [-v] COLLECTIVE SIZE
 //   ccmpi-sim ... alltoallv PATTERN_FILE
 //
-// COLLECTIVE: alltoall, allgather, bcast, allreduce, reduce, alltoallv. SIZE: bytes per
-// block (alltoall, allgather) or of the whole buffer (bcast, allreduce, reduce), with an
+// COLLECTIVE: alltoall, allgather, bcast, scatter, gather, allreduce, reduce, alltoallv.
+// SIZE: bytes per block (alltoall, allgather, scatter, gather: root 0) or of the whole
+// buffer (bcast, allreduce, reduce), with an
 // optional k/m/g suffix. PATTERN_FILE: "SRC DST BYTES" lines as ccmpi-schedule reads.
 //
 // Every rank's part is built by the library's own schedule algorithm (the nonblocking
@@ -54,10 +55,10 @@ int usage() {
   fprintf(stderr,
           "usage: ccmpi-sim --hosts N [--ranks-per-host K] [--rails R] --rate RATE\n"
           "                 [--topology one-switch|fat-tree:RADIX:OVERSUB] [--algorithm NAME]\n"
-          "                 [--sharing max-min|per-link]\n"
+          "                 [--sharing max-min|per-link] [--tcp fair|tail-drop]\n"
           "                 [--costs FILE] [--latency SECONDS] [-v] COLLECTIVE SIZE\n"
           "       ccmpi-sim ... alltoallv PATTERN_FILE\n"
-          "  COLLECTIVE: alltoall allgather bcast allreduce reduce alltoallv\n"
+          "  COLLECTIVE: alltoall allgather bcast scatter gather allreduce reduce alltoallv\n"
           "  RATE: bits/s of each cable, e.g. 25mbit, 10gbit\n");
   return 2;
 }
@@ -128,6 +129,10 @@ std::shared_ptr<ccmpi::coll::Plan> makePlan(const Call& call, ccmpi::comm::Comm&
   if (call.coll == "allgather")
     return makeAllgatherPlan(in, cnt, MPI_BYTE, out, cnt, MPI_BYTE, c, "iallgather");
   if (call.coll == "bcast") return makeBcastPlan(in, cnt, MPI_BYTE, 0, c, "ibcast");
+  if (call.coll == "scatter")
+    return makeScatterPlan(in, cnt, MPI_BYTE, out, cnt, MPI_BYTE, 0, c, "iscatter");
+  if (call.coll == "gather")
+    return makeGatherPlan(in, cnt, MPI_BYTE, out, cnt, MPI_BYTE, 0, c, "igather");
   if (call.coll == "allreduce")
     return makeAllreducePlan(in, out, cnt / 8, MPI_DOUBLE, MPI_SUM, c, "iallreduce");
   if (call.coll == "reduce")
@@ -159,7 +164,8 @@ int64_t ruleBytes(const Call& call) {
 int main(int argc, char** argv) {
   int hosts = 0, perHost = 1, rails = 1;
   double rateBits = 0, latency = -1;
-  std::string topoText = "one-switch", algorithm = "auto", costsFile, sharingText = "max-min";
+  std::string topoText = "one-switch", algorithm = "auto", costsFile, sharingText = "max-min",
+              tcpText = "fair";
   bool verbose = false;
   std::vector<std::string> pos;
   for (int i = 1; i < argc; ++i) {
@@ -177,6 +183,8 @@ int main(int argc, char** argv) {
       topoText = argv[++i];
     else if (a == "--sharing" && v)
       sharingText = argv[++i];
+    else if (a == "--tcp" && v)
+      tcpText = argv[++i];
     else if (a == "--algorithm" && v)
       algorithm = argv[++i];
     else if (a == "--costs" && v)
@@ -208,6 +216,16 @@ int main(int argc, char** argv) {
   if (!(costs.linkEfficiency > 0 && costs.linkEfficiency <= 1))
     return fail("link_efficiency must lie in (0, 1]");
   topo.rate *= costs.linkEfficiency;
+  if (tcpText != "fair" && tcpText != "tail-drop")
+    return fail("unknown --tcp '" + tcpText + "' (fair or tail-drop)");
+  topo.tailDrop = tcpText == "tail-drop";
+  topo.portBuffer = costs.portBuffer;
+  topo.dropFlows = costs.tailDropFlows;
+  topo.dropFull = costs.tailDropFull;
+  topo.dropIdle = costs.tailDropIdle;
+  if (topo.tailDrop && !(costs.tailDropFull >= costs.tailDropFlows))
+    return fail("tail_drop_full must be at least tail_drop_flows");
+  if (topo.tailDrop && !(costs.portBuffer > 0)) return fail("port_buffer must be positive");
 
   Call call;
   call.coll = pos[0];
@@ -230,15 +248,15 @@ int main(int argc, char** argv) {
   } else if (!parseSize(pos[1], &call.size) || call.size > INT32_MAX) {
     return fail("bad SIZE " + pos[1]);
   }
-  static const char* const kCollectives[] = {"alltoall",  "allgather", "bcast",
-                                             "allreduce", "reduce",    "alltoallv"};
+  static const char* const kCollectives[] = {"alltoall", "allgather", "bcast",  "scatter",
+                                             "gather",   "allreduce", "reduce", "alltoallv"};
   bool known = false;
   for (const char* k : kCollectives) known = known || call.coll == k;
   const std::string table = "i" + call.coll;
   const auto* algs = known ? ccmpi::coll::scheduleTable(table) : nullptr;
   if (!algs)
     return fail("unknown collective " + call.coll +
-                " (alltoall, allgather, bcast, allreduce, reduce, alltoallv)");
+                " (alltoall, allgather, bcast, scatter, gather, allreduce, reduce, alltoallv)");
 
   // The library's view of this run: its link rate and (several ranks per host) the hosts.
   char mbits[32];
@@ -437,8 +455,10 @@ int main(int argc, char** argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - buildSeconds;
   printf("time_ms=%.4f\n", res.time * 1e3);
   if (verbose) {
-    printf("algorithm=%s ranks=%d hosts=%d ranks_per_host=%d rails=%d topology=%s rate_bits=%g\n",
-           chosen->name, n, hosts, perHost, rails, topoText.c_str(), rateBits);
+    printf(
+        "algorithm=%s ranks=%d hosts=%d ranks_per_host=%d rails=%d topology=%s rate_bits=%g "
+        "tcp=%s\n",
+        chosen->name, n, hosts, perHost, rails, topoText.c_str(), rateBits, tcpText.c_str());
     printf("messages=%llu wire_bytes=%.0f rounds=%zu build_s=%.2f run_s=%.2f\n",
            static_cast<unsigned long long>(res.messages), res.wireBytes, res.roundEnd.size(),
            buildSeconds, runSeconds);

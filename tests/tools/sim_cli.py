@@ -129,6 +129,24 @@ real = _time_ms("--hosts", "16", "--rate", "25mbit", "--algorithm", "pairwise", 
 ideal = time_ms("--hosts", "16", "--rate", "25mbit", "--algorithm", "pairwise", "alltoall", "256k")
 check(1.05 < real / ideal < 1.12, "default costs / ideal = %.3f (link efficiency 0.92)" % (real / ideal))
 
+# Scatter and gather (root 0): the root's cable carries the 15 other blocks, one way.
+for coll in ("scatter", "gather"):
+    t = time_ms("--hosts", "16", "--rate", "25mbit", "--algorithm", "linear", coll, "64k")
+    check(15 * 65536 / B * 1e3 <= t <= 1.06 * 15 * 65536 / B * 1e3, "%s linear %.1f ms" % (coll, t))
+
+# TCP under tail drop (the emulated switch's incast, default costs): every flow at once into
+# each port (linear, 15 per port) waits for retransmissions; one flow per port (phased)
+# does not. The idle time grows with the bytes, so the factor holds from 64 KiB to 1 MiB.
+for size in ("64k", "1m"):
+    fair = _time_ms("--hosts", "16", "--rate", "25mbit", "--algorithm", "linear", "alltoall", size)
+    drop = _time_ms("--hosts", "16", "--rate", "25mbit", "--tcp", "tail-drop", "--algorithm",
+                    "linear", "alltoall", size)
+    check(1.3 < drop / fair < 1.7, "linear alltoall %s: tail drop / fair = %.2f" % (size, drop / fair))
+fair = _time_ms("--hosts", "16", "--rate", "25mbit", "--algorithm", "phased", "alltoall", "256k")
+drop = _time_ms("--hosts", "16", "--rate", "25mbit", "--tcp", "tail-drop", "--algorithm", "phased",
+                "alltoall", "256k")
+check(drop == fair, "phased alltoall: tail drop %.1f ms = fair %.1f ms" % (drop, fair))
+
 # Started as one task of a Slurm step (a batch job's tool), it still runs alone.
 env = dict(os.environ, SLURM_STEP_NUM_TASKS="4", SLURM_PROCID="1", SLURM_STEP_ID="0")
 p = subprocess.run([SIM, "--hosts", "4", "--rate", "1gbit", "alltoall", "8"], env=env,
@@ -149,6 +167,8 @@ for args, msg in [
         (["--hosts", "4", "--rate", "1gbit", "alltoall", "8x"], "bad SIZE 8x"),
         (["--hosts", "4", "--rate", "1gbit", "--sharing", "fifo", "alltoall", "8"],
          "unknown sharing 'fifo'"),
+        (["--hosts", "4", "--rate", "1gbit", "--tcp", "reno", "alltoall", "8"],
+         "unknown --tcp 'reno' (fair or tail-drop)"),
         (["--hosts", "2", "--rate", "1gbit", "alltoallv", pattern], "want SRC DST BYTES with ranks < 2"),
         (["--hosts", "4", "--rate", "1gbit", "--costs", "/nonexistent", "alltoall", "8"],
          "cannot read /nonexistent"),

@@ -128,6 +128,74 @@ TEST(SimNetwork, MulticastHoldsEveryReceiversPort) {
   EXPECT_NEAR(end[1], 2.0, 1e-9);
 }
 
+// Tail drop with a port that holds 2 flows, is full from 4 (idle 1 us per byte from there).
+Topology tailDrop(int hosts) {
+  Topology t = oneSwitch(hosts);
+  t.tailDrop = true;
+  t.portBuffer = t.dropBuffer = 131072;
+  t.dropFlows = 2;
+  t.dropFull = 4;
+  t.dropIdle = 1e-6;
+  return t;
+}
+
+// k senders, 1e6 bytes each, into host k's port; the time the last ends.
+double incast(const Topology& t, int k) {
+  Network n(t);
+  for (int h = 0; h < k; ++h) n.start(0, h, {k}, 0, 1e6, static_cast<uint64_t>(h));
+  double last = 0;
+  for (double e : drain(n, static_cast<size_t>(k))) last = std::max(last, e);
+  return last;
+}
+
+TEST(SimNetwork, TailDropCostsNothingWhileTheBufferHoldsTheFlows) {
+  EXPECT_NEAR(incast(tailDrop(3), 2), 2.0, 1e-9);   // 2e6 bytes at 1e6 bytes/s
+  EXPECT_NEAR(incast(oneSwitch(9), 8), 8.0, 1e-9);  // fair TCP: no idle time at all
+}
+
+TEST(SimNetwork, TailDropIdlesThePortPerByteBeyondTheBuffer) {
+  // 3 flows: half way to full, 0.5 us idle per byte: 3e6 x (1 + 0.5) us.
+  EXPECT_NEAR(incast(tailDrop(4), 3), 4.5, 1e-9);
+  // 8 flows: beyond full, 1 us idle per byte: 8e6 x 2 us.
+  EXPECT_NEAR(incast(tailDrop(9), 8), 16.0, 1e-9);
+  // A port of twice the buffer holds twice the flows: 3 flows cost nothing, 5 are half
+  // way (4 holds, 8 full: 0.25 us per byte).
+  Topology big = tailDrop(6);
+  big.portBuffer = 2 * 131072;
+  EXPECT_NEAR(incast(big, 3), 3.0, 1e-9);
+  EXPECT_NEAR(incast(big, 5), 5 * 1.25, 1e-9);
+}
+
+TEST(SimNetwork, TailDropSparesTheSendersCableAndMulticast) {
+  // One host sends 8 flows to 8 hosts: its own queue (the NIC's) drops nothing, and each
+  // receiver's port has one flow.
+  Network n(tailDrop(9));
+  for (int h = 1; h <= 8; ++h) n.start(0, 0, {h}, 0, 1e6, static_cast<uint64_t>(h - 1));
+  for (double e : drain(n, 8)) EXPECT_NEAR(e, 8.0, 1e-9);
+  // A multicast (UDP) flow shares the port but is no TCP flow that could time out: with 2
+  // TCP flows the port is still within its buffer.
+  Network m(tailDrop(5));
+  m.start(0, 0, {3, 4}, 0, 1e6, 0, /*tcp=*/false);
+  m.start(0, 1, {4}, 0, 1e6, 1);
+  m.start(0, 2, {4}, 0, 1e6, 2);
+  for (double e : drain(m, 3)) EXPECT_NEAR(e, 3.0, 1e-9);
+}
+
+TEST(SimNetwork, TailDropOnALeafsUplinksCountsFlowsPerPort) {
+  // fat-tree:4:2: a leaf's uplinks are 2 ports of the rate. Leaf 0's 4 hosts send 2 flows
+  // each to leaf 1 (8 flows, 4 per uplink port: full, 1 us per byte): the bundle carries
+  // 8e6 bytes at 2e6 bytes/s, each port idling 1 us per byte it carries (4e6 each).
+  Topology t = tailDrop(8);
+  std::string why;
+  ASSERT_TRUE(t.parse("fat-tree:4:2", &why)) << why;
+  Network n(t);
+  for (int h = 0; h < 4; ++h)
+    for (int d = 4; d < 6; ++d) n.start(0, h, {d + 2 * (h % 2)}, 0, 1e6, 0);
+  double last = 0;
+  while (n.active() > 0) last = n.nextEnd(), n.popEnded(last);
+  EXPECT_NEAR(last, 4.0 + 4.0, 1e-9);
+}
+
 Costs zeroCosts() {
   Costs c;
   c.sendPost = c.recvPost = c.recvDone = c.roundOverhead = 0;

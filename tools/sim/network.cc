@@ -52,9 +52,16 @@ Network::Network(const Topology& t) : t_(t) {
   hostLinks_ = t_.hosts * t_.rails * 2;
   const int leafLinks = t_.kind == Topology::Kind::kFatTree ? t_.leaves() * t_.rails * 2 : 0;
   links_.resize(static_cast<size_t>(hostLinks_ + leafLinks));
-  for (int i = 0; i < hostLinks_; ++i) links_[static_cast<size_t>(i)].cap = t_.rate;
-  for (int i = hostLinks_; i < hostLinks_ + leafLinks; ++i)
-    links_[static_cast<size_t>(i)].cap = t_.rate * t_.radix / t_.oversub;
+  for (int i = 0; i < hostLinks_; ++i) {
+    links_[static_cast<size_t>(i)].cap = t_.rate;
+    links_[static_cast<size_t>(i)].switchPort = i % 2 == 1;  // down: the switch's port
+  }
+  for (int i = hostLinks_; i < hostLinks_ + leafLinks; ++i) {
+    Link& l = links_[static_cast<size_t>(i)];
+    l.cap = t_.rate * t_.radix / t_.oversub;
+    l.ports = std::max(1.0, t_.radix / t_.oversub);
+    l.switchPort = true;  // up: the leaf's uplink ports; down: the spine's ports to the leaf
+  }
   linkMark_.assign(links_.size(), 0);
   linkPos_.assign(links_.size(), 0);
 }
@@ -76,12 +83,23 @@ std::vector<int> Network::path(int src, const std::vector<int>& dsts, int rail) 
   return p;
 }
 
+double Network::capacityOf(const Link& l) const {
+  if (!t_.tailDrop || !l.switchPort || l.tcp == 0) return l.cap;
+  const double b = t_.portBuffer / t_.dropBuffer;
+  const double excess = l.tcp / l.ports - t_.dropFlows * b;
+  if (excess <= 0) return l.cap;
+  const double width = (t_.dropFull - t_.dropFlows) * b;
+  const double idle = t_.dropIdle * (width > 0 ? std::min(1.0, excess / width) : 1.0);
+  // A port carries its bytes at cap / ports, plus the idle time per byte.
+  return l.cap / (1 + l.cap / l.ports * idle);
+}
+
 int Network::hops(int src, int dst) const {
   return t_.leafOf(src) == t_.leafOf(dst) ? 1 : 3;
 }
 
 int Network::start(double now, int src, const std::vector<int>& dsts, int rail, double bytes,
-                   uint64_t tag) {
+                   uint64_t tag, bool tcp) {
   int id;
   if (!freeFlows_.empty()) {
     id = freeFlows_.back();
@@ -98,8 +116,12 @@ int Network::start(double now, int src, const std::vector<int>& dsts, int rail, 
   f.since = now;
   f.tag = tag;
   f.live = true;
+  f.tcp = tcp;
   ++f.version;
-  for (int l : f.links) links_[static_cast<size_t>(l)].flows.push_back(id);
+  for (int l : f.links) {
+    links_[static_cast<size_t>(l)].flows.push_back(id);
+    links_[static_cast<size_t>(l)].tcp += f.tcp;
+  }
   ++active_;
   reshare(now, f.links);
   return id;
@@ -123,6 +145,7 @@ uint64_t Network::popEnded(double now) {
   for (int l : f.links) {
     auto& v = links_[static_cast<size_t>(l)].flows;
     v.erase(std::find(v.begin(), v.end(), d.flow));
+    links_[static_cast<size_t>(l)].tcp -= f.tcp;
   }
   f.live = false;
   f.left = 0;
@@ -158,7 +181,7 @@ void Network::reshareLocal(double now, const std::vector<int>& seedLinks) {
       double rate = std::numeric_limits<double>::infinity();
       for (int k : f.links) {
         const Link& link = links_[static_cast<size_t>(k)];
-        rate = std::min(rate, link.cap / static_cast<double>(link.flows.size()));
+        rate = std::min(rate, capacityOf(link) / static_cast<double>(link.flows.size()));
       }
       f.rate = rate;
       ++f.version;
@@ -223,7 +246,7 @@ void Network::reshare(double now, const std::vector<int>& seedLinks) {
   };
   for (size_t i = 0; i < compLinks.size(); ++i) {
     const Link& l = links_[static_cast<size_t>(compLinks[i])];
-    rem[i] = l.cap;
+    rem[i] = capacityOf(l);
     cnt[i] = static_cast<int>(l.flows.size());
     if (cnt[i] > 0) pushKey({rem[i] / cnt[i], static_cast<int>(i)});
   }

@@ -38,6 +38,22 @@ struct Topology {
   // the flows on the links a change touched: capacity a flow cannot use is not handed on).
   enum class Sharing { kMaxMin, kPerLink };
   Sharing sharing = Sharing::kMaxMin;
+  // TCP under tail drop (ccmpi-sim --tcp tail-drop). A switch's output port (a host's down
+  // link, a leaf's uplinks, the spine's links down to a leaf) shared by more concurrent TCP
+  // flows than its buffer holds loses segments, and the flows whose losses fast
+  // retransmission cannot repair wait for a retransmission timeout while the port idles.
+  // Expected over many such events, each byte the port carries costs
+  //   dropIdle x min(1, (k - dropFlows x b) / ((dropFull - dropFlows) x b))  seconds more
+  // when that is positive, with k the TCP flows per port (a leaf's uplink bundle: its flows
+  // over its radix / oversub ports; multicast flows, UDP and paced, do not count) and b =
+  // portBuffer / dropBuffer (a larger buffer holds more flows' windows). The figures are
+  // measured on the emulated cluster's tail-drop switch (bench/sim/incast.py).
+  bool tailDrop = false;
+  double portBuffer = 131072;  // bytes of each switch port's queue
+  double dropBuffer = 131072;  // the port buffer the figures below were measured with
+  double dropFlows = 0;        // flows a port carries without timeouts
+  double dropFull = 0;         // flows from which the idle time per byte stops growing
+  double dropIdle = 0;         // idle seconds per byte carried, from dropFull flows on
   bool parseSharing(const std::string& text, std::string* why);
   // "one-switch" or "fat-tree:RADIX:OVERSUB"; false with *why on error.
   bool parse(const std::string& text, std::string* why);
@@ -51,9 +67,10 @@ class Network {
 
   const Topology& topology() const { return t_; }
   // A flow of `bytes` from host `src` to the hosts `dsts` (one: unicast) on `rail`,
-  // starting now. `bytes` > 0. Returns its id (reused after it ends).
-  int start(double now, int src, const std::vector<int>& dsts, int rail, double bytes,
-            uint64_t tag);
+  // starting now. `bytes` > 0; `tcp`: a TCP stream (false: multicast, UDP). Returns its id
+  // (reused after it ends).
+  int start(double now, int src, const std::vector<int>& dsts, int rail, double bytes, uint64_t tag,
+            bool tcp = true);
   // Links of a path, for tests and for the verbose breakdown.
   std::vector<int> path(int src, const std::vector<int>& dsts, int rail) const;
   // Hops of the longest route of a path (1 on one switch, 1 or 3 in a tree).
@@ -70,8 +87,13 @@ class Network {
  private:
   struct Link {
     double cap = 0;
-    std::vector<int> flows;  // active flows on this link
+    double ports = 1;         // switch ports behind it (a leaf's uplink bundle: several)
+    bool switchPort = false;  // a switch's output queue (tail drop applies)
+    int tcp = 0;              // active TCP (unicast) flows
+    std::vector<int> flows;   // active flows on this link
   };
+  // The capacity the link's flows share now (less the tail-drop idle time, see Topology).
+  double capacityOf(const Link& l) const;
   struct Flow {
     std::vector<int> links;
     double left = 0;  // bytes still to go at `since`
@@ -80,6 +102,7 @@ class Network {
     uint64_t tag = 0;
     uint32_t version = 0;
     bool live = false;
+    bool tcp = true;  // unicast; a multicast flow is UDP
   };
   struct Due {
     double t;

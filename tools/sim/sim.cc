@@ -36,6 +36,14 @@ constexpr CostField kCostFields[] = {
      "share of the TCP payload rate a cable carries with traffic both ways"},
     {"wire_latency", &Costs::wireLatency,
      "seconds one way between hosts besides serialization (the network's latency)"},
+    {"port_buffer", &Costs::portBuffer, "bytes of a switch port's queue (--tcp tail-drop)"},
+    {"tail_drop_flows", &Costs::tailDropFlows,
+     "TCP flows a port of 128 KiB carries without retransmission timeouts (--tcp tail-drop)"},
+    {"tail_drop_full", &Costs::tailDropFull,
+     "TCP flows on a 128 KiB port from which its idle time per byte stops growing"},
+    {"tail_drop_idle", &Costs::tailDropIdle,
+     "seconds a port idles per byte carried, from tail_drop_full flows on (linear from "
+     "tail_drop_flows)"},
 };
 
 enum FlowKind : uint64_t { kData = 0, kRts = 1, kCts = 2, kMcast = 3 };
@@ -336,7 +344,7 @@ void Simulator::runRound(int rank, double now) {
         } else {
           res_->wireBytes += o.bytes;
           net_.start(t, hostOf(rank), hosts, 0, o.bytes + costs_.frameBytes,
-                     flowTag(o.peer, kMcast));
+                     flowTag(o.peer, kMcast), /*tcp=*/false);
         }
         break;
       }

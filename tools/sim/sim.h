@@ -52,6 +52,13 @@ struct Costs {
   // (the acknowledgements of the incoming data share the outgoing link): ccmpi's bibw at
   // 256 KiB on the emulated cluster, 5.41 of 5.88 MB/s.
   double linkEfficiency = 0.92;
+  // TCP under tail drop (--tcp tail-drop; network.h's Topology says how they are used):
+  // TCP incast on the emulated cluster's switch (128 KiB tail-drop ports, 25 Mbit/s;
+  // bench/sim/incast.py, docs/results/sim/incast.csv).
+  double portBuffer = 131072;    // bytes of a switch port's queue
+  double tailDropFlows = 3.5;    // flows a 128 KiB port carries without timeouts
+  double tailDropFull = 11.5;    // flows from which the idle time per byte stops growing
+  double tailDropIdle = 174e-9;  // idle s per byte carried from tail_drop_full flows on
   // Reads "name value" lines (# comments); false with *why on an unknown name or a bad
   // value.
   bool load(const std::string& path, std::string* why);
