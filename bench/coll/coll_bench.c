@@ -80,7 +80,8 @@
  * (default 4), --seed S (default 20031), --points P (default 2800), --form, --pattern,
  * --print-pattern PREFIX (the matrix tests: rank 0 writes each size's pattern to
  * PREFIX-SIZE.pattern, or PREFIX-SIZE-K.pattern for the 8 of --pattern fresh, as "SRC DST
- * BYTES" lines, the format of ccmpi-schedule and ccmpi-sim).
+ * BYTES" lines, the format of ccmpi-schedule and ccmpi-sim); with --ranks N it only writes
+ * the patterns (of the first seed) for N ranks and exits, however many processes run it.
  *
  * Method: every timed iteration is a synchronization, then the operation between two
  * MPI_Wtime calls on every rank; the iteration's time is the maximum over ranks (an MPI_Reduce of
@@ -126,6 +127,7 @@ typedef struct {
   int warmup, min_iters, max_iters;
   double target_ms;
   const char* print_pattern; /* --print-pattern PREFIX: matrix tests write their patterns */
+  int pattern_ranks;         /* --ranks N: only print the patterns, for N ranks */
 } Config;
 
 /* The byte sent from src to dst at offset k: never 0, so a cleared buffer never passes. */
@@ -293,6 +295,20 @@ static long long make_matrix(const Config* c, size_t s, uint64_t seed, long long
   return 0;
 }
 
+/* The matrix of a matrix test: alltoallv's every pair s bytes, else make_matrix's. */
+static void fill_matrix(const Config* c, size_t s, uint64_t seed, long long* m) {
+  const int n = c->n;
+  if (!strcmp(c->test, "alltoallv"))
+    for (long long i = 0; i < (long long)n * n; ++i) m[i] = (i / n == i % n) ? 0 : (long long)s;
+  else
+    make_matrix(c, s, seed, m);
+}
+
+static int is_matrix_test(const char* t) {
+  return !strcmp(t, "alltoallv") || !strcmp(t, "alltoallv-random") || !strcmp(t, "uniform") ||
+         !strcmp(t, "nonuniform") || !strcmp(t, "mesh");
+}
+
 /* --print-pattern PREFIX: pattern k of size s as PREFIX-S.pattern (PREFIX-S-K.pattern when
  * the test draws several), one "SRC DST BYTES" line per message, as ccmpi-schedule and
  * ccmpi-sim read it. */
@@ -399,11 +415,7 @@ static int setup(const Config* c, size_t s, Op* op) {
     op->sdispls = calloc((size_t)n, sizeof(int)), op->rdispls = calloc((size_t)n, sizeof(int));
     long long bounds = 0;
     for (int k = 0; k < op->npat; ++k) {
-      if (!strcmp(c->test, "alltoallv")) {
-        for (int i = 0; i < n * n; ++i) m[i] = (i / n == i % n) ? 0 : (long long)s;
-      } else {
-        make_matrix(c, s, c->seed + (uint64_t)k, m);
-      }
+      fill_matrix(c, s, c->seed + (uint64_t)k, m);
       for (int j = 0; j < n; ++j) {
         op->scounts[k * n + j] = (int)m[r * n + j];
         op->rcounts[k * n + j] = (int)m[j * n + r];
@@ -859,6 +871,8 @@ int main(int argc, char** argv) {
       sizes = v;
     else if (!strcmp(k, "--print-pattern"))
       c.print_pattern = v;
+    else if (!strcmp(k, "--ranks"))
+      c.pattern_ranks = atoi(v) > 0 ? atoi(v) : -1;
     else if (!strcmp(k, "--target-ms"))
       c.target_ms = atof(v);
     else if (!strcmp(k, "--warmup"))
@@ -884,6 +898,35 @@ int main(int argc, char** argv) {
     }
   }
   if (c.max_iters < c.min_iters) c.max_iters = c.min_iters;
+  if (c.pattern_ranks) { /* --ranks N: the patterns alone, for N ranks; nothing runs */
+    if (c.pattern_ranks < 0 || !c.print_pattern || !is_matrix_test(c.test)) {
+      if (c.rank == 0)
+        fprintf(stderr,
+                "coll_bench: --ranks N takes a positive N, --print-pattern and a matrix test "
+                "(alltoallv, alltoallv-random, uniform, nonuniform, mesh)\n");
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (c.rank == 0) {
+      Config pc = c;
+      pc.n = c.pattern_ranks;
+      long long* m = malloc(sizeof(long long) * (size_t)pc.n * (size_t)pc.n);
+      if (!m) {
+        fprintf(stderr, "coll_bench: --ranks %d: no memory for the %d x %d matrix\n", pc.n, pc.n,
+                pc.n);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+      }
+      char* list = strdup(sizes);
+      for (char* tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        const size_t s = strtoull(tok, NULL, 10);
+        fill_matrix(&pc, s, pc.seed, m);
+        print_pattern(&pc, s, 0, 1, m);
+      }
+      free(list);
+      free(m);
+    }
+    MPI_Finalize();
+    return 0;
+  }
 #ifndef COLL_BENCH_MPIX
   if (!strncmp(c.test, "alltoallv-random-", 17)) {
     if (c.rank == 0)
