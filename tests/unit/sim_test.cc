@@ -235,6 +235,26 @@ Result runAll(Simulator& s, std::initializer_list<Program> programs) {
   return r;
 }
 
+TEST(SimRanks, SmallMessagesLeaveAHostInTheOrderWritten) {
+  // Rank 0 writes 10 kB to rank 1, then to rank 2: the NIC's queue sends the first whole,
+  // then the second (Costs::fifoBytes); with no such queue the two share the cable.
+  for (double fifo : {14480.0, 0.0}) {
+    Costs c = zeroCosts();
+    c.fifoBytes = fifo;
+    Simulator s(oneSwitch(3), c, 3, 1);
+    const Result r = runAll(s, {rounds({{send(1, 1e4), send(2, 1e4)}}), rounds({{recv(0, 1e4)}}),
+                                rounds({{recv(0, 1e4)}})});
+    EXPECT_NEAR(r.rankEnd[1], fifo > 0 ? 0.01 : 0.02, 1e-9) << fifo;
+    EXPECT_NEAR(r.rankEnd[2], 0.02, 1e-9) << fifo;
+  }
+  // A large message shares the cable with the small one ahead of it.
+  Simulator s(oneSwitch(3), zeroCosts(), 3, 1);
+  const Result r = runAll(s, {rounds({{send(1, 1e4), send(2, 1e6)}}), rounds({{recv(0, 1e4)}}),
+                              rounds({{recv(0, 1e6)}})});
+  EXPECT_NEAR(r.rankEnd[1], 0.02, 1e-9);
+  EXPECT_NEAR(r.rankEnd[2], 1.01, 1e-9);
+}
+
 TEST(SimRanks, PingPong) {
   Topology t = oneSwitch(2);
   t.latency = 1e-3;

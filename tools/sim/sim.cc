@@ -32,6 +32,8 @@ constexpr CostField kCostFields[] = {
     {"shm_latency", &Costs::shmLatency, "seconds, one way within a host"},
     {"shm_rate", &Costs::shmRate, "bytes/s within a host"},
     {"stripe_min", &Costs::stripeMin, "bytes from which a message is striped over the rails"},
+    {"fifo_bytes", &Costs::fifoBytes,
+     "bytes up to which messages leave a host in the order written (larger ones share)"},
     {"link_efficiency", &Costs::linkEfficiency,
      "share of the TCP payload rate a cable carries with traffic both ways"},
     {"wire_latency", &Costs::wireLatency,
@@ -110,7 +112,8 @@ Simulator::Simulator(const Topology& t, const Costs& c, int ranks, int ranksPerH
       programs_(static_cast<size_t>(ranks)),
       state_(static_cast<size_t>(ranks)),
       openAt_(static_cast<size_t>(ranks)),
-      connsOf_(static_cast<size_t>(ranks)) {}
+      connsOf_(static_cast<size_t>(ranks)),
+      fifoFreeAt_(static_cast<size_t>((ranks + ranksPerHost - 1) / ranksPerHost * t.rails), 0) {}
 
 void Simulator::push(double t, Ev k, int32_t a, int64_t b) {
   heap_.push_back({t, seq_++, k, a, b});
@@ -250,6 +253,17 @@ void Simulator::transmit(double now, int src, int dst, int rail, const Send& pie
         topo_.frameTime * (piece.bytes + costs_.frameBytes + kWireHeaders) / kWireFrame;
     push(now + topo_.latency + (net_.hops(hs, hd) + 1) * frame, arrivalOf(k), dst, piece.msg);
     return;
+  }
+  if (k == kData && rail == 0 && piece.bytes == msgs_[static_cast<size_t>(piece.msg)].bytes &&
+      piece.bytes + costs_.frameBytes <= costs_.fifoBytes) {
+    // Behind the small messages written before it on this host's NIC queue.
+    double& freeAt = fifoFreeAt_[static_cast<size_t>(hs * topo_.rails + rail)];
+    const double start = std::max(now, freeAt);
+    freeAt = start + (piece.bytes + costs_.frameBytes) / topo_.rate;
+    if (start > now) {
+      push(start, Ev::kFifoStart, src, piece.msg);
+      return;
+    }
   }
   net_.start(now, hs, {hd}, rail, piece.bytes + costs_.frameBytes, flowTag(piece.msg, k, rail));
 }
@@ -504,6 +518,12 @@ bool Simulator::run(Result* out, std::string* why) {
       case Ev::kMcastDone:
         opDone(e.a, e.t, false, 0);
         break;
+      case Ev::kFifoStart: {  // a small message (one part, rail 0)
+        const Msg& msg = msgs_[static_cast<size_t>(e.b)];
+        net_.start(e.t, hostOf(msg.src), {hostOf(msg.dst)}, 0, msg.bytes + costs_.frameBytes,
+                   flowTag(e.b, kData, 0));
+        break;
+      }
       case Ev::kRecvDone: {
         Msg& msg = msgs_[static_cast<size_t>(e.b)];
         msg.recvDone = true;

@@ -45,6 +45,13 @@ struct Costs {
   double shmLatency = 1e-6;     // one way within a host
   double shmRate = 5e9;         // bytes/s within a host
   double stripeMin = 262144;    // bytes from which a message is striped over the rails
+  // Messages up to this many bytes leave a host (each rail) in the order they were written:
+  // a socket hands that much to the NIC's queue at once (TCP's initial window, 10
+  // segments, after an idle connection), the queue is first in, first out, and drains at
+  // the cable's rate whatever waits further on (the switch buffers it). A message's flow
+  // starts when those written before it have been sent at that rate. Larger messages go
+  // as their acknowledgements come back and share the cable with the others.
+  double fifoBytes = 14480;
   // Measured on the emulated cluster (25 Mbit/s, 2026-11-27; docs/results/sim): the 1-byte
   // half round trip was 21.7 us, of which the send and receive costs above are 4.
   double wireLatency = 17e-6;  // one way between hosts, besides serialization (stack, wire)
@@ -143,7 +150,8 @@ class Simulator {
     kRtsArrive,
     kSendLocal,
     kRecvDone,
-    kMcastDone
+    kMcastDone,
+    kFifoStart  // a small message's turn on its host's NIC queue (b: the message)
   };
   struct Event {
     double t;
@@ -226,6 +234,9 @@ class Simulator {
   std::vector<int32_t> freeMsgs_;
   std::vector<std::vector<OpenSlot>> openAt_;   // per receiver
   std::vector<std::vector<ConnSlot>> connsOf_;  // per sender: its busy connections
+  // Per host and rail: when its NIC's queue of small messages (Costs::fifoBytes) has been
+  // sent.
+  std::vector<double> fifoFreeAt_;
   std::vector<double> mcastArrived_;            // per group: data at the receivers, or -1
   std::vector<std::vector<int>> mcastWaiting_;  // per group: receivers posted before that
   std::vector<Event> heap_;
