@@ -29,15 +29,14 @@ import argparse
 import csv
 import datetime
 import os
-import re
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tools"))
+sys.path.insert(0, HERE)
 from ccmpi_tools import runs, units  # noqa: E402 (needs the path above)
+import emulated  # noqa: E402
 
 
 def fit(paths):
@@ -87,53 +86,24 @@ def main():
     if min(senders) < 1:
         sys.exit("incast.py: --senders must be 1 or more")
     payload = units.rate_bps(a.rate) / 8 * 1448 / 1538  # bytes/s
-    tool = os.path.join(a.build, "bin", "ccmpi-cluster")
     hosts = max(senders) + 1
     rows = []
     load_before = runs.load_averages()
     started = datetime.datetime.now(datetime.timezone.utc)
-    with tempfile.TemporaryDirectory(prefix="ccmpi-incast.") as work:
-        prog = os.path.join(work, "coll_bench")
-        subprocess.run([os.path.join(a.build, "bin", "mpicc"), "-O2",
-                        os.path.join(REPO, "bench", "coll", "coll_bench.c"), "-o", prog, "-lm"],
-                       check=True)
-        try:
-            subprocess.run([tool, "up", "--name", a.name, "--hosts", str(hosts), "--rate",
-                            a.rate, "--owner", str(os.getpid())], check=True,
-                           stdout=subprocess.DEVNULL)
-            hostfile = subprocess.run([tool, "hostfile", "--name", a.name], check=True,
-                                      stdout=subprocess.PIPE, text=True).stdout.strip()
-            for k in senders:
-                cmd = [os.path.join(a.build, "bin", "mpirun"), "--hostfile", hostfile,
-                       "--launcher", f"{tool} exec --name {a.name}", "--iface", "r0", "-n",
-                       str(k + 1), prog, "incast", "--sizes", a.sizes, "--target-ms",
-                       str(a.target_ms), "--min-iters", str(a.min_iters)]
-                out = os.path.join(work, "out%d" % k)
-                with open(out, "w") as o, open(out + ".err", "w") as e:
-                    rc, timed_out, hung = runs.run_watched(
-                        cmd, o, e, timeout=1200,
-                        done=lambda: "coll_bench: done" in open(out).read())
-                text = open(out).read()
-                if rc != 0 and not hung:
-                    sys.exit("incast.py: %d senders: exit %s, timed out %s\n%s%s" %
-                             (k, rc, timed_out, text, open(out + ".err").read()))
-                for m in re.finditer(r"^result incast (\d+) (\d+) ([\d.]+) ([\d.]+) ([\d.]+) "
-                                     r"(\d+) (\d+)$", text, re.M):
-                    n, size, med, mean, mn, bound, iters = m.groups()
-                    bound_s = int(bound) / payload
-                    idle = float(mean) / 1e6 - bound_s
-                    rows.append({"senders": int(n) - 1, "size": int(size), "iterations": int(iters),
-                                 "median_ms": float(med) / 1e3, "mean_ms": float(mean) / 1e3,
-                                 "min_ms": float(mn) / 1e3, "bound_ms": bound_s * 1e3,
-                                 "idle_s_per_mb": idle / (int(bound) / 1e6)})
-                    print("%2d senders x %8d B: mean %9.2f ms (median %9.2f, min %9.2f), "
-                          "bound %9.2f ms, idle %.4f s/MB" %
-                          (k, int(size), float(mean) / 1e3, float(med) / 1e3, float(mn) / 1e3,
-                           bound_s * 1e3, rows[-1]["idle_s_per_mb"]), flush=True)
-        finally:
-            runs.reap_cluster(a.name, hosts)
-            subprocess.run([tool, "down", "--name", a.name], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
+    with emulated.Cluster(a.build, hosts, a.rate, a.name) as cl:
+        for k in senders:
+            for _, n, size, med, mean, mn, bound, iters in cl.run(
+                    k + 1, ["incast", "--sizes", a.sizes, "--target-ms", str(a.target_ms),
+                            "--min-iters", str(a.min_iters)]):
+                bound_s = bound / payload
+                idle = mean / 1e6 - bound_s
+                rows.append({"senders": n - 1, "size": size, "iterations": iters,
+                             "median_ms": med / 1e3, "mean_ms": mean / 1e3, "min_ms": mn / 1e3,
+                             "bound_ms": bound_s * 1e3, "idle_s_per_mb": idle / (bound / 1e6)})
+                print("%2d senders x %8d B: mean %9.2f ms (median %9.2f, min %9.2f), "
+                      "bound %9.2f ms, idle %.4f s/MB" % (k, size, mean / 1e3, med / 1e3,
+                                                          mn / 1e3, bound_s * 1e3,
+                                                          rows[-1]["idle_s_per_mb"]), flush=True)
     os.makedirs(os.path.dirname(os.path.abspath(a.csv)), exist_ok=True)
     with open(a.csv, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))

@@ -5,8 +5,10 @@ Validation (--validate DIR ...): DIR is the output of a ccmpi-bench run of ccmpi
 every algorithm forced (`ccmpi-bench SCENARIO --impls ccmpi --ccmpi-algorithms all --rate
 RATE --out DIR`); its results.csv rows "ccmpi" (automatic choice) and "ccmpi:ALG" are run
 again in ccmpi-sim with the same hosts, size, rate (--rate, as the bench run had it) and
-algorithm, and the two times are compared. Algorithms that are no schedules (shm, node)
-have no simulated figure.
+algorithm, with TCP sharing every port fairly and with tail drop (--tcp), and the times
+are compared. Alltoallv's patterns are coll_bench's own (its --print-pattern, run here on
+this machine with the build's mpirun: the same seed gives the same pattern). Algorithms
+that are no schedules (shm, node) or that schedule at run time have no simulated figure.
 
 Scale (--scale): Alltoall, Allgather and Bcast, each algorithm, at --ranks on one switch
 and on a two-level fat tree with 4:1 oversubscribed uplinks (--tree), at --scale-rate.
@@ -35,18 +37,38 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 from ccmpi_tools import runs  # noqa: E402 (needs the path above)
 
 # (collective as ccmpi-bench names it, ccmpi-sim's name)
-COLLS = {"alltoall": "alltoall", "allgather": "allgather", "bcast": "bcast"}
+COLLS = {"alltoall": "alltoall", "allgather": "allgather", "bcast": "bcast",
+         "scatter": "scatter"}
 
 # At scale: collective, size, and each algorithm with the most ranks it runs at here
 # (algorithms whose messages grow as n^2 stop at --max-n2; `linear` alltoall, every flow at
 # once, at 64: every flow shares links with all others, and each start or end reshares them).
 N2 = None  # the --max-n2 bound
+# (collective, size, [(algorithm, most ranks)], TCP models). Alltoall also with tail drop
+# (--tcp tail-drop): where flows meet at a port, TCP's retransmission timeouts.
 SCALE = [
-    ("alltoall", 65536, [("pairwise", N2), ("phased", N2), ("bruck", N2), ("linear", 64)]),
-    ("allgather", 65536, [("ring", N2), ("recursive_doubling", 0), ("bruck", 0), ("phased", N2)]),
+    ("alltoall", 65536, [("pairwise", N2), ("phased", N2), ("bruck", N2), ("linear", 64)],
+     ("fair", "tail-drop")),
+    ("allgather", 65536, [("ring", N2), ("recursive_doubling", 0), ("bruck", 0), ("phased", N2),
+                          ("mcast", N2)], ("fair",)),
     ("bcast", 1048576, [("binomial", 0), ("chain", 0), ("binary_tree", 0),
-                        ("scatter_ring_allgather", N2), ("scatter_rd_allgather", 0), ("mcast", 0)]),
+                        ("scatter_ring_allgather", N2), ("scatter_rd_allgather", 0), ("mcast", 0)],
+     ("fair",)),
 ]
+# Alltoallv at scale: coll_bench's patterns for N ranks (coll_bench TEST --ranks N
+# --print-pattern), the phased exchange of a schedule made beforehand against pairwise and
+# every message at once, fair and with tail drop. (label, coll_bench test and options,
+# msg_unit, most ranks): CC-MPI's random pattern (every ordered pair one message: 2/3 64
+# KiB, 1/12 16 KiB, the rest 100 B) has n^2 messages; the CM-5 paper's test set 1 (every
+# rank sends 64 KiB to 8 random others) and 3 (an unstructured mesh of 64 points per rank,
+# 1 KiB per boundary point) grow as n. coll_bench builds the n x n matrix: 4,096 at most.
+PATTERNS = [
+    ("alltoallv-random", ["alltoallv-random"], 0, 1024),
+    ("uniform-d8", ["uniform", "--degree", "8"], 65536, 4096),
+    ("mesh-64", ["mesh", "--points", "64N"], 1024, 4096),
+]
+PATTERN_ALGS = [("phased", 0), ("pairwise", 0), ("linear", 0)]
+LINEAR_MOST = {"alltoallv-random": 256}  # every one of n^2 flows at once
 
 
 def sim(build, args):
@@ -59,54 +81,139 @@ def sim(build, args):
     return float(m.group(1)), ""
 
 
+# coll_bench's matrix tests (Alltoallv), their ccmpi-bench names, and how ccmpi-sim runs
+# them: the algorithm forced through the MPI_Alltoallv table (None: as the row's impl
+# says), or the method of CC-MPI's Tables 2-3 that a schedule stands for (Level 3: the
+# phased exchange of a schedule made beforehand; point-to-point: every message at once).
+MATRIX = {"alltoallv": None, "alltoallv-random": None, "alltoallv-random-l3": "phased",
+          "alltoallv-random-p2p": "linear"}
+
+
+class Patterns:
+    """coll_bench's patterns, printed by coll_bench itself (--print-pattern) on this
+    machine, built with the build's mpicc and run with its mpirun (loopback)."""
+
+    def __init__(self, build, work):
+        self.build, self.work, self.prog = build, work, None
+
+    def get(self, test, n, size):
+        prefix = os.path.join(self.work, "%s-%d" % (test, n))
+        path = "%s-%d.pattern" % (prefix, size)
+        if os.path.exists(path):
+            return path
+        if not self.prog:
+            self.prog = os.path.join(self.work, "coll_bench")
+            subprocess.run([os.path.join(self.build, "bin", "mpicc"), "-O2", os.path.join(
+                REPO, "bench", "coll", "coll_bench.c"), "-o", self.prog, "-lm"], check=True)
+        # The pattern of the base test (the -lN / -p2p methods move the same one).
+        base = "alltoallv-random" if test.startswith("alltoallv-random") else test
+        subprocess.run([os.path.join(self.build, "bin", "mpirun"), "-n", str(n), self.prog, base,
+                        "--sizes", str(size), "--print-pattern", prefix, "--target-ms", "1",
+                        "--warmup", "1", "--min-iters", "1", "--max-iters", "1"],
+                       check=True, stdout=subprocess.DEVNULL, timeout=600)
+        return path
+
+
 def validate(a):
+    import tempfile
     rows = []
-    for d in a.validate:
-        with open(os.path.join(d, "results.csv")) as f:
-            for r in csv.DictReader(f):
-                impl = r["impl"]
-                if impl != "ccmpi" and not impl.startswith("ccmpi:"):
-                    continue
-                coll = COLLS.get(r["test"])
-                if not coll:
-                    continue
-                alg = impl.split(":", 1)[1] if ":" in impl else "auto"
-                measured = float(r["median_us"]) / 1e3
-                t, err = sim(a.build, ["--hosts", r["hosts"], "--rate", a.rate, "--algorithm",
-                                       alg, coll, r["size"]])
-                rows.append({"run": os.path.basename(d.rstrip("/")),
-                             "collective": coll, "hosts": r["hosts"], "size": r["size"],
-                             "algorithm": alg, "measured_ms": "%.4g" % measured,
-                             "simulated_ms": "" if t is None else "%.4g" % t,
-                             "error": "" if t is None else "%+.3f" % (t / measured - 1),
-                             "note": err[:120]})
-                print("%-9s %3s %8s %-24s %10.3f %10s %s" % (
-                    coll, r["hosts"], r["size"], alg, measured,
-                    "-" if t is None else "%.3f" % t, rows[-1]["error"] or err[:60]))
+    with tempfile.TemporaryDirectory(prefix="ccmpi-simval.") as work:
+        patterns = Patterns(a.build, work)
+        for d in a.validate:
+            with open(os.path.join(d, "results.csv")) as f:
+                for r in csv.DictReader(f):
+                    row = validate_row(a, d, r, patterns)
+                    if row:
+                        rows.append(row)
     return rows
 
 
+def validate_row(a, d, r, patterns):
+    impl, test = r["impl"], r["test"]
+    if impl != "ccmpi" and not impl.startswith("ccmpi:"):
+        return None
+    alg = impl.split(":", 1)[1] if ":" in impl else "auto"
+    if test in COLLS:
+        coll, what = COLLS[test], r["size"]
+    elif test in MATRIX:
+        coll = "alltoallv"
+        # alltoallv-random's size column is 0: its pattern has its own sizes.
+        what = patterns.get(test, int(r["hosts"]), int(r["size"]) or 1)
+        alg = MATRIX[test] or alg
+    else:
+        return None
+    measured = float(r["median_us"]) / 1e3
+    times = {}
+    for tcp in ("fair", "tail-drop"):
+        times[tcp] = sim(a.build, ["--hosts", r["hosts"], "--rate", a.rate, "--tcp", tcp,
+                                   "--algorithm", alg, coll, what])
+    t, err = times["fair"]
+    td, _ = times["tail-drop"]
+    row = {"run": os.path.basename(d.rstrip("/")), "collective": coll, "test": test,
+           "hosts": r["hosts"], "size": r["size"], "algorithm": alg,
+           "measured_ms": "%.4g" % measured,
+           "simulated_ms": "" if t is None else "%.4g" % t,
+           "error": "" if t is None else "%+.3f" % (t / measured - 1),
+           "tail_drop_ms": "" if td is None else "%.4g" % td,
+           "tail_drop_error": "" if td is None else "%+.3f" % (td / measured - 1),
+           "note": err[:120]}
+    print("%-20s %3s %8s %-24s %10.3f %10s %10s %s" % (
+        test, r["hosts"], r["size"], alg, measured, row["simulated_ms"] or "-",
+        row["tail_drop_ms"] or "-", row["error"] or err[:60]), flush=True)
+    return row
+
+
 def scale(a):
+    import tempfile
     rows = []
-    for coll, size, algs in SCALE:
-        for topo in ["one-switch", a.tree]:
+
+    def one(label, coll, what, size, topo, n, alg, tcp):
+        start = time.monotonic()
+        t, err = sim(a.build, ["--hosts", str(n), "--rate", a.scale_rate, "--topology", topo,
+                               "--sharing", a.sharing, "--tcp", tcp, "--algorithm", alg, coll,
+                               what])
+        took = time.monotonic() - start
+        rows.append({"collective": label, "size": size, "topology": topo, "tcp": tcp,
+                     "ranks": n, "algorithm": alg, "time_ms": "" if t is None else "%.5g" % t,
+                     "sim_seconds": "%.1f" % took, "note": err[:120]})
+        print("%-16s %-14s %-9s %6d %-24s %12s  (%.1f s) %s" % (
+            label, topo, tcp, n, alg, rows[-1]["time_ms"] or "-", took, err[:60]), flush=True)
+
+    for coll, size, algs, tcps in SCALE:
+        for tcp in tcps:
+            for topo in ["one-switch", a.tree]:
+                for n in a.ranks:
+                    for alg, most in algs:
+                        most = a.max_n2 if most is N2 else most
+                        if most and n > most:
+                            continue
+                        if alg == "scatter_rd_allgather" and n & (n - 1):
+                            continue
+                        one(coll, coll, str(size), size, topo, n, alg, tcp)
+    if a.no_patterns:
+        return rows
+    with tempfile.TemporaryDirectory(prefix="ccmpi-simscale.") as work:
+        prog = os.path.join(work, "coll_bench")
+        subprocess.run([os.path.join(a.build, "bin", "mpicc"), "-O2", os.path.join(
+            REPO, "bench", "coll", "coll_bench.c"), "-o", prog, "-lm"], check=True)
+        for label, args, unit, most in PATTERNS:
             for n in a.ranks:
-                for alg, most in algs:
-                    most = a.max_n2 if most is N2 else most
-                    if most and n > most:
-                        continue
-                    if alg == "scatter_rd_allgather" and n & (n - 1):
-                        continue
-                    start = time.monotonic()
-                    t, err = sim(a.build, ["--hosts", str(n), "--rate", a.scale_rate,
-                                           "--topology", topo, "--sharing", a.sharing,
-                                           "--algorithm", alg, coll, str(size)])
-                    took = time.monotonic() - start
-                    rows.append({"collective": coll, "size": size, "topology": topo, "ranks": n,
-                                 "algorithm": alg, "time_ms": "" if t is None else "%.5g" % t,
-                                 "sim_seconds": "%.1f" % took, "note": err[:120]})
-                    print("%-9s %-14s %6d %-24s %12s  (%.1f s) %s" % (
-                        coll, topo, n, alg, rows[-1]["time_ms"] or "-", took, err[:60]))
+                if n > most:
+                    continue
+                prefix = os.path.join(work, "%s-%d" % (label, n))
+                args_n = [x.replace("64N", str(64 * n)) for x in args]
+                # One process prints the pattern for n ranks (its own singleton job).
+                subprocess.run([prog] + args_n + ["--sizes", str(unit), "--ranks", str(n),
+                                                  "--print-pattern", prefix], check=True,
+                               stdout=subprocess.DEVNULL, timeout=1800)
+                path = "%s-%d.pattern" % (prefix, unit)
+                for tcp in ("fair", "tail-drop"):
+                    for topo in ["one-switch", a.tree]:
+                        for alg, _ in PATTERN_ALGS:
+                            if alg == "linear" and n > LINEAR_MOST.get(label, n):
+                                continue
+                            one(label, "alltoallv", path, unit, topo, n, alg, tcp)
+                os.unlink(path)
     return rows
 
 
@@ -124,6 +231,15 @@ def read_csv(path):
         return []
     with open(path) as f:
         return list(csv.DictReader(f))
+
+
+def unsimulated(note):
+    """Why a row has no simulated figure, in a few words."""
+    if "run time" in note:
+        return "schedules at run time"
+    if "no schedule" in note or "no algorithm" in note:
+        return "no schedule"
+    return "not simulated" if note else "–"
 
 
 def report(out, meta):
@@ -144,23 +260,35 @@ def report(out, meta):
         lines += ["## Validation", "",
                   "The emulated cluster's figures are a ccmpi-bench run with every algorithm "
                   "forced (%s); each row again in ccmpi-sim with the same hosts, size, rate and "
-                  "algorithm (auto = the library's rules in both). Times in ms; error = "
+                  "algorithm (auto = the library's rules in both), with TCP sharing every "
+                  "port fairly (`fair`, the default) and with the tail-drop model (`tail drop`, "
+                  "`--tcp tail-drop`). Alltoallv rows run coll_bench's own pattern (its "
+                  "`--print-pattern`); alltoallv-random-l3 is the phased exchange of a schedule "
+                  "made beforehand, -p2p every message at once. Times in ms; error = "
                   "simulated / measured - 1." % ", ".join(val_meta.get("validate_dirs", [])), ""]
-        ok = [r for r in val if r["error"]]
-        big = [r for r in ok if int(r["size"]) >= 65536]
-        within = lambda rs: sum(1 for r in rs if abs(float(r["error"])) <= 0.15)  # noqa: E731
         lines += ["How the measured side and the costs were taken, and why the rows that miss "
-                  "do: [NOTES.md](NOTES.md).", "",
-                  "- every row with a simulated figure: %d of %d within 15%%" % (within(ok), len(ok)),
-                  "- rows of 64 KiB and more (bandwidth-bound): %d of %d within 15%%"
-                  % (within(big), len(big)), ""]
-        lines += ["| run | collective | hosts | size | algorithm | measured | simulated | error |",
-                  "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: |"]
+                  "do: [NOTES.md](NOTES.md).", ""]
+        for col, name in (("error", "fair"), ("tail_drop_error", "tail drop")):
+            ok = [r for r in val if r.get(col)]
+            # Bandwidth-bound: 64 KiB and more per block, and every Alltoallv pattern
+            # (alltoallv-random's 64 KiB messages; the all-to-all's from 64 KiB).
+            big = [r for r in ok if int(r["size"]) >= 65536 or r.get("test") == "alltoallv-random"
+                   or r.get("test", "").startswith("alltoallv-random-")]
+            within = sum(1 for r in ok if abs(float(r[col])) <= 0.15)
+            bwithin = sum(1 for r in big if abs(float(r[col])) <= 0.15)
+            lines += ["- %s: every row with a simulated figure, %d of %d within 15%%; rows of "
+                      "64 KiB and more (bandwidth-bound), %d of %d" % (
+                          name, within, len(ok), bwithin, len(big))]
+        lines += [""]
+        lines += ["| run | test | hosts | size | algorithm | measured | fair | error | tail drop "
+                  "| error |",
+                  "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |"]
         for r in val:
-            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                r.get("run", ""), r["collective"], r["hosts"], r["size"], r["algorithm"],
-                r["measured_ms"],
-                r["simulated_ms"] or "–", r["error"] or ("no schedule" if r["note"] else "–")))
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                r.get("run", ""), r.get("test", r["collective"]), r["hosts"], r["size"],
+                r["algorithm"], r["measured_ms"], r["simulated_ms"] or "–",
+                r["error"] or unsimulated(r["note"]),
+                r.get("tail_drop_ms") or "–", r.get("tail_drop_error") or "–"))
         lines.append("")
     if sc:
         lines += ["## At scale", "",
@@ -174,17 +302,19 @@ def report(out, meta):
                       sc_meta["max_n2"]), ""]
         keys = []
         for r in sc:
-            k = (r["collective"], r["size"], r["topology"])
+            k = (r["collective"], r["size"], r["topology"], r.get("tcp", "fair"))
             if k not in keys:
                 keys.append(k)
-        for coll, size, topo in keys:
-            sub = [r for r in sc if (r["collective"], r["size"], r["topology"]) == (coll, size, topo)]
+        for coll, size, topo, tcp in keys:
+            sub = [r for r in sc if (r["collective"], r["size"], r["topology"],
+                                     r.get("tcp", "fair")) == (coll, size, topo, tcp)]
             algs = []
             for r in sub:
                 if r["algorithm"] not in algs:
                     algs.append(r["algorithm"])
             ranks = sorted({int(r["ranks"]) for r in sub})
-            lines += ["### %s %s bytes, %s" % (coll, size, topo), "",
+            lines += ["### %s %s bytes, %s%s" % (coll, size, topo,
+                                                "" if tcp == "fair" else ", tail drop"), "",
                       "| ranks | " + " | ".join(algs) + " | fastest |",
                       "| ---: | " + " | ".join("---:" for _ in algs) + " | --- |"]
             prev = None
@@ -215,18 +345,24 @@ def plot(out, sc):
     import matplotlib.pyplot as plt
     panels = []
     for r in sc:
-        k = (r["collective"], r["topology"])
+        k = (r["collective"], r["topology"], r.get("tcp", "fair"))
         if k not in panels:
             panels.append(k)
-    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.6), squeeze=False)
-    for ax, (coll, topo) in zip(axes[0], panels):
-        sub = [r for r in sc if r["collective"] == coll and r["topology"] == topo and r["time_ms"]]
+    cols = min(4, len(panels))
+    rows_ = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(rows_, cols, figsize=(4 * cols, 3.6 * rows_), squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, (coll, topo, tcp) in zip(axes.flat, panels):
+        sub = [r for r in sc if r["collective"] == coll and r["topology"] == topo and
+               r.get("tcp", "fair") == tcp and r["time_ms"]]
         for alg in sorted({r["algorithm"] for r in sub}):
             pts = sorted((int(r["ranks"]), float(r["time_ms"])) for r in sub if r["algorithm"] == alg)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=alg)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_title("%s, %s" % (coll, topo), fontsize=9)
+        ax.set_title("%s, %s%s" % (coll, topo, "" if tcp == "fair" else ", tail drop"),
+                     fontsize=9)
         ax.set_xlabel("ranks")
         ax.set_ylabel("ms")
         ax.legend(fontsize=6)
@@ -246,6 +382,8 @@ def main():
     ap.add_argument("--max-n2", type=int, default=4096)
     ap.add_argument("--sharing", default="per-link",
                     help="how flows share links at scale (ccmpi-sim --sharing)")
+    ap.add_argument("--no-patterns", action="store_true",
+                    help="--scale without the Alltoallv patterns")
     ap.add_argument("--out", default=os.path.join(REPO, "docs", "results", "sim"))
     ap.add_argument("--report-only", action="store_true")
     a = ap.parse_args()

@@ -153,6 +153,33 @@ p = subprocess.run([SIM, "--hosts", "4", "--rate", "1gbit", "alltoall", "8"], en
                    capture_output=True, text=True, timeout=60)
 check(p.returncode == 0 and "time_ms=" in p.stdout, "runs inside a Slurm step (%r)" % p.stderr.strip())
 
+# coll_bench's patterns, as the validation reads them (bench/sim/run.py): built with the
+# build's mpicc, its --print-pattern from a job of 4 ranks and from one process with
+# --ranks 4 are the same file; the pattern runs in ccmpi-sim. Its incast test moves (and
+# checks) the data of 2 senders into rank 0.
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "coll",
+                   "coll_bench.c")
+CB = os.path.join(WORK, "coll_bench")
+subprocess.run([os.path.join(BIN, "mpicc"), "-O2", SRC, "-o", CB, "-lm"], check=True, timeout=300)
+quiet = ["--target-ms", "1", "--warmup", "1", "--min-iters", "1", "--max-iters", "1"]
+subprocess.run([os.path.join(BIN, "mpirun"), "-n", "4", CB, "uniform", "--degree", "2", "--sizes",
+                "4096", "--print-pattern", os.path.join(WORK, "job")] + quiet,
+               check=True, capture_output=True, timeout=300)
+subprocess.run([CB, "uniform", "--degree", "2", "--sizes", "4096", "--ranks", "4",
+                "--print-pattern", os.path.join(WORK, "one")], check=True, timeout=300)
+job, one = (open(os.path.join(WORK, w + "-4096.pattern")).read() for w in ("job", "one"))
+check(job == one and len(job.splitlines()) == 8,
+      "coll_bench --print-pattern: a job of 4 and --ranks 4 agree (%d messages)" % len(job.splitlines()))
+t = time_ms("--hosts", "4", "--rate", "25mbit", "--algorithm", "linear", "alltoallv",
+            os.path.join(WORK, "one-4096.pattern"))
+# Every rank sends 2 messages and receives 2 (4 KiB each): at least 2 blocks' time.
+check(2 * 4096 / B * 1e3 <= t <= 4 * 4096 / B * 1e3, "coll_bench's pattern in ccmpi-sim: %.2f ms" % t)
+p = subprocess.run([os.path.join(BIN, "mpirun"), "-n", "3", CB, "incast", "--sizes", "1,70000"] + quiet,
+                   capture_output=True, text=True, timeout=300)
+check(p.returncode == 0 and re.search(r"^result incast 3 70000 [0-9.]+ [0-9.]+ [0-9.]+ 140000 1$",
+                                      p.stdout, re.M) is not None,
+      "coll_bench incast: 2 senders' data checked (%r)" % p.stdout[-200:])
+
 # Bad input: a message, exit status 1 or 2, nothing on stdout.
 BAD = os.path.join(WORK, "bad.costs")
 with open(BAD, "w") as f:
