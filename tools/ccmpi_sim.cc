@@ -382,6 +382,7 @@ int main(int argc, char** argv) {
     std::vector<int> hostOf;
     ccmpi::sched::Phases phases;
     ccmpi::sched::HostSchedule hostPhases;
+    ccmpi::coll::PhaseSync sync = ccmpi::coll::defaultPhaseSync();
     const bool precomputed = v && !strcmp(a->name, "phased");
     if (precomputed) {
       ccmpi::sched::Pattern pattern;
@@ -390,6 +391,7 @@ int main(int argc, char** argv) {
           if (i != j && call.counts[static_cast<size_t>(i)][static_cast<size_t>(j)] > 0)
             pattern.push_back(
                 {i, j, call.counts[static_cast<size_t>(i)][static_cast<size_t>(j)], 0});
+      sync = ccmpi::coll::phaseSyncFor(pattern);
       hostOf = ccmpi::coll::commHosts(c);
       if (ccmpi::coll::sharesHosts(hostOf))
         hostPhases = ccmpi::coll::schedulePatternOnHosts(hostOf, pattern);
@@ -405,7 +407,7 @@ int main(int argc, char** argv) {
                                                ? ccmpi::coll::rankPhasesOf(hostPhases, r)
                                                : ccmpi::coll::rankPhasesOf(phases, r);
         auto ac = std::make_shared<ccmpi::coll::AlltoallvCall>(plan->args);
-        ccmpi::coll::addPhasedAlltoallv(*plan->schedule, rp, ccmpi::coll::defaultPhaseSync(), ac);
+        ccmpi::coll::addPhasedAlltoallv(*plan->schedule, rp, sync, ac);
       } else if (a->fn(*plan) == ccmpi::coll::kDecline) {
         declined = true;
         break;

@@ -27,6 +27,7 @@ CompiledPtr finishCompile(int level, sched::Phases phases, comm::Comm& c) {
   cp->level = level;
   cp->phases = std::move(phases);
   cp->mine = rankPhasesOf(cp->phases, c.rank);
+  cp->sync = phaseSyncFor(cp->phases);
   cp->sendBytes.assign(c.size, -1);
   cp->recvBytes.assign(c.size, -1);
   for (const sched::Phase& ph : cp->phases)
@@ -201,8 +202,7 @@ int alltoallvCompiled(const void* sendbuf, const int sendcounts[], const int sdi
                rp.hasSmall ? " + small" : "", c.size);
   const CollArgs& a = p->args;
   addPhasedAlltoall(
-      *p->schedule, rp, defaultPhaseSync(), inPlace,
-      [&](int i) { return alltoallvSendBlock(a, i); },
+      *p->schedule, rp, plan->sync, inPlace, [&](int i) { return alltoallvSendBlock(a, i); },
       [&](int i) { return alltoallvRecvBlock(a, i); });
   if (mode == Mode::kPersistent) return launch(std::move(p), MPI_SUCCESS, mode, req);
   p2p::Request* r = nullptr;

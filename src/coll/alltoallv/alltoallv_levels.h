@@ -22,11 +22,12 @@ namespace ccmpi::coll {
 // A schedule may serve any communicator of its size: `mine` is the part of the rank it
 // was made on, and the data transmission derives the part of another rank when needed.
 struct CompiledAlltoallv {
-  int size = 0;          // communicator size the phases are for
-  int rank = 0;          // the rank `mine` belongs to
-  int level = 0;         // 1, 2 or 3: how it was made
-  sched::Phases phases;  // the whole schedule (same on every rank)
-  RankPhases mine;       // rank `rank`'s part
+  int size = 0;                        // communicator size the phases are for
+  int rank = 0;                        // the rank `mine` belongs to
+  int level = 0;                       // 1, 2 or 3: how it was made
+  sched::Phases phases;                // the whole schedule (same on every rank)
+  RankPhases mine;                     // rank `rank`'s part
+  PhaseSync sync = PhaseSync::kReady;  // phaseSyncFor(phases)
   // Bytes rank `rank` sends to / receives from each peer by the schedule (-1: no
   // message), so that the data transmission checks the counts in O(size).
   std::vector<int64_t> sendBytes, recvBytes;

@@ -106,6 +106,7 @@ Stats& stats() {
 struct CacheEntry {
   std::vector<int64_t> row;  // this rank's send sizes (bytes) per peer, own entry 0
   RankPhases phases;
+  PhaseSync sync = PhaseSync::kReady;  // phaseSyncFor(the pattern)
   uint64_t lastUse = 0;
 };
 
@@ -178,8 +179,9 @@ void addLinear(Schedule& s, const std::shared_ptr<Call>& call) {
       [call](int i) { return call->recvBlock(i); });
 }
 
-void addPhased(Schedule& s, const std::shared_ptr<Call>& call, const RankPhases& rp) {
-  addPhasedAlltoallv(s, rp, defaultPhaseSync(), call);
+void addPhased(Schedule& s, const std::shared_ptr<Call>& call, const RankPhases& rp,
+               PhaseSync sync) {
+  addPhasedAlltoallv(s, rp, sync, call);
 }
 
 // A call after one whose messages were all small: no agreement; every pair exchanges its
@@ -346,7 +348,7 @@ int alltoallvPhasedSchedule(Plan& p) {
     if (largest < phasedMin()) return addLinear(inner, call);
     for (size_t d : destinations)
       if (thin(d, static_cast<size_t>(n - 1))) return addLinear(inner, call);
-    addPhased(inner, call, scheduleRankPhases(inner.comm(), pattern, r));
+    addPhased(inner, call, scheduleRankPhases(inner.comm(), pattern, r), phaseSyncFor(pattern));
   });
   return MPI_SUCCESS;
 }
@@ -431,7 +433,7 @@ int alltoallvPhasedCachedSchedule(Plan& p) {
       if (!(call->agreed[1] & (int64_t{1} << j))) {
         ++st.hits;
         cache->entries[j].lastUse = ++cache->clock;
-        return addPhased(inner, call, cache->entries[j].phases);
+        return addPhased(inner, call, cache->entries[j].phases, cache->entries[j].sync);
       }
     ++st.misses;
     *miss = true;
@@ -442,10 +444,12 @@ int alltoallvPhasedCachedSchedule(Plan& p) {
     const int n2 = inner.size(), r2 = inner.rank();
     CacheEntry e;
     e.row = call->row;
-    e.phases = scheduleRankPhases(inner.comm(), call->gatheredPattern(n2, r2), r2);
+    const sched::Pattern pattern = call->gatheredPattern(n2, r2);
+    e.phases = scheduleRankPhases(inner.comm(), pattern, r2);
+    e.sync = phaseSyncFor(pattern);
     e.lastUse = ++cache->clock;
     stats().missSeconds += nowSeconds() - call->t0;
-    addPhased(inner, call, e.phases);
+    addPhased(inner, call, e.phases, e.sync);
     if (cache->entries.size() < kCacheEntries) {
       cache->entries.push_back(std::move(e));
     } else {

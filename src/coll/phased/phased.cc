@@ -102,6 +102,36 @@ PhaseSync defaultPhaseSync() {
   return sync;
 }
 
+namespace {
+// Whether the messages of at least phaseSmallThreshold() bytes differ by more than 2x.
+struct SizeSpread {
+  int64_t lo = INT64_MAX, hi = 0;
+  void add(const sched::Message& m) {
+    if (m.src == m.dst || m.bytes < phaseSmallThreshold()) return;
+    lo = std::min(lo, m.bytes);
+    hi = std::max(hi, m.bytes);
+  }
+  PhaseSync sync() const {
+    if (kPhaseSync.fromEnv()) return defaultPhaseSync();
+    return hi > 0 && lo * 2 < hi ? PhaseSync::kBarrier : defaultPhaseSync();
+  }
+};
+}  // namespace
+
+PhaseSync phaseSyncFor(const sched::Pattern& pattern) {
+  SizeSpread s;
+  for (const sched::Message& m : pattern) s.add(m);
+  return s.sync();
+}
+
+PhaseSync phaseSyncFor(const sched::Phases& phases) {
+  SizeSpread s;
+  for (const sched::Phase& ph : phases)
+    if (!ph.small)
+      for (const sched::Message& m : ph.messages) s.add(m);
+  return s.sync();
+}
+
 int64_t phaseSmallThreshold() {
   static const int64_t t = static_cast<int64_t>(kPhaseSmall.get());
   return t;

@@ -39,6 +39,19 @@ const char* phaseSyncName(PhaseSync s);
 // CCMPI_PHASE_SYNC (read once; default ready). An unknown value is reported on stderr
 // once and the default used.
 PhaseSync defaultPhaseSync();
+// The synchronization of a phased exchange of this pattern (the same on every rank, which
+// all hold the pattern): CCMPI_PHASE_SYNC where it is set, else barrier where the phases'
+// messages differ in size (the largest scheduled message more than twice the smallest;
+// messages below CCMPI_PHASE_SMALL go in the last phase and do not count), ready where
+// they are alike. With ready, a phase starts on a cable when the cable's previous messages
+// are done, so where one phase's messages are long and the next one's short the phases
+// run into each other and chains of waiting ranks form; a barrier bounds each phase by
+// its longest message. Measured on 16-24 emulated hosts at 25 Mbit/s (bench/sim/
+// phase_sync.py, docs/results/sim/phase-sync.csv, ms): CC-MPI's random pattern (64 KiB,
+// 16 KiB, 100 B) barrier 365, ready 480; the CM-5 paper's test set 2 (4-128 KiB, 24
+// hosts) 271 / 282; every pair 64 KiB ready 363, barrier 379.
+PhaseSync phaseSyncFor(const sched::Pattern& pattern);
+PhaseSync phaseSyncFor(const sched::Phases& phases);
 
 // One rank's part of a phased exchange: in contention-free phase k it sends to
 // phases[k].sendTo and receives from phases[k].recvFrom (-1: nothing). Every rank holds
