@@ -68,7 +68,9 @@ PATTERNS = [
     ("mesh-64", ["mesh", "--points", "64N"], 1024, 4096),
 ]
 PATTERN_ALGS = [("phased", 0), ("pairwise", 0), ("linear", 0)]
-LINEAR_MOST = {"alltoallv-random": 256}  # every one of n^2 flows at once
+# Every one of n^2 flows at once: at 256 ranks on the tree each leaf's uplinks carry
+# thousands of flows, and every start or end reshares them (tens of minutes).
+LINEAR_MOST = {"alltoallv-random": 64}
 
 
 def sim(build, args):
@@ -179,7 +181,7 @@ def scale(a):
         print("%-16s %-14s %-9s %6d %-24s %12s  (%.1f s) %s" % (
             label, topo, tcp, n, alg, rows[-1]["time_ms"] or "-", took, err[:60]), flush=True)
 
-    for coll, size, algs, tcps in SCALE:
+    for coll, size, algs, tcps in SCALE if "collectives" in a.parts else []:
         for tcp in tcps:
             for topo in ["one-switch", a.tree]:
                 for n in a.ranks:
@@ -190,7 +192,7 @@ def scale(a):
                         if alg == "scatter_rd_allgather" and n & (n - 1):
                             continue
                         one(coll, coll, str(size), size, topo, n, alg, tcp)
-    if a.no_patterns:
+    if "patterns" not in a.parts:
         return rows
     with tempfile.TemporaryDirectory(prefix="ccmpi-simscale.") as work:
         prog = os.path.join(work, "coll_bench")
@@ -248,14 +250,12 @@ def report(out, meta):
     lines = ["# ccmpi-sim: against the emulated cluster, and at scale", ""]
     lines += ["ccmpi-sim (docs/simulator.md) runs ccmpi's own collective schedules on a flow-level "
               "model of switched Ethernet.", ""]
-    for part in ("validation", "scale"):
-        m = meta["runs"].get(part)
-        if m:
-            lines += ["- %s: `%s`, %s; load average before %s, after %s." % (
-                part, m["command"], m["date"], m["load_before"], m["load_after"])]
+    for part, m in sorted(meta["runs"].items()):
+        lines += ["- %s: `%s`, %s; load average before %s, after %s." % (
+            part, m["command"], m["date"], m["load_before"], m["load_after"])]
     lines += [""]
     val_meta = meta["runs"].get("validation", {})
-    sc_meta = meta["runs"].get("scale", {})
+    sc_meta = next((m for k, m in sorted(meta["runs"].items()) if k.startswith("scale")), {})
     if val:
         lines += ["## Validation", "",
                   "The emulated cluster's figures are a ccmpi-bench run with every algorithm "
@@ -382,12 +382,16 @@ def main():
     ap.add_argument("--max-n2", type=int, default=4096)
     ap.add_argument("--sharing", default="per-link",
                     help="how flows share links at scale (ccmpi-sim --sharing)")
-    ap.add_argument("--no-patterns", action="store_true",
-                    help="--scale without the Alltoallv patterns")
+    ap.add_argument("--parts", default="collectives,patterns",
+                    help="--scale: collectives (Alltoall, Allgather, Bcast), patterns "
+                         "(Alltoallv); a part left out keeps its rows of OUT/scale.csv")
     ap.add_argument("--out", default=os.path.join(REPO, "docs", "results", "sim"))
     ap.add_argument("--report-only", action="store_true")
     a = ap.parse_args()
     a.ranks = [int(x) for x in a.ranks.split(",")]
+    a.parts = [x for x in a.parts.split(",") if x]
+    if not a.parts or set(a.parts) - {"collectives", "patterns"}:
+        sys.exit("run.py: --parts takes collectives, patterns or both")
     os.makedirs(a.out, exist_ok=True)
     meta_path = os.path.join(a.out, "meta.json")
     # Each part (validation, scale) keeps its own command and loads: a run of one part
@@ -409,9 +413,22 @@ def main():
             continue
         m = {"command": command, "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
              "load_before": runs.load_averages(), **extra}
-        write_csv(os.path.join(a.out, part + ".csv"), run(a))
+        rows = run(a)
+        if part == "scale" and set(a.parts) != {"collectives", "patterns"}:
+            # The parts not run keep their rows (PATTERNS' labels tell the two apart).
+            labels = {p[0] for p in PATTERNS}
+            kept = [r for r in read_csv(os.path.join(a.out, "scale.csv"))
+                    if ("patterns" if r["collective"] in labels else "collectives") not in a.parts]
+            rows = kept + rows
+        write_csv(os.path.join(a.out, part + ".csv"), rows)
         m["load_after"] = runs.load_averages()
-        meta["runs"][part] = m
+        key = part
+        if part == "scale" and set(a.parts) != {"collectives", "patterns"}:
+            key = "scale (%s)" % ",".join(a.parts)
+        elif part == "scale":
+            for k in [k for k in meta["runs"] if k.startswith("scale (")]:
+                del meta["runs"][k]
+        meta["runs"][key] = m
     with open(meta_path, "w") as f:
         json.dump(meta, f, indent=1)
     report(a.out, meta)
