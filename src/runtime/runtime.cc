@@ -298,11 +298,16 @@ namespace {
 // barrier (a train may arrive before its receiver looks) until the probe is done.
 transport::LinkProbe gLinkProbe;
 constexpr int kProbePackets = 64;
+constexpr int kProbeTrains = 3;
 constexpr int64_t kProbeTimeoutNs = 2'000'000'000;
 
 // Host leaders (the lowest rank of each host) measure the link with packet trains: each
-// sends one to the next host's leader and times the one from the previous host's. Their
-// findings go through PMI like the first cards, and every rank combines the same ones.
+// sends kProbeTrains to the next host's leader, one after the other, times those from the
+// previous host's, and keeps the fastest. A train whose sender or receiver lost the CPU
+// for a while arrives spread out (slower), never faster than the link, so the fastest is
+// the link's (a single train measured 66.7 Mbit/s of a 100 Mbit/s cable once while the
+// test suite loaded both cores). Their findings go through PMI like the first cards, and
+// every rank combines the same ones.
 std::string probeLink(Runtime& r, uint64_t jobId) {
   const std::vector<int>& hosts = worldHosts();
   const int H = worldHostCount();
@@ -311,8 +316,9 @@ std::string probeLink(Runtime& r, uint64_t jobId) {
     if (leader[static_cast<size_t>(hosts[static_cast<size_t>(p)])] < 0)
       leader[static_cast<size_t>(hosts[static_cast<size_t>(p)])] = p;
   const int h = hosts[static_cast<size_t>(r.rank)];
-  auto nonce = [jobId](int sender) {
-    return (jobId << 20) ^ (0x9e3779b97f4a7c15ull + static_cast<uint64_t>(sender));
+  auto nonce = [jobId](int sender, int train) {
+    return (jobId << 20) ^ (0x9e3779b97f4a7c15ull + static_cast<uint64_t>(sender) * kProbeTrains +
+                            static_cast<uint64_t>(train));
   };
   if (leader[static_cast<size_t>(h)] == r.rank) {
     const int next = leader[static_cast<size_t>((h + 1) % H)];
@@ -323,8 +329,20 @@ std::string probeLink(Runtime& r, uint64_t jobId) {
       why = "probe socket not open";
     } else if (r.pmi.get("ccmpi.addr." + std::to_string(next), &addr) != 0) {
       why = "no address of rank " + std::to_string(next);
-    } else if (gLinkProbe.sendTrain(addr, nonce(r.rank), kProbePackets, &why)) {
-      mbits = gLinkProbe.receiveTrain(nonce(prev), kProbePackets, kProbeTimeoutNs, &why);
+    } else {
+      for (int k = 0; k < kProbeTrains; ++k) {
+        std::string w;
+        if (!gLinkProbe.sendTrain(addr, nonce(r.rank, k), kProbePackets, &w)) {
+          if (mbits <= 0) why = w;
+          break;
+        }
+        const double m =
+            gLinkProbe.receiveTrain(nonce(prev, k), kProbePackets, kProbeTimeoutNs, &w);
+        if (m > mbits) mbits = m;
+        if (m <= 0 && mbits <= 0) why = w;
+        // Nothing at all arrived: the previous host sends no trains (no use waiting again).
+        if (m <= 0 && w.compare(0, 2, "0 ") == 0) break;
+      }
     }
     char how[160];
     if (mbits > 0)
