@@ -83,8 +83,7 @@ std::vector<int> Network::path(int src, const std::vector<int>& dsts, int rail) 
   return p;
 }
 
-double Network::capacityOf(const Link& l) const {
-  if (!t_.tailDrop || !l.switchPort || l.tcp == 0) return l.cap;
+double Network::tailDropCapacity(const Link& l) const {
   const double b = t_.portBuffer / t_.dropBuffer;
   const double excess = l.tcp / l.ports - t_.dropFlows * b;
   if (excess <= 0) return l.cap;

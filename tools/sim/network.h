@@ -93,7 +93,10 @@ class Network {
     std::vector<int> flows;   // active flows on this link
   };
   // The capacity the link's flows share now (less the tail-drop idle time, see Topology).
-  double capacityOf(const Link& l) const;
+  double capacityOf(const Link& l) const {
+    return t_.tailDrop && l.switchPort && l.tcp > 0 ? tailDropCapacity(l) : l.cap;
+  }
+  double tailDropCapacity(const Link& l) const;
   struct Flow {
     std::vector<int> links;
     double left = 0;  // bytes still to go at `since`
