@@ -12,6 +12,15 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 from ccmpi_tools import runs  # noqa: E402 (needs the path above)
 
+def build_coll_bench(build, work):
+    """coll_bench built with the build's mpicc into directory `work`; its path."""
+    prog = os.path.join(work, "coll_bench")
+    subprocess.run([os.path.join(build, "bin", "mpicc"), "-O2",
+                    os.path.join(REPO, "bench", "coll", "coll_bench.c"), "-o", prog, "-lm"],
+                   check=True)
+    return prog
+
+
 RESULT = re.compile(r"^result (\S+) (\d+) (\d+) ([\d.]+) ([\d.]+) ([\d.]+) (\d+) (\d+)$", re.M)
 
 
@@ -24,10 +33,7 @@ class Cluster:
 
     def __enter__(self):
         self.work = tempfile.TemporaryDirectory(prefix="ccmpi-simbench.")
-        self.prog = os.path.join(self.work.name, "coll_bench")
-        subprocess.run([os.path.join(self.build, "bin", "mpicc"), "-O2",
-                        os.path.join(REPO, "bench", "coll", "coll_bench.c"), "-o", self.prog,
-                        "-lm"], check=True)
+        self.prog = build_coll_bench(self.build, self.work.name)
         try:
             subprocess.run([self.tool, "up", "--name", self.name, "--hosts", str(self.hosts),
                             "--rate", self.rate, "--owner", str(os.getpid())], check=True,

@@ -67,9 +67,7 @@ def main():
     started = datetime.datetime.now(datetime.timezone.utc)
     sims = {}
     with tempfile.TemporaryDirectory(prefix="ccmpi-psync.") as work:
-        prog = os.path.join(work, "coll_bench")
-        subprocess.run([os.path.join(a.build, "bin", "mpicc"), "-O2", os.path.join(
-            REPO, "bench", "coll", "coll_bench.c"), "-o", prog, "-lm"], check=True)
+        prog = emulated.build_coll_bench(a.build, work)
         for label, hosts, args in PATTERNS:
             prefix = os.path.join(work, "p")
             size = args[args.index("--sizes") + 1]

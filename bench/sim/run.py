@@ -34,7 +34,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tools"))
+sys.path.insert(0, HERE)
 from ccmpi_tools import runs  # noqa: E402 (needs the path above)
+import emulated  # noqa: E402
 
 # (collective as ccmpi-bench names it, ccmpi-sim's name)
 COLLS = {"alltoall": "alltoall", "allgather": "allgather", "bcast": "bcast",
@@ -92,8 +94,8 @@ MATRIX = {"alltoallv": None, "alltoallv-random": None, "alltoallv-random-l3": "p
 
 
 class Patterns:
-    """coll_bench's patterns, printed by coll_bench itself (--print-pattern) on this
-    machine, built with the build's mpicc and run with its mpirun (loopback)."""
+    """coll_bench's patterns, printed by coll_bench itself (--print-pattern --ranks N: one
+    process writes the pattern a job of N ranks draws), built with the build's mpicc."""
 
     def __init__(self, build, work):
         self.build, self.work, self.prog = build, work, None
@@ -104,15 +106,12 @@ class Patterns:
         if os.path.exists(path):
             return path
         if not self.prog:
-            self.prog = os.path.join(self.work, "coll_bench")
-            subprocess.run([os.path.join(self.build, "bin", "mpicc"), "-O2", os.path.join(
-                REPO, "bench", "coll", "coll_bench.c"), "-o", self.prog, "-lm"], check=True)
+            self.prog = emulated.build_coll_bench(self.build, self.work)
         # The pattern of the base test (the -lN / -p2p methods move the same one).
         base = "alltoallv-random" if test.startswith("alltoallv-random") else test
-        subprocess.run([os.path.join(self.build, "bin", "mpirun"), "-n", str(n), self.prog, base,
-                        "--sizes", str(size), "--print-pattern", prefix, "--target-ms", "1",
-                        "--warmup", "1", "--min-iters", "1", "--max-iters", "1"],
-                       check=True, stdout=subprocess.DEVNULL, timeout=600)
+        subprocess.run([self.prog, base, "--sizes", str(size), "--ranks", str(n),
+                        "--print-pattern", prefix], check=True, stdout=subprocess.DEVNULL,
+                       timeout=600)
         return path
 
 
@@ -195,9 +194,7 @@ def scale(a):
     if "patterns" not in a.parts:
         return rows
     with tempfile.TemporaryDirectory(prefix="ccmpi-simscale.") as work:
-        prog = os.path.join(work, "coll_bench")
-        subprocess.run([os.path.join(a.build, "bin", "mpicc"), "-O2", os.path.join(
-            REPO, "bench", "coll", "coll_bench.c"), "-o", prog, "-lm"], check=True)
+        prog = emulated.build_coll_bench(a.build, work)
         for label, args, unit, most in PATTERNS:
             for n in a.ranks:
                 if n > most:

@@ -336,12 +336,12 @@ std::string probeLink(Runtime& r, uint64_t jobId) {
           if (mbits <= 0) why = w;
           break;
         }
+        int arrived = 0;
         const double m =
-            gLinkProbe.receiveTrain(nonce(prev, k), kProbePackets, kProbeTimeoutNs, &w);
+            gLinkProbe.receiveTrain(nonce(prev, k), kProbePackets, kProbeTimeoutNs, &w, &arrived);
         if (m > mbits) mbits = m;
         if (m <= 0 && mbits <= 0) why = w;
-        // Nothing at all arrived: the previous host sends no trains (no use waiting again).
-        if (m <= 0 && w.compare(0, 2, "0 ") == 0) break;
+        if (arrived == 0) break;  // the previous host sends no trains: no use waiting again
       }
     }
     char how[160];

@@ -159,7 +159,9 @@ bool LinkProbe::sendTrain(const std::string& to, uint64_t nonce, int packets, st
   return true;
 }
 
-double LinkProbe::receiveTrain(uint64_t nonce, int packets, int64_t timeoutNs, std::string* why) {
+double LinkProbe::receiveTrain(uint64_t nonce, int packets, int64_t timeoutNs, std::string* why,
+                               int* arrived) {
+  if (arrived) *arrived = 0;
   if (fd_ < 0) {
     *why = "probe socket not open";
     return 0;
@@ -213,6 +215,7 @@ double LinkProbe::receiveTrain(uint64_t nonce, int packets, int64_t timeoutNs, s
       if (static_cast<int>(arrivals.size()) == packets) break;
     }
   }
+  if (arrived) *arrived = static_cast<int>(arrivals.size());
   std::sort(arrivals.begin(), arrivals.end());
   return trainMbits(arrivals.data(), static_cast<int>(arrivals.size()), payload, why);
 }

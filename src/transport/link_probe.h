@@ -32,7 +32,9 @@ class LinkProbe {
   bool sendTrain(const std::string& to, uint64_t nonce, int packets, std::string* why);
   // Waits (at most `timeoutNs` in all) for a train tagged `nonce` and returns its rate in
   // Mbit/s of Ethernet line rate (0 with `why` when too few packets came).
-  double receiveTrain(uint64_t nonce, int packets, int64_t timeoutNs, std::string* why);
+  // *arrived (when given): how many of the train's packets came.
+  double receiveTrain(uint64_t nonce, int packets, int64_t timeoutNs, std::string* why,
+                      int* arrived = nullptr);
 
   // Line bits one datagram of `payload` bytes takes: UDP, IPv4 and Ethernet headers, FCS,
   // preamble and inter-frame gap.

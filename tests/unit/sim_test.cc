@@ -132,7 +132,7 @@ TEST(SimNetwork, MulticastHoldsEveryReceiversPort) {
 Topology tailDrop(int hosts) {
   Topology t = oneSwitch(hosts);
   t.tailDrop = true;
-  t.portBuffer = t.dropBuffer = 131072;
+  t.portBuffer = Topology::kDropBuffer;
   t.dropFlows = 2;
   t.dropFull = 4;
   t.dropIdle = 1e-6;

@@ -84,7 +84,7 @@ std::vector<int> Network::path(int src, const std::vector<int>& dsts, int rail) 
 }
 
 double Network::tailDropCapacity(const Link& l) const {
-  const double b = t_.portBuffer / t_.dropBuffer;
+  const double b = t_.portBuffer / Topology::kDropBuffer;
   const double excess = l.tcp / l.ports - t_.dropFlows * b;
   if (excess <= 0) return l.cap;
   const double width = (t_.dropFull - t_.dropFlows) * b;

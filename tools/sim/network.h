@@ -46,14 +46,14 @@ struct Topology {
   //   dropIdle x min(1, (k - dropFlows x b) / ((dropFull - dropFlows) x b))  seconds more
   // when that is positive, with k the TCP flows per port (a leaf's uplink bundle: its flows
   // over its radix / oversub ports; multicast flows, UDP and paced, do not count) and b =
-  // portBuffer / dropBuffer (a larger buffer holds more flows' windows). The figures are
+  // portBuffer / kDropBuffer (a larger buffer holds more flows' windows). The figures are
   // measured on the emulated cluster's tail-drop switch (bench/sim/incast.py).
   bool tailDrop = false;
-  double portBuffer = 131072;  // bytes of each switch port's queue
-  double dropBuffer = 131072;  // the port buffer the figures below were measured with
-  double dropFlows = 0;        // flows a port carries without timeouts
-  double dropFull = 0;         // flows from which the idle time per byte stops growing
-  double dropIdle = 0;         // idle seconds per byte carried, from dropFull flows on
+  double portBuffer = 131072;                    // bytes of each switch port's queue
+  static constexpr double kDropBuffer = 131072;  // the port buffer of the figures below
+  double dropFlows = 0;                          // flows a port carries without timeouts
+  double dropFull = 0;  // flows from which the idle time per byte stops growing
+  double dropIdle = 0;  // idle seconds per byte carried, from dropFull flows on
   bool parseSharing(const std::string& text, std::string* why);
   // "one-switch" or "fat-tree:RADIX:OVERSUB"; false with *why on error.
   bool parse(const std::string& text, std::string* why);

@@ -113,7 +113,7 @@ Simulator::Simulator(const Topology& t, const Costs& c, int ranks, int ranksPerH
       state_(static_cast<size_t>(ranks)),
       openAt_(static_cast<size_t>(ranks)),
       connsOf_(static_cast<size_t>(ranks)),
-      fifoFreeAt_(static_cast<size_t>((ranks + ranksPerHost - 1) / ranksPerHost * t.rails), 0) {}
+      fifoFreeAt_(static_cast<size_t>((ranks + ranksPerHost - 1) / ranksPerHost), 0) {}
 
 void Simulator::push(double t, Ev k, int32_t a, int64_t b) {
   heap_.push_back({t, seq_++, k, a, b});
@@ -254,10 +254,11 @@ void Simulator::transmit(double now, int src, int dst, int rail, const Send& pie
     push(now + topo_.latency + (net_.hops(hs, hd) + 1) * frame, arrivalOf(k), dst, piece.msg);
     return;
   }
-  if (k == kData && rail == 0 && piece.bytes == msgs_[static_cast<size_t>(piece.msg)].bytes &&
+  if (k == kData && piece.bytes == msgs_[static_cast<size_t>(piece.msg)].bytes &&
       piece.bytes + costs_.frameBytes <= costs_.fifoBytes) {
-    // Behind the small messages written before it on this host's NIC queue.
-    double& freeAt = fifoFreeAt_[static_cast<size_t>(hs * topo_.rails + rail)];
+    // Behind the small messages written before it on this host's NIC queue (a whole
+    // message, not a stripe: rail 0).
+    double& freeAt = fifoFreeAt_[static_cast<size_t>(hs)];
     const double start = std::max(now, freeAt);
     freeAt = start + (piece.bytes + costs_.frameBytes) / topo_.rate;
     if (start > now) {
@@ -265,7 +266,12 @@ void Simulator::transmit(double now, int src, int dst, int rail, const Send& pie
       return;
     }
   }
-  net_.start(now, hs, {hd}, rail, piece.bytes + costs_.frameBytes, flowTag(piece.msg, k, rail));
+  startFlow(now, src, dst, rail, piece);
+}
+
+void Simulator::startFlow(double now, int src, int dst, int rail, const Send& piece) {
+  net_.start(now, hostOf(src), {hostOf(dst)}, rail, piece.bytes + costs_.frameBytes,
+             flowTag(piece.msg, static_cast<FlowKind>(piece.kind), rail));
 }
 
 // The connection's message left it: the next one queued behind goes.
@@ -518,10 +524,9 @@ bool Simulator::run(Result* out, std::string* why) {
       case Ev::kMcastDone:
         opDone(e.a, e.t, false, 0);
         break;
-      case Ev::kFifoStart: {  // a small message (one part, rail 0)
+      case Ev::kFifoStart: {
         const Msg& msg = msgs_[static_cast<size_t>(e.b)];
-        net_.start(e.t, hostOf(msg.src), {hostOf(msg.dst)}, 0, msg.bytes + costs_.frameBytes,
-                   flowTag(e.b, kData, 0));
+        startFlow(e.t, e.a, msg.dst, 0, {static_cast<int32_t>(e.b), msg.bytes, kData});
         break;
       }
       case Ev::kRecvDone: {

@@ -151,7 +151,7 @@ class Simulator {
     kSendLocal,
     kRecvDone,
     kMcastDone,
-    kFifoStart  // a small message's turn on its host's NIC queue (b: the message)
+    kFifoStart  // a small message's turn on its host's NIC queue (a: sender, b: message)
   };
   struct Event {
     double t;
@@ -187,6 +187,7 @@ class Simulator {
   void flowOrLocal(double now, int msg, double bytes, int src, int dst, Ev onArrive);
   void transmit(double now, int src, int dst, int rail, const Send& piece);
   void connFree(double now, int src, int dst, int rail);
+  void startFlow(double now, int src, int dst, int rail, const Send& piece);
   static Ev arrivalOf(int flowKind) {
     return flowKind == 0 ? Ev::kArrive : flowKind == 1 ? Ev::kRtsArrive : Ev::kCtsArrive;
   }
@@ -234,8 +235,8 @@ class Simulator {
   std::vector<int32_t> freeMsgs_;
   std::vector<std::vector<OpenSlot>> openAt_;   // per receiver
   std::vector<std::vector<ConnSlot>> connsOf_;  // per sender: its busy connections
-  // Per host and rail: when its NIC's queue of small messages (Costs::fifoBytes) has been
-  // sent.
+  // Per host: when its NIC's queue of small messages (Costs::fifoBytes, never striped: rail
+  // 0) has been sent.
   std::vector<double> fifoFreeAt_;
   std::vector<double> mcastArrived_;            // per group: data at the receivers, or -1
   std::vector<std::vector<int>> mcastWaiting_;  // per group: receivers posted before that
