@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
+#include "coll/lanes.h"
 #include "coll/plan.h"
 #include "coll/schedule.h"
 
@@ -90,6 +92,8 @@ std::shared_ptr<Plan> makeExscanPlan(const void* sendbuf, void* recvbuf, int64_t
 int bcastLinearSchedule(Plan& p);
 int bcastChainSchedule(Plan& p);
 int bcastBinaryTreeSchedule(Plan& p);
+int bcastTwoTreeSchedule(Plan& p);
+int bcastTwoChainSchedule(Plan& p);
 int bcastScatterRdAllgatherSchedule(Plan& p);
 int bcastScatterRingAllgatherSchedule(Plan& p);
 int barrierTreeSchedule(Plan& p);
@@ -150,6 +154,25 @@ int iexscanRecursiveDoubling(Plan& p);
 // are communicator ranks) in segments of CCMPI_BCAST_SEGMENT bytes of the packed buffer.
 void addBcastPipelined(Schedule& s, void* buf, int64_t count, MPI_Datatype type, int parent,
                        const std::vector<int>& children);
+// One tree of a pipelined broadcast as this rank sees it: its parent (-1 at the root) and
+// its children with the rail each child's segments take (-1: any).
+struct BcastLane {
+  int parent = -1;
+  int depth = 0;                              // hops from the root (0 at the root)
+  std::vector<std::pair<int, int>> children;  // (communicator rank, rail)
+};
+// The pipelined broadcast down several trees at once (bcast_segments.cc): lane i carries
+// the i-th of lanes.size() equal parts of the packed buffer (cut at elements), in segments
+// of `segment` bytes (<= 0: one segment per lane).
+void addBcastLanes(Schedule& s, void* buf, int64_t count, MPI_Datatype type,
+                   const std::vector<BcastLane>& lanes, int64_t segment);
+// Builds this rank's two lanes from the edges (relative ranks, `root` added back) and adds
+// the pipelined broadcast, each edge on its rail when the job has two rails.
+void addBcastTwoLanes(Schedule& s, const CollArgs& a, const std::vector<LaneEdge>& edges,
+                      int depth);
+// The segment of a two-lane pipeline of `depth` hops for `bytes` of buffer, from the cost
+// model (bcast_two_tree.cc) unless CCMPI_BCAST_LANE_SEGMENT sets it.
+int64_t laneSegment(int64_t bytes, int depth);
 // The broadcast buffer as a stream of bytes for the scatter-allgather broadcasts: the buffer
 // itself when its type is contiguous, else a temporary (packed at the root by a step added
 // here; addBcastUnpackBytes adds the final unpack elsewhere). Then the binomial scatter of

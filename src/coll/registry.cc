@@ -133,6 +133,7 @@ const char* ruledAlgorithm(const char* collective, const SelectContext& ctx, int
       const int per = ruleRanksPerHost(const_cast<comm::Comm*>(ctx.comm));
       if (per < r.minRanksPerHost || per > r.maxRanksPerHost) continue;  // -1: unknown
     }
+    if (jobRails() < r.minRails || jobRails() > r.maxRails) continue;
     return r.algorithm.c_str();
   }
   return nullptr;

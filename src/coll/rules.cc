@@ -274,6 +274,17 @@ int jobRanksPerCore() {
   return gRanksPerCore.load();
 }
 
+namespace {
+std::atomic<int> gRails{1};
+}  // namespace
+
+void setJobRails(int n) {
+  gRails.store(n < 1 ? 1 : n);
+}
+int jobRails() {
+  return gRails.load();
+}
+
 const std::vector<Rule>& activeRules(std::string* error, std::string* source) {
   static std::once_flag once;
   static std::vector<Rule> rules;

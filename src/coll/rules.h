@@ -31,6 +31,12 @@
 // hierarchical algorithms where hosts are shared:
 //
 //   allreduce      *        *           node       2-*   *     2-*
+//
+// An optional eighth field is a range of rails: the job's rails (see jobRails), the NICs
+// each host has on networks of their own (docs/multirail.md), e.g. the two-tree broadcast
+// where hosts have two NICs or more:
+//
+//   bcast          *        64k-*       two_tree   3-*   *     *     2-*
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -53,6 +59,8 @@ struct Rule {
   int maxRanksPerCore = 0x7fffffff;
   int minRanksPerHost = 1;
   int maxRanksPerHost = 0x7fffffff;
+  int minRails = 1;
+  int maxRails = 0x7fffffff;
   std::string algorithm;
   int line = 0;  // in the rules file (0 = built in)
 };
@@ -73,6 +81,12 @@ const std::vector<int>& worldRankHosts();
 // figure, so rules may depend on it.
 void setJobRanksPerCore(int n);
 int jobRanksPerCore();
+// The job's rails: the fewest rails (rail 0 included) any rank of the job has, set once by
+// MPI_Init from the rail cards every rank publishes (mpirun combines them at the barrier,
+// ccmpi.rails; another process manager: each rank reads them all). 1 in a one-host job or
+// without further NICs. Every rank sees the same figure, so rules may depend on it.
+void setJobRails(int n);
+int jobRails();
 // The most ranks of c on one host (coll/node/topology.h; collective over c the first time
 // when the launcher's placement does not cover it); -1 when unknown.
 int ruleRanksPerHost(comm::Comm* c);

@@ -78,10 +78,10 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
     std::vector<std::string> w;
     for (std::string x; words >> x;) w.push_back(x);
     if (w.empty()) continue;
-    if (w.size() < 4 || w.size() > 7) {
+    if (w.size() < 4 || w.size() > 8) {
       *error = "line " + std::to_string(n) +
-               ": expected 4 to 7 fields (collective ranks bytes algorithm [hosts "
-               "[ranks-per-core [ranks-per-host]]]), found " +
+               ": expected 4 to 8 fields (collective ranks bytes algorithm [hosts "
+               "[ranks-per-core [ranks-per-host [rails]]]]), found " +
                std::to_string(w.size());
       return false;
     }
@@ -116,7 +116,8 @@ bool parseRules(const std::string& text, std::vector<Rule>* out, std::string* er
     }
     if (!counts(4, 1, "host-count", &r.minHosts, &r.maxHosts) ||
         !counts(5, 0, "ranks-per-core", &r.minRanksPerCore, &r.maxRanksPerCore) ||
-        !counts(6, 1, "ranks-per-host", &r.minRanksPerHost, &r.maxRanksPerHost))
+        !counts(6, 1, "ranks-per-host", &r.minRanksPerHost, &r.maxRanksPerHost) ||
+        !counts(7, 1, "rails", &r.minRails, &r.maxRails))
       return false;
     out->push_back(std::move(r));
   }
@@ -132,7 +133,8 @@ std::string ruleText(const Rule& r) {
   std::string text = column(r.collective, 22) +
                      column(rangeText(r.minRanks, r.maxRanks, 0x7fffffff), 8) +
                      column(rangeText(r.minBytes, r.maxBytes, INT64_MAX), 12) + r.algorithm;
-  const bool perHost = r.minRanksPerHost != 1 || r.maxRanksPerHost != 0x7fffffff;
+  const bool rails = r.minRails != 1 || r.maxRails != 0x7fffffff;
+  const bool perHost = rails || r.minRanksPerHost != 1 || r.maxRanksPerHost != 0x7fffffff;
   const bool perCore = perHost || r.minRanksPerCore != 0 || r.maxRanksPerCore != 0x7fffffff;
   if (perCore || r.minHosts != 1 || r.maxHosts != 0x7fffffff)
     text += " " + rangeText(r.minHosts, r.maxHosts, 0x7fffffff);
@@ -146,6 +148,7 @@ std::string ruleText(const Rule& r) {
       text += "-" + std::to_string(r.maxRanksPerCore);
   }
   if (perHost) text += " " + rangeText(r.minRanksPerHost, r.maxRanksPerHost, 0x7fffffff);
+  if (rails) text += " " + rangeText(r.minRails, r.maxRails, 0x7fffffff);
   return text;
 }
 

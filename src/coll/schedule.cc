@@ -79,7 +79,7 @@ void Schedule::forEachStep(const std::function<void(size_t, const StepView&)>& f
   for (size_t i = 0; i < steps_.size(); ++i) {
     while (round + 1 < starts.size() && starts[round + 1] <= i) ++round;
     const Step& s = steps_[i];
-    StepView v{s.kind, s.late, s.peer, 0};
+    StepView v{s.kind, s.late, s.peer, 0, s.rail};
     if (s.kind == Step::Kind::kSend || s.kind == Step::Kind::kRecv || s.kind == Step::Kind::kCopy ||
         s.kind == Step::Kind::kReduce)
       v.bytes = dataBytes(s.count, s.type);
@@ -87,12 +87,13 @@ void Schedule::forEachStep(const std::function<void(size_t, const StepView&)>& f
   }
 }
 
-void Schedule::send(const void* buf, int64_t count, MPI_Datatype type, int peer) {
+void Schedule::send(const void* buf, int64_t count, MPI_Datatype type, int peer, int rail) {
   Step s{Step::Kind::kSend};
   s.src = buf;
   s.count = count;
   s.type = type;
   s.peer = peer;
+  s.rail = rail;
   add(std::move(s));
 }
 
@@ -205,8 +206,10 @@ void Schedule::runRound(size_t round) {
     p2p::Request* r = nullptr;
     switch (s.kind) {
       case Step::Kind::kSend:
-        rc = p2p::isend(s.src, s.count, s.type, s.peer, tag_, comm_, kCtx, p2p::SendMode::kStandard,
-                        &r);
+        rc = s.rail > 0
+                 ? p2p::isendOnRail(s.src, s.count, s.type, s.peer, tag_, comm_, kCtx, s.rail, &r)
+                 : p2p::isend(s.src, s.count, s.type, s.peer, tag_, comm_, kCtx,
+                              p2p::SendMode::kStandard, &r);
         break;
       case Step::Kind::kRecv:
         rc = p2p::irecv(s.dst, s.count, s.type, s.peer, tag_, comm_, kCtx, &r);

@@ -62,7 +62,9 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   int tag() const { return tag_; }
 
   // ---- building ----
-  void send(const void* buf, int64_t count, MPI_Datatype type, int peer);
+  // rail > 0: the message's data goes on that rail of the host (p2p::isendOnRail), where
+  // it joins the two ranks; otherwise the ordinary way.
+  void send(const void* buf, int64_t count, MPI_Datatype type, int peer, int rail = -1);
   void recv(void* buf, int64_t count, MPI_Datatype type, int peer);
   // A receive posted in this round but awaited only at the end of the next one (phased
   // exchanges post the receive, then tell the sender they are ready, in one round).
@@ -122,6 +124,7 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
     bool late;      // kRecv posted in one round and awaited at the end of the next
     int peer;       // kSend, kRecv
     int64_t bytes;  // kSend, kRecv, kReduce: count x type size; kCopy: the source's
+    int rail;       // kSend: the rail asked for (-1: any)
   };
   // fn(round, step) for every step, round by round, in the order they run.
   void forEachStep(const std::function<void(size_t, const StepView&)>& fn) const;
@@ -139,6 +142,7 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
     MPI_Datatype rtype = MPI_DATATYPE_NULL;  // copy destination type
     MPI_Op op = MPI_OP_NULL;
     int peer = 0;
+    int rail = -1;  // kSend
     std::function<int()> fn;
     PollFn pollFn;
     std::function<void()> abort;

@@ -15,7 +15,24 @@ using bootstrap::PmiMessage;
 
 namespace {
 constexpr const char* kRanksPerCoreKey = "ccmpi.ranks_per_core";
+constexpr const char* kJobRailsKey = "ccmpi.job_rails";
 }  // namespace
+
+int PmiServer::jobRails() const {
+  // The fewest rails of any rank: each rank's card (ccmpi.rails.<rank>, transport/rails.h)
+  // lists one rail per ';'-separated entry. A rank without a card (one-rank job, an older
+  // library) leaves the figure unknown.
+  int fewest = 0;
+  std::string card;
+  for (int r = 0; r < config_.size; ++r) {
+    auto it = kvs_.find("ccmpi.rails." + std::to_string(r));
+    if (it == kvs_.end() || !bootstrap::unescapePmiValue(it->second, &card) || card.empty())
+      return -1;
+    const int n = 1 + static_cast<int>(std::count(card.begin(), card.end(), ';'));
+    fewest = fewest == 0 ? n : std::min(fewest, n);
+  }
+  return fewest;
+}
 
 int PmiServer::ranksPerCore() const {
   struct Kernel {
@@ -153,6 +170,10 @@ void PmiServer::handleLine(int rank, std::string_view line) {
         if (load >= 0) kvs_[kRanksPerCoreKey] = std::to_string(load);
       }
       if (kvs_.find(bootstrap::kJobLinkKey) == kvs_.end()) deriveJobLink();
+      if (kvs_.find(kJobRailsKey) == kvs_.end()) {
+        const int rails = jobRails();
+        if (rails > 0) kvs_[kJobRailsKey] = std::to_string(rails);
+      }
       for (std::size_t r = 0; r < ranks_.size(); ++r) {
         ranks_[r].inBarrier = false;
         actions_.reply(static_cast<int>(r), formatPmiLine("barrier_out"));

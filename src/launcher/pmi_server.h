@@ -65,6 +65,9 @@ class PmiServer {
   // ccmpi.ranks_per_core from the ccmpi.cpu.<rank> values, or -1 while one is missing or
   // malformed (exposed for the unit test).
   int ranksPerCore() const;
+  // The fewest rails any rank published (ccmpi.job_rails for the ranks); -1 when a rank
+  // published none.
+  int jobRails() const;
 
  private:
   // ccmpi.link_mbits from the ccmpi.link.<rank> cards (bootstrap/link_card.h).

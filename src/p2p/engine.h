@@ -26,6 +26,7 @@ struct Counters {
   uint64_t cmaSplit = 0;   // of those, split with the sender (each copied half)
   uint64_t striped = 0;    // rendezvous sends striped over several rails (docs/multirail.md)
   uint64_t restriped = 0;  // stripes sent again after their rail failed
+  uint64_t railDirected = 0;  // rendezvous sends whose data went on a chosen rail (isendOnRail)
 };
 const Counters& counters();
 

@@ -62,6 +62,7 @@ struct Unexpected {
   uint64_t sreq = 0;                // the sender's wire id of the message (rendezvous: its
                                     // request id), which a cancel request names
   uint64_t cmaAddr = 0;             // rendezvous: the sender's buffer, readable in place
+  bool railDirected = false;        // rendezvous: the sender chose the data's rail
   Request* selfSender = nullptr;    // self rendezvous
   std::vector<unsigned char> data;  // eager payload
   int error = MPI_SUCCESS;          // the payload could not be decoded
@@ -101,6 +102,10 @@ Tunable<bool> kStripe(
     "(docs/multirail.md); 0 = everything on the first rail");
 Tunable<uint64_t> kStripeMin("CCMPI_STRIPE_MIN", 256 * 1024,
                              "smallest rendezvous message (bytes) striped over several rails");
+Tunable<uint64_t> kRailDirectMin(
+    "CCMPI_RAIL_DIRECT_MIN", 8 * 1024,
+    "smallest message (bytes) a rail-aware collective sends on a rail other than the first "
+    "(by rendezvous, whatever CCMPI_EAGER_LIMIT says); smaller ones go eagerly on rail 0");
 
 Tunable<bool> kStats("CCMPI_P2P_STATS", false,
                      "print each rank's point-to-point counters to stderr at MPI_Finalize");
@@ -598,7 +603,8 @@ void splitSend(int peer, const transport::FrameHeader& h, Request* s) {
 
 // A receive matched a rendezvous message from a remote peer: read the data in place when
 // the sender offered it (cmaAddr != 0) and we may, otherwise ask for it.
-void acceptRts(Request* r, int srcWorld, int tag, uint64_t size, uint64_t sreq, uint64_t cmaAddr) {
+void acceptRts(Request* r, int srcWorld, int tag, uint64_t size, uint64_t sreq, uint64_t cmaAddr,
+               bool railDirected) {
   r->srcWorld = srcWorld;
   r->srcTag = tag;
   r->msgSize = size;
@@ -652,7 +658,8 @@ void acceptRts(Request* r, int srcWorld, int tag, uint64_t size, uint64_t sreq, 
   h.b = r->id;
   h.msgSize = accept;
   // The data may come over several rails, in any order, when it goes straight into place.
-  if (kStripe.get() && r->dt->contiguous() && accept >= kStripeMin.get() && !sameHost(srcWorld)) {
+  if (kStripe.get() && r->dt->contiguous() && (accept >= kStripeMin.get() || railDirected) &&
+      !sameHost(srcWorld)) {
     h.flags = transport::kFlagStriped;
     r->stripeOk = true;
     r->stripeSender = sreq;
@@ -681,16 +688,30 @@ uint64_t stripeArrived(Request* r, uint64_t lo, uint64_t hi) {
   return n;
 }
 
+// Whether rail (> 0) joins this rank and peer and is up.
+bool railJoins(int peer, int rail) {
+  if (!g.tcp) return false;
+  for (int r : g.tcp->railsTo(peer))
+    if (r == rail) return g.tcp->railUp(peer, r);
+  return false;
+}
+
 // Whether s (contiguous, its CTS just in, allowing stripes) goes over several rails to
 // peer: then the stripes are sent, one per rail, in proportion to the rails' rates.
+// A rail-directed send (isendOnRail) goes whole on its rail while that rail is up.
 bool startStriped(Request* s, int peer) {
-  if (!kStripe.get() || !g.tcp || viaShm(peer) || sameHost(peer) || !s->dt->contiguous() ||
-      s->accepted < kStripeMin.get())
+  if (!kStripe.get() || !g.tcp || viaShm(peer) || sameHost(peer) || !s->dt->contiguous())
     return false;
   std::vector<int> rails;
-  for (int r : g.tcp->railsTo(peer))
-    if (g.tcp->railUp(peer, r)) rails.push_back(r);
-  if (rails.size() < 2) return false;
+  if (s->rail > 0) {
+    if (!railJoins(peer, s->rail)) return false;
+    rails.push_back(s->rail);
+  } else {
+    if (s->accepted < kStripeMin.get()) return false;
+    for (int r : g.tcp->railsTo(peer))
+      if (g.tcp->railUp(peer, r)) rails.push_back(r);
+    if (rails.size() < 2) return false;
+  }
   std::vector<double> mbits(rails.size());
   for (size_t i = 0; i < rails.size(); ++i) mbits[i] = g.tcp->railMbits(peer, rails[i]);
   s->stripes.clear();
@@ -765,7 +786,7 @@ void deliverUnexpected(Request* r, Unexpected* u) {
   if (u->selfSender) {
     deliverSelf(r, u->selfSender);
   } else if (u->rts) {
-    acceptRts(r, u->srcWorld, u->tag, u->size, u->sreq, u->cmaAddr);
+    acceptRts(r, u->srcWorld, u->tag, u->size, u->sreq, u->cmaAddr, u->railDirected);
   } else {
     deliverData(r, u->srcWorld, u->tag, u->data.data(), u->size);
   }
@@ -923,13 +944,15 @@ class Sink final : public transport::Sink {
       case FrameType::kRts: {
         Request* r = matchPosted(h.context, peer, h.tag);
         const uint64_t cmaAddr = (h.flags & transport::kFlagCma) ? h.b : 0;
+        const bool railDirected = h.flags & transport::kFlagRail;
         if (r) {
-          acceptRts(r, peer, h.tag, h.msgSize, h.a, cmaAddr);
+          acceptRts(r, peer, h.tag, h.msgSize, h.a, cmaAddr, railDirected);
         } else {
           auto* u = unexpectedOf(peer, h);
           u->rts = true;
           u->sreq = h.a;
           u->cmaAddr = cmaAddr;
+          u->railDirected = railDirected;
           addUnexpected(u);
         }
         return 0;
@@ -1317,7 +1340,13 @@ int startSend(Request* s) {
   h.context = s->context;
   h.tag = s->tag;
   h.msgSize = s->bytes;
-  if (!sync && s->bytes <= kEagerLimit.get()) {
+  // A rail-directed message large enough to leave rail 0 goes by rendezvous: its data then
+  // travels as a stripe on its rail while the envelope keeps its place on rail 0.
+  const bool directed = s->rail > 0 && s->bytes >= kRailDirectMin.get() && kStripe.get() &&
+                        s->dt->contiguous() && !viaShm(dest) && !sameHost(dest) &&
+                        railJoins(dest, s->rail);
+  if (!directed) s->rail = -1;
+  if (!sync && !directed && s->bytes <= kEagerLimit.get()) {
     if (viaShm(dest) && (s->dt->contiguous() || s->bytes == 0) &&
         eagerIntoRing(dest, s->context, s->tag, s->buf, *s->dt, s->bytes, s->wireId)) {
       // Written into the peer's ring at once: no frame object, the send is complete.
@@ -1361,6 +1390,10 @@ int startSend(Request* s) {
   ++g.counters.rndvSent;
   h.type = transport::FrameType::kRts;
   if (sync) h.flags = transport::kFlagSync;
+  if (directed) {
+    h.flags |= transport::kFlagRail;
+    ++g.counters.railDirected;
+  }
   compress::DataType ctype;
   // A zero-byte message (its buffer may be NULL) has nothing to read in place.
   if (s->bytes > 0 && s->dt->contiguous() && s->bytes >= transport::cma::minBytes() &&
@@ -1486,8 +1519,11 @@ int isend(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, 
   return isendTyped(buf, count, type, dt, dest, tag, c, ctx, mode, out);
 }
 
-int isendTyped(const void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* dt, int dest,
-               int tag, comm::Comm& c, Ctx ctx, SendMode mode, Request** out) {
+namespace {
+
+// A send request for the message (not started).
+Request* newSend(const void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* dt,
+                 int dest, int tag, comm::Comm& c, Ctx ctx, SendMode mode) {
   Request* s = newRequest(Request::Kind::kSend);
   s->buf = const_cast<void*>(buf);
   s->count = count;
@@ -1501,6 +1537,14 @@ int isendTyped(const void* buf, int64_t count, MPI_Datatype type, datatype::Data
   s->comm = &c;
   ++c.refs;
   s->mode = mode;
+  return s;
+}
+
+}  // namespace
+
+int isendTyped(const void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* dt, int dest,
+               int tag, comm::Comm& c, Ctx ctx, SendMode mode, Request** out) {
+  Request* s = newSend(buf, count, type, dt, dest, tag, c, ctx, mode);
   *out = s;
   if (mode == SendMode::kBuffered && s->peer != MPI_PROC_NULL) {
     // Copy the message into the attached buffer's budget; the user's request completes
@@ -1549,6 +1593,21 @@ int isendTyped(const void* buf, int64_t count, MPI_Datatype type, datatype::Data
     return startSend(inner);
   }
   return startSend(s);
+}
+
+int isendOnRail(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
+                Ctx ctx, int rail, Request** out) {
+  if (rail <= 0) return isend(buf, count, type, dest, tag, c, ctx, SendMode::kStandard, out);
+  datatype::Datatype* dt = nullptr;
+  if (int rc = checkedDatatype(type, &dt)) return rc;
+  Request* s = newSend(buf, count, type, dt, dest, tag, c, ctx, SendMode::kStandard);
+  s->rail = static_cast<int8_t>(std::min(rail, 127));
+  *out = s;
+  return startSend(s);
+}
+
+int localRails() {
+  return g.tcp ? static_cast<int>(std::max<size_t>(1, g.tcp->rails().size())) : 1;
 }
 
 int irecv(void* buf, int64_t count, MPI_Datatype type, int source, int tag, comm::Comm& c, Ctx ctx,
@@ -1854,7 +1913,8 @@ void finalize() {
         "ccmpi-p2p: rank=%d eager_sent=%llu rndv_sent=%llu self_sent=%llu "
         "unexpected=%llu cma_pulled=%llu tcp_remote=%llu tcp_paced=%llu "
         "pacing_Bps=%llu shm_frames=%llu shm_wakeups=%llu tcp_opened=%llu cma_split=%llu "
-        "striped=%llu restriped=%llu rails_opened=%llu rails_lost=%llu shm_light=%d\n",
+        "striped=%llu restriped=%llu rails_opened=%llu rails_lost=%llu shm_light=%d "
+        "rail_directed=%llu\n",
         g.me, static_cast<unsigned long long>(c.eagerSent),
         static_cast<unsigned long long>(c.rndvSent), static_cast<unsigned long long>(c.selfSent),
         static_cast<unsigned long long>(c.unexpected), static_cast<unsigned long long>(c.cmaPulled),
@@ -1868,7 +1928,7 @@ void finalize() {
         static_cast<unsigned long long>(c.restriped),
         static_cast<unsigned long long>(g.tcp ? g.tcp->railsOpened() : 0),
         static_cast<unsigned long long>(g.tcp ? g.tcp->railsLost() : 0),
-        g.shm && g.shm->lightFences() ? 1 : 0);
+        g.shm && g.shm->lightFences() ? 1 : 0, static_cast<unsigned long long>(c.railDirected));
   }
   compress_channel::finalize(g.me);
   amShutdown();

@@ -36,6 +36,17 @@ int irecv(void* buf, int64_t count, MPI_Datatype type, int source, int tag, comm
 // whose handle the user has freed since (persistent requests) starts with it.
 int isendTyped(const void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* dt, int dest,
                int tag, comm::Comm& c, Ctx ctx, SendMode mode, Request** out);
+
+// A standard send whose bytes go over rail `rail` of the host (docs/multirail.md): its
+// envelope travels on rail 0 as always (matching and order are unchanged) and its data,
+// from CCMPI_RAIL_DIRECT_MIN bytes on, as one stripe on that rail. Rail-aware collectives
+// put each tree or chain on its own NIC this way. Where the rail does not join the two
+// ranks (same host, one rail, the rail failed, a non-contiguous buffer at either end) the
+// message goes the ordinary way. rail <= 0 is isend.
+int isendOnRail(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag,
+                comm::Comm& c, Ctx ctx, int rail, Request** out);
+// Rails this rank has (rail 0 included); 1 without further NICs or in a one-host job.
+int localRails();
 int irecvTyped(void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* dt, int source,
                int tag, comm::Comm& c, Ctx ctx, Request** out);
 

@@ -366,6 +366,30 @@ std::string probeLink(Runtime& r, uint64_t jobId) {
 // The job's link rate from every rank's card (bootstrap/link_card.h): combined by mpirun at
 // the barrier, or here from the cards where the process manager does not (the same cards
 // give the same answer on every rank). When no host found one, the probe measures it.
+// The job's rails (coll::jobRails): combined by mpirun at the barrier, or here from every
+// rank's card where the process manager does not. A rank with one rail knows the answer
+// without reading them; every other rank reads its card among the rest.
+void agreeOnRails(Runtime& r) {
+  int rails = 1;
+  std::string v;
+  if (r.size > 1 && worldHostCount() > 1) {
+    if (r.pmi.get("ccmpi.job_rails", &v) == 0 && !v.empty()) {
+      rails = atoi(v.c_str());
+    } else if (r.tcp.rails().size() > 1) {
+      rails = static_cast<int>(r.tcp.rails().size());
+      std::vector<transport::Rail> theirs;
+      for (int p = 0; p < r.size && rails > 1; ++p)
+        if (r.pmi.get("ccmpi.rails." + std::to_string(p), &v) != 0 ||
+            !transport::parseRailCard(v, &theirs))
+          rails = 1;
+        else
+          rails = std::min(rails, static_cast<int>(theirs.size()));
+    }
+  }
+  coll::setJobRails(rails);
+  log::debug("job rails: %d", coll::jobRails());
+}
+
 void agreeOnLink(Runtime& r, uint64_t jobId) {
   std::string job;
   if (r.pmi.get(bootstrap::kJobLinkKey, &job) != 0 || job.empty()) {
@@ -516,6 +540,7 @@ int bringUp() {
   progress::engine().setMachineRanksPerCore(coll::jobRanksPerCore());
   log::debug("ranks per core: %d (%s)", coll::jobRanksPerCore(),
              ranksPerCore >= 0 ? "CCMPI_RANKS_PER_CORE" : "measured; -1 = unknown");
+  agreeOnRails(r);
   if (r.size > 1 && !linkMbitsDeclared()) agreeOnLink(r, cfg.jobId);
   log::debug("link: %g Mbit/s (%s)", linkMbits(), linkOrigin().c_str());
   if (secretHex.empty() && r.pmi.get("ccmpi.secret", &secretHex) != 0)

@@ -64,6 +64,8 @@ enum FrameFlags : uint8_t {
                         // rest to the address in the 8-byte payload, then sends kCmaDone
   kFlagStriped = 16,    // CTS: DATA may come over several rails, in any order (the receive
                         // buffer is contiguous); DATA: a frame of such a transfer
+  kFlagRail = 32,       // RTS: the sender wants the data on a rail of its choice (a
+                        // rail-directed send, p2p.h): stripes allowed at any size
 };
 
 constexpr uint32_t kFrameMagic = 0xCC4D5049u;  // "CCMPI"

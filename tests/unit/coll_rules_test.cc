@@ -78,8 +78,8 @@ TEST(CollRules, OptionalHostRange) {
   EXPECT_EQ(ruleText(r[2]).find("chain "), std::string::npos) << ruleText(r[2]);
   EXPECT_FALSE(parseRules("bcast * * chain 0-3\n", &r, &err));
   EXPECT_NE(err.find("host-count"), std::string::npos) << err;
-  EXPECT_FALSE(parseRules("bcast * * chain 2 1 2 extra\n", &r, &err));
-  EXPECT_NE(err.find("4 to 7 fields"), std::string::npos) << err;
+  EXPECT_FALSE(parseRules("bcast * * chain 2 1 2 2 extra\n", &r, &err));
+  EXPECT_NE(err.find("4 to 8 fields"), std::string::npos) << err;
 }
 
 // The seventh field: ranks per host (from 1), printed after the two before it.
@@ -99,6 +99,29 @@ TEST(CollRules, OptionalRanksPerHostRange) {
   EXPECT_NE(ruleText(r[1]).find("ring * 3 1"), std::string::npos) << ruleText(r[1]);
   EXPECT_FALSE(parseRules("allreduce * * node * * 0\n", &r, &err));
   EXPECT_NE(err.find("ranks-per-host"), std::string::npos) << err;
+}
+
+// The eighth field: the job's rails (from 1), printed after the three before it.
+TEST(CollRules, OptionalRailsRange) {
+  std::vector<Rule> r;
+  std::string err;
+  ASSERT_TRUE(
+      parseRules("bcast * 64k-* two_tree 3-* * * 2-*\nbcast * * chain * * * 1\n"
+                 "bcast * * binomial * * 2\n",
+                 &r, &err))
+      << err;
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].minRails, 2);
+  EXPECT_EQ(r[0].maxRails, 0x7fffffff);
+  EXPECT_EQ(r[0].minHosts, 3);
+  EXPECT_EQ(r[1].minRails, 1);
+  EXPECT_EQ(r[1].maxRails, 1);
+  EXPECT_EQ(r[2].minRails, 1);  // a rule of seven fields: any rails
+  EXPECT_EQ(r[2].maxRails, 0x7fffffff);
+  EXPECT_NE(ruleText(r[0]).find("two_tree 3-* * * 2-*"), std::string::npos) << ruleText(r[0]);
+  EXPECT_NE(ruleText(r[1]).find("chain * * * 1"), std::string::npos) << ruleText(r[1]);
+  EXPECT_FALSE(parseRules("bcast * * chain * * * 0\n", &r, &err));
+  EXPECT_NE(err.find("rails"), std::string::npos) << err;
 }
 
 // The sixth field: ranks per core (from 0; "*" = any, also unknown).

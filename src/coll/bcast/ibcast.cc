@@ -15,6 +15,13 @@ const Algorithm<ScheduleFn> kAlgorithms[] = {
      bcastChainSchedule, kAnySize, "CCMPI_BCAST_SEGMENT"},
     {"binary_tree", "pipelined binary tree: segments received and forwarded to 2 children",
      bcastBinaryTreeSchedule, kAnySize, "CCMPI_BCAST_SEGMENT"},
+    {"two_tree",
+     "two binary trees, each rank interior in at most one, half the buffer pipelined down each; "
+     "edges spread over two rails",
+     bcastTwoTreeSchedule, kAnySize, "CCMPI_BCAST_LANE_SEGMENT,CCMPI_RAIL_HOP_US"},
+    {"two_chain",
+     "two pipelines in opposite directions, half the buffer each; edges spread over two rails",
+     bcastTwoChainSchedule, kAnySize, "CCMPI_BCAST_LANE_SEGMENT,CCMPI_RAIL_HOP_US"},
     {"scatter_rd_allgather", "binomial scatter of the bytes + recursive-doubling allgather",
      bcastScatterRdAllgatherSchedule, kPowerOfTwo},
     {"scatter_ring_allgather", "binomial scatter of the bytes + ring allgather",
