@@ -62,8 +62,11 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
   };
   if (f.magic != kFrameMagic) return bad("magic");
   if (f.reserved != 0 || pad != 0) return bad("reserved bits");
-  if (f.flags & ~(kFlagSync | kFlagCompressed | kFlagCma | kFlagCmaSplit | kFlagStriped))
+  if (f.flags &
+      ~(kFlagSync | kFlagCompressed | kFlagCma | kFlagCmaSplit | kFlagStriped | kFlagRail))
     return bad("flags");
+  if ((f.flags & kFlagRail) && static_cast<FrameType>(type) != FrameType::kRts)
+    return bad("rail flag outside a request to send");
   if (f.src < 0 || f.src >= lim.worldSize) return bad("source rank");
   switch (static_cast<FrameType>(type)) {
     case FrameType::kChallenge:

@@ -33,7 +33,8 @@
 #             messages are striped over both (each NIC's tx_bytes), every byte and the order
 #             of mixed small/large messages are right (tests/mpi/rails_stripe.c), with no
 #             option, --iface r0,r1 and CCMPI_STRIPE=0 (r1 idle); a rail taken down mid-run
-#             (ip link set r1 down) is dropped and the job still completes with correct data
+#             (ip link set r1 down) is dropped and the job still completes with correct data;
+#             the two-tree broadcast sends on both rails (rail-directed messages)
 #   bench     a --quick ccmpi-bench p2p run writes results for ccmpi (and Open MPI when
 #             installed) and leaves no cluster behind
 #   bench_coll  a --quick ccmpi-bench scatter run (MPI_Scatter and MPI_Scatterv on 4
@@ -665,7 +666,7 @@ case "$CASE" in
     ;;
 
   rails)
-    : "${MPIRUN:?}" "${RAILS:?}" "${CCMPI_INFO:?}"
+    : "${MPIRUN:?}" "${RAILS:?}" "${CCMPI_INFO:?}" "${COLL_BCAST:?}"
     new_name rl; n=$NAME
     run "$CLUSTER" up --hosts 3 --rails 2 --rate 200mbit --name "$n" --owner $$
     [ "$RC" -eq 0 ] || fail "up failed (rc $RC)"
@@ -712,6 +713,20 @@ case "$CASE" in
     run_rails "CCMPI_STRIPE=0" 0 65536 --env CCMPI_STRIPE=0
     [ "$(grep -c '^ccmpi-p2p: rank=.* striped=0 restriped=0 rails_opened=0 ' "$WORK/err")" -eq 3 ] ||
       fail "CCMPI_STRIPE=0: striped: $(grep '^ccmpi-p2p' "$WORK/err")"
+    # The two-tree broadcast (issue 24): its edges spread over both rails by rail-directed
+    # messages (envelope on r0, data on the edge's rail), from every root, every element
+    # checked by the program; r1 carries a good part of the bytes.
+    for k in 1 2 3; do b1[k]=$(nic_tx $k r1); done
+    run timeout 120 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" -n 3 \
+      --env CCMPI_P2P_STATS=1 --env CCMPI_BCAST_ALGORITHM=two_tree \
+      --env CCMPI_BCAST_LANE_SEGMENT=16k "$COLL_BCAST"
+    [ "$RC" -eq 0 ] && grep -q "^PASS coll_bcast" "$WORK/out" || fail "two_tree: rc $RC"
+    [ "$(grep -c '^ccmpi-p2p: rank=.* rail_directed=[1-9]' "$WORK/err")" -ge 2 ] ||
+      fail "two_tree: too few ranks sent on a chosen rail: $(grep '^ccmpi-p2p' "$WORK/err")"
+    sent1=0
+    for k in 1 2 3; do sent1=$((sent1 + $(nic_tx $k r1) - b1[k])); done
+    echo "two_tree: the hosts sent $sent1 bytes on r1"
+    [ "$sent1" -ge 1048576 ] || fail "two_tree: r1 carried only $sent1 bytes"
     # A cable pulled mid-run: host 2's r1 goes down after round 2 of 40; its peers' writes
     # to it time out (CCMPI_RAIL_TIMEOUT=2), the rail is dropped, its stripes go again on
     # r0, and every byte arrives.

@@ -262,6 +262,19 @@ TEST(Frame, StripedFramesAreChecked) {
   EXPECT_EQ(out.flags, kFlagStriped);
   d.flags = kFlagStriped | kFlagCompressed;  // a striped stream is never coded
   EXPECT_EQ(roundTrip(d, &out), DecodeStatus::kBad);
+  d.flags = kFlagStriped | kFlagRail;  // the rail flag belongs on the RTS alone
+  EXPECT_EQ(roundTrip(d, &out), DecodeStatus::kBad);
+
+  // A rail-directed send's request to send (p2p::isendOnRail).
+  FrameHeader r;
+  r.type = FrameType::kRts;
+  r.flags = kFlagRail;
+  r.src = 1;
+  r.tag = 70;
+  r.msgSize = 16384;
+  r.a = 9;
+  ASSERT_EQ(roundTrip(r, &out), DecodeStatus::kOk);
+  EXPECT_EQ(out.flags, kFlagRail);
 
   FrameHeader c;
   c.type = FrameType::kCts;
