@@ -43,8 +43,8 @@ int isendTyped(const void* buf, int64_t count, MPI_Datatype type, datatype::Data
 // put each tree or chain on its own NIC this way. Where the rail does not join the two
 // ranks (same host, one rail, the rail failed, a non-contiguous buffer at either end) the
 // message goes the ordinary way. rail <= 0 is isend.
-int isendOnRail(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag,
-                comm::Comm& c, Ctx ctx, int rail, Request** out);
+int isendOnRail(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
+                Ctx ctx, int rail, Request** out);
 // Rails this rank has (rail 0 included); 1 without further NICs or in a one-host job.
 int localRails();
 int irecvTyped(void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* dt, int source,
