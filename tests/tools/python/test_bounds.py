@@ -51,6 +51,11 @@ class Bounds(unittest.TestCase):
         self.assertAlmostEqual(us, 3 * 4096 / 11.769 , delta=0.5)
         self.assertEqual("%.3g" % (us / 1e3), "1.04")
         self.assertIsNone(scenarios.bound_us(0, 100e6))  # NPB IS: no bound
+        # Two rails: a host's two NICs carry half each (Bcast of 256 KiB at 25 Mbit/s:
+        # 89.1 ms on one NIC, 44.5 on two).
+        one = scenarios.bound_us(262144, 25e6)
+        self.assertAlmostEqual(one / 1e3, 89.1, places=1)
+        self.assertAlmostEqual(scenarios.bound_us(262144, 25e6, 2), one / 2)
 
     def test_p2p_bound(self):
         rate = 100e6
@@ -107,6 +112,16 @@ class Plans(unittest.TestCase):
         self.assertEqual([(e.label, e.nprocs) for e in is_plan],
                          [("is-A", 4), ("is-A", 8), ("is-A", 16), ("is-B", 4), ("is-B", 8),
                           ("is-B", 16)])
+
+    def test_rails(self):
+        # multirail runs on two NICs per host, every other scenario on one.
+        for name in scenarios.NAMES:
+            want = 2 if name == "multirail" else 1
+            self.assertEqual(scenarios.rails(scenarios.get(name), False), want, name)
+        plan = scenarios.get("multirail").plan(False)
+        self.assertEqual([(e.label, e.nprocs) for e in plan], [("bcast", 16), ("alltoall", 16)])
+        self.assertEqual((plan[0].sizes[0], plan[0].sizes[-1]), (1, 4 << 20))
+        self.assertEqual(plan[1].sizes, (262144,))
 
     def test_unstructured_test_sets(self):
         # The CM-5 paper's three test sets on 32 hosts, each in five forms.

@@ -37,6 +37,9 @@ scenarios (docs/cluster.md has the details and the link-bound formulas):
                 every host sends to d random others (d = 4, 8, 16)
   npb-is        NPB IS classes A and B on 4, 8, 16 hosts (CC-MPI Table 4), built from the
                 NPB MPI source given with --npb DIR (not shipped)
+  multirail     16 hosts x 2 NICs (--rails R for another count): MPI_Bcast 1 B..4 MiB
+                with each broadcast forced (the multirail seed's comparison) and
+                MPI_Alltoall 256 KiB; bounds over every rail
   npb           16 hosts, NPB 3.4 BT, SP, LU, MG, FT, CG, EP, IS class A (--quick: class
                 S on 4 hosts) from --npb DIR, each MPI's mpifort/mpicc; ccmpi also with
                 CCMPI_COMPRESS=auto (compression ratio, cMPI Table 5); docs/nas.md
@@ -91,6 +94,9 @@ def parser():
     p.add_argument("--npb", metavar="DIR", help="an NPB MPI source tree (npb-is, npb)")
     p.add_argument("--max-minutes", default="0", metavar="M",
                    help="start no new run after M minutes (what was measured is written)")
+    p.add_argument("--rails", metavar="R",
+                   help="NICs per host, each on a switch of its own (default: the scenario's; "
+                        "multirail 2, the others 1); the link bounds count every rail")
     p.add_argument("--cluster-name", metavar="NAME",
                    help="the emulated cluster's name (default bench<pid>)")
     p.add_argument("scenario", metavar="SCENARIO", help="one of: " + " ".join(scenarios.NAMES))
@@ -127,6 +133,10 @@ def options(argv, here, source):
     o.max_minutes = int(o.max_minutes)
     if o.rate != "auto" and units.rate_bps(o.rate) is None:
         die("--rate '%s' is not a rate like 100mbit, 1gbit (or auto)" % o.rate)
+    if o.rails is not None:
+        if not (o.rails.isdigit() and 1 <= int(o.rails) <= 8):
+            die("--rails needs 1 to 8")
+        o.rails = int(o.rails)
     if o.ccmpi_algorithms not in ("all", "auto"):
         die("--ccmpi-algorithms is all or auto")
     if os.geteuid() != 0:

@@ -95,6 +95,8 @@ class Runner:
         self.impls = impls
         self.quick = opts.quick
         self.hosts = scenario.hosts(self.quick)
+        self.rails = (opts.rails if getattr(opts, "rails", None)
+                      else scenarios.rails(scenario, self.quick))
         self.cluster_name = opts.cluster_name or "bench%d" % os.getpid()
         self.results = Results(self.name)
         self.start = time.monotonic()
@@ -147,6 +149,7 @@ class Runner:
             self.results.facts["rate_choice"] = autorate.describe(rate, tried)
             warn("link rate %s" % self.results.facts["rate_choice"])
         up = subprocess.run([o.cluster, "up", "--hosts", str(self.hosts), "--rate", o.rate,
+                             "--rails", str(self.rails),
                              "--name", self.cluster_name, "--owner", str(os.getpid())],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if up.returncode != 0:
@@ -532,6 +535,7 @@ class Runner:
             "impls": " ".join(self.impls),
             "cluster": self.cluster_line,
             "hosts": str(self.hosts),
+            "rails": str(self.rails),
             "rate_bps": str(rate_bps),
             "rate": o.rate,
             "reps": str(o.reps),

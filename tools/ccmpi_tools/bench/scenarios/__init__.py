@@ -31,16 +31,23 @@ def payload_bps(rate_bps):
     return rate_bps * MSS / FRAME_ON_WIRE
 
 
-def bound_us(bound_bytes, rate_bps):
-    """The time (us) to carry `bound_bytes` of payload over one cable; None without a bound
-    (0 bytes: no bound, e.g. NPB IS)."""
+def bound_us(bound_bytes, rate_bps, rails=1):
+    """The time (us) to carry `bound_bytes` of payload over one cable, or over `rails`
+    cables of a host at once (a NIC per switch); None without a bound (0 bytes: no bound,
+    e.g. NPB IS)."""
     if not bound_bytes or bound_bytes <= 0 or not rate_bps:
         return None
-    return bound_bytes / (payload_bps(rate_bps) / 8) * 1e6
+    return bound_bytes / (payload_bps(rate_bps) * max(1, rails) / 8) * 1e6
 
 
 NAMES = ("p2p allgather alltoall alltoallv bcast bcast-sizes scatter unstructured "
-         "npb-is npb").split()
+         "npb-is npb multirail").split()
+
+
+def rails(scenario, quick):
+    """The NICs per host a scenario's cluster has (`rails(quick)` in its module; 1)."""
+    fn = getattr(scenario, "rails", None)
+    return fn(quick) if fn else 1
 
 
 def get(name):
