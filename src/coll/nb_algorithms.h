@@ -199,6 +199,14 @@ int reduceLinearSchedule(Plan& p);
 int reduceRabenseifnerSchedule(Plan& p);
 int allreduceRingSchedule(Plan& p);
 int allreduceRabenseifnerSchedule(Plan& p);
+int reduceTwoTreeSchedule(Plan& p);
+int allreduceTwoTreeSchedule(Plan& p);
+// The two-tree reduction to `root` (coll/reduce/reduce_two_tree.cc): each half of the
+// vector reduced up one of the two trees, pipelined, the edges over two rails.
+// `resultHere`: every rank's recvbuf may serve as its accumulator (allreduce), else only
+// the root's.
+void addReduceTwoLanes(Schedule& s, const void* sendbuf, void* recvbuf, int64_t count,
+                       MPI_Datatype type, MPI_Op op, int root, bool resultHere);
 int reduceScatterRecursiveHalvingSchedule(Plan& p);
 int reduceScatterPairwiseSchedule(Plan& p);
 int reduceScatterBlockRecursiveHalvingSchedule(Plan& p);

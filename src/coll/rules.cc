@@ -104,6 +104,13 @@ ibarrier                *       *            dissemination
 # algorithm, 1 KiB 0.26 vs 0.32; 20 hosts 1 B 0.39 vs 0.46; 29 hosts 0.65 vs 0.67;
 # docs/results/bcast and bcast-sizes). On 5-15 hosts the binary tree is the fastest below
 # 1 KiB (8 hosts 1 B 0.12 ms vs binomial's 0.15, 12 hosts 0.24 vs 0.31).
+# Hosts with two NICs on switches of their own (docs/multirail.md): the two-tree broadcast
+# over both rails from 2 MiB. 16 emulated hosts x 2 rails at 25 Mbit/s, 2026-11-27
+# (docs/results/multirail, one repetition): 4 MiB 1435 ms against 2814 for the multicast
+# on one rail and 2244 for Open MPI's best; 1 MiB 383 against 384 (a tie), 256 KiB 113
+# against 99 (multicast ahead).
+bcast                   *       2m-*         two_tree             3-*     *       *       2-*
+ibcast                  *       2m-*         two_tree             3-*     *       *       2-*
 bcast                   *       *            mcast                16-*
 bcast                   *       4k-*         mcast                3-*
 bcast                   *       *            node                 2-*     *       2-*

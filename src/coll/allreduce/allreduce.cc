@@ -25,6 +25,10 @@ const Algorithm<AllreduceFn> kAlgorithms[] = {
      viaSchedule<allreduceRingSchedule>, kCommutativeOp},
     {"rabenseifner", "fold, recursive-halving reduce-scatter, recursive-doubling allgather",
      viaSchedule<allreduceRabenseifnerSchedule>, kCommutativeOp},
+    {"two_tree",
+     "two-tree reduction to rank 0, then the two-tree broadcast; edges spread over two rails",
+     viaSchedule<allreduceTwoTreeSchedule>, kCommutativeOp,
+     "CCMPI_BCAST_LANE_SEGMENT,CCMPI_RAIL_HOP_US"},
     {"shm",
      "one host: slots in a shared-memory segment, each rank reduces a 1/n slice in place, all copy "
      "out; dense types",

@@ -17,6 +17,9 @@ const Algorithm<ScheduleFn> kAlgorithms[] = {
      allreduceRingSchedule, kCommutativeOp},
     {"rabenseifner", "fold, recursive-halving reduce-scatter, recursive-doubling allgather",
      allreduceRabenseifnerSchedule, kCommutativeOp},
+    {"two_tree",
+     "two-tree reduction to rank 0, then the two-tree broadcast; edges spread over two rails",
+     allreduceTwoTreeSchedule, kCommutativeOp, "CCMPI_BCAST_LANE_SEGMENT,CCMPI_RAIL_HOP_US"},
 };
 AlgorithmTable gTable("iallreduce", "CCMPI_IALLREDUCE_ALGORITHM", kAlgorithms);
 

@@ -28,8 +28,9 @@ namespace {
 
 Tunable<uint64_t> gLaneSegment(
     "CCMPI_BCAST_LANE_SEGMENT", 0,
-    "segment size of the two-lane pipelined broadcasts (two_tree, two_chain), bytes; 0 = "
-    "from the cost model: sqrt(lane bytes x hop latency x rail rate / depth)");
+    "segment size of the two-lane pipelines (broadcast two_tree and two_chain, reduce and "
+    "allreduce two_tree), bytes; 0 = from the cost model: sqrt(lane bytes x hop latency x "
+    "rail rate / depth)");
 Tunable<bool> gEarly("CCMPI_BCAST_LANE_EARLY", true,
                      "two-lane broadcasts: post each segment's receive a round before it is "
                      "awaited (the sender's request to send is answered at once)");

@@ -19,6 +19,9 @@ const Algorithm<ScheduleFn> kAlgorithms[] = {
     {"rabenseifner",
      "recursive-halving reduce-scatter, then binomial gather of the blocks to the root",
      reduceRabenseifnerSchedule, kCommutativeOp},
+    {"two_tree",
+     "two binary trees, half the vector reduced up each, pipelined; edges spread over two rails",
+     reduceTwoTreeSchedule, kCommutativeOp, "CCMPI_BCAST_LANE_SEGMENT,CCMPI_RAIL_HOP_US"},
 };
 AlgorithmTable gTable("ireduce", "CCMPI_IREDUCE_ALGORITHM", kAlgorithms);
 

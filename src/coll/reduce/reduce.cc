@@ -27,6 +27,10 @@ const Algorithm<ReduceFn> kAlgorithms[] = {
     {"rabenseifner",
      "recursive-halving reduce-scatter, then binomial gather of the blocks to the root",
      viaSchedule<reduceRabenseifnerSchedule>, kCommutativeOp},
+    {"two_tree",
+     "two binary trees, half the vector reduced up each, pipelined; edges spread over two rails",
+     viaSchedule<reduceTwoTreeSchedule>, kCommutativeOp,
+     "CCMPI_BCAST_LANE_SEGMENT,CCMPI_RAIL_HOP_US"},
     {"shm",
      "one host: slots in a shared-memory segment, each rank reduces a 1/n slice in place; rank "
      "order kept; dense types",

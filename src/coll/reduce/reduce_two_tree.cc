@@ -1,0 +1,128 @@
+// Two-tree reduction (the multirail seed's mirror image of the two-tree broadcast,
+// bcast_two_tree.cc): the vector is cut into two halves, and each half is reduced up one of
+// the two binary trees (coll/lanes.h) to the root, pipelined in segments. Every rank sends
+// each half's partial result once and combines at most two children's in one tree only;
+// where hosts have two NICs the edges are spread over both rails (twoRailColouring: no rank
+// sends or receives two edges on one rail), so each NIC carries half of the vector each
+// way. Commutative ops only (partial results combine ranks out of rank order).
+//
+// Rounds are aligned by height (leaves 0): a rank of height h in a lane sends its segment
+// k to its parent in round k+h, and the parent posts that receive in the same round. A
+// rank reduces its children's segment k into its accumulator (the lane's part of its own
+// input, copied) just before it sends it on; each child's partial results land in a
+// temporary of the lane's size, so a fast child never overwrites a segment not yet
+// combined.
+//
+// The two-tree allreduce is this reduction to rank 0 followed by the two-tree broadcast
+// from rank 0 in one schedule.
+#include <algorithm>
+#include <vector>
+
+#include "coll/nb_algorithms.h"
+#include "coll/rules.h"
+
+namespace ccmpi::coll {
+
+void addReduceTwoLanes(Schedule& s, const void* sendbuf, void* recvbuf, int64_t count,
+                       MPI_Datatype type, MPI_Op op, int root, bool resultHere) {
+  const int n = s.size();
+  const int v = (s.rank() - root + n) % n;
+  auto real = [&](int rel) { return (rel + root) % n; };
+  const datatype::Datatype& dt = typeOf(type);
+  const int64_t size = dt.size();
+  if (count == 0 || n < 2) return;
+  int depth = 0;
+  const std::vector<LaneEdge> edges = twoTreeEdges(n, &depth);
+  const bool rails = jobRails() >= 2;
+  const std::vector<int> colour = rails ? twoRailColouring(n, edges) : std::vector<int>();
+  // Per lane: this rank's parent (with the rail of the edge), children, and every rank's
+  // height (leaves 0).
+  struct Lane {
+    int parent = -1, rail = -1, height = 0;
+    std::vector<int> children;
+  };
+  Lane lanes[2];
+  std::vector<int> height[2] = {std::vector<int>(static_cast<size_t>(n), 0),
+                                std::vector<int>(static_cast<size_t>(n), 0)};
+  std::vector<int> up[2] = {std::vector<int>(static_cast<size_t>(n), -1),
+                            std::vector<int>(static_cast<size_t>(n), -1)};
+  for (size_t i = 0; i < edges.size(); ++i) {
+    const LaneEdge& e = edges[i];
+    up[e.lane][static_cast<size_t>(e.to)] = e.from;
+    if (e.to == v) {
+      lanes[e.lane].parent = e.from;
+      lanes[e.lane].rail = rails ? colour[i] : -1;
+    }
+    if (e.from == v) lanes[e.lane].children.push_back(e.to);
+  }
+  for (int l = 0; l < 2; ++l)
+    for (int x = 1; x < n; ++x)  // each rank raises its ancestors' heights
+      for (int y = x, h = 0; y > 0 && h < n; y = up[l][static_cast<size_t>(y)], ++h) {
+        const int p = up[l][static_cast<size_t>(y)];
+        height[l][static_cast<size_t>(p)] = std::max(height[l][static_cast<size_t>(p)], h + 1);
+      }
+  for (int l = 0; l < 2; ++l) lanes[l].height = height[l][static_cast<size_t>(v)];
+
+  // The accumulator: the result buffer at the root (and wherever the caller wants the
+  // result, allreduce), else a temporary; it starts as this rank's input.
+  const void* mine = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  void* acc = recvbuf;
+  if (!resultHere && v != 0) acc = s.temp(count, type);
+  if (acc != mine) {
+    s.copy(mine, count, type, acc, count, type);
+    s.endRound();
+  }
+  const int64_t seg = std::max<int64_t>(1, laneSegment(count * size, depth) / size);
+  const int64_t lo[3] = {0, count / 2, count};
+  // Children's partial results, a lane-sized temporary per child.
+  std::vector<void*> from[2];
+  for (int l = 0; l < 2; ++l)
+    for (size_t c = 0; c < lanes[l].children.size(); ++c)
+      from[l].push_back(s.temp(lo[l + 1] - lo[l], type));
+  auto segsOf = [&](int l) { return (lo[l + 1] - lo[l] + seg - 1) / seg; };
+  const int64_t most = std::max(segsOf(0), segsOf(1));
+  const int top = std::max(lanes[0].height, lanes[1].height);
+  for (int64_t t = 0; t <= most + top; ++t) {
+    // Receives (children of every height, in lane and child order), then this rank's own
+    // combining and sending.
+    for (int l = 0; l < 2; ++l)
+      for (size_t c = 0; c < lanes[l].children.size(); ++c) {
+        const int child = lanes[l].children[c];
+        const int64_t k = t - height[l][static_cast<size_t>(child)];
+        if (k < 0 || k >= segsOf(l)) continue;
+        const int64_t off = k * seg, len = std::min(seg, lo[l + 1] - lo[l] - off);
+        s.recv(elemAt(from[l][c], off, dt), len, type, real(child));
+      }
+    for (int l = 0; l < 2; ++l) {
+      const int64_t k = t - lanes[l].height;
+      if (k < 0 || k >= segsOf(l)) continue;
+      const int64_t off = k * seg, len = std::min(seg, lo[l + 1] - lo[l] - off);
+      void* at = elemAt(acc, lo[l] + off, dt);
+      for (void* part : from[l]) s.reduce(op, elemAt(part, off, dt), at, len, type);
+      if (v != 0) s.send(at, len, type, real(lanes[l].parent), lanes[l].rail);
+    }
+    s.endRound();
+  }
+}
+
+int reduceTwoTreeSchedule(Plan& p) {
+  p.algorithm = "two_tree";
+  const CollArgs& a = p.args;
+  addReduceTwoLanes(*p.schedule, a.sendbuf, a.recvbuf, a.recvcount, a.recvtype, a.op, a.root,
+                    false);
+  return MPI_SUCCESS;
+}
+
+int allreduceTwoTreeSchedule(Plan& p) {
+  p.algorithm = "two_tree";
+  const CollArgs& a = p.args;
+  Schedule& s = *p.schedule;
+  addReduceTwoLanes(s, a.sendbuf, a.recvbuf, a.recvcount, a.recvtype, a.op, 0, true);
+  CollArgs b = a;
+  b.root = 0;
+  int depth = 0;
+  addBcastTwoLanes(s, b, twoTreeEdges(s.size(), &depth), depth);
+  return MPI_SUCCESS;
+}
+
+}  // namespace ccmpi::coll
