@@ -34,7 +34,8 @@
 #             of mixed small/large messages are right (tests/mpi/rails_stripe.c), with no
 #             option, --iface r0,r1 and CCMPI_STRIPE=0 (r1 idle); a rail taken down mid-run
 #             (ip link set r1 down) is dropped and the job still completes with correct data;
-#             the two-tree broadcast sends on both rails (rail-directed messages)
+#             the two-tree broadcast sends on both rails (rail-directed messages), and
+#             completes with correct data when a rail goes down under it
 #   bench     a --quick ccmpi-bench p2p run writes results for ccmpi (and Open MPI when
 #             installed) and leaves no cluster behind
 #   bench_coll  a --quick ccmpi-bench scatter run (MPI_Scatter and MPI_Scatterv on 4
@@ -727,35 +728,48 @@ case "$CASE" in
     for k in 1 2 3; do sent1=$((sent1 + $(nic_tx $k r1) - b1[k])); done
     echo "two_tree: the hosts sent $sent1 bytes on r1"
     [ "$sent1" -ge 1048576 ] || fail "two_tree: r1 carried only $sent1 bytes"
-    # A cable pulled mid-run: host 2's r1 goes down after round 2 of 40; its peers' writes
-    # to it time out (CCMPI_RAIL_TIMEOUT=2), the rail is dropped, its stripes go again on
-    # r0, and every byte arrives.
-    "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" -n 3 --env CCMPI_P2P_STATS=1 \
-      --env CCMPI_RAIL_TIMEOUT=2 "$RAILS" rounds 40 >"$WORK/out" 2>"$WORK/err" &
-    pid=$!
-    BG_PIDS+=("$pid")
-    for _ in $(seq 600); do
-      grep -q "^round 2$" "$WORK/out" && break
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    grep -q "^round 2$" "$WORK/out" || fail "failover: no round 2"
-    ip -n "ccmpi-$n-h2" link set r1 down || fail "cannot take r1 of h2 down"
-    for _ in $(seq 1200); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -0 "$pid" 2>/dev/null && fail "failover: the job did not finish in 120 s"
-    wait "$pid"
-    RC=$?
-    [ "$RC" -eq 0 ] && grep -q "^PASS rails_stripe" "$WORK/out" && grep -q "^round 39$" "$WORK/out" ||
-      fail "failover: rc $RC"
-    grep -q '^ccmpi-p2p: rank=.* restriped=[1-9][0-9]* rails_opened=[0-9]* rails_lost=[1-9]' \
-      "$WORK/err" || fail "failover: no rail lost and its stripes sent again"
-    grep -q "rail 1 (r1) to rank .* failed (" "$WORK/err" || fail "failover: no warning"
-    # The receiving end of a failed rail is told on rail 0 and closes it too.
-    grep -q "rail 1 (r1) to rank .* failed at rank .*'s end: dropped" "$WORK/err" ||
-      fail "failover: the receiving end kept the rail"
+    # failover LABEL HOST ROUNDS ARGS...: the program runs ROUNDS rounds on the 3 hosts;
+    # host HOST's r1 goes down after round 2; the peers' writes to it time out
+    # (CCMPI_RAIL_TIMEOUT=2), the rail is dropped, what went on it goes again on r0, and
+    # the job ends with every byte checked.
+    failover() {
+      local label=$1 host=$2 rounds=$3
+      shift 3
+      "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" -n 3 --env CCMPI_P2P_STATS=1 \
+        --env CCMPI_RAIL_TIMEOUT=2 "$@" >"$WORK/out" 2>"$WORK/err" &
+      pid=$!
+      BG_PIDS+=("$pid")
+      for _ in $(seq 600); do
+        grep -q "^round 2$" "$WORK/out" && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+      done
+      grep -q "^round 2$" "$WORK/out" || fail "$label: no round 2"
+      ip -n "ccmpi-$n-h$host" link set r1 down || fail "cannot take r1 of h$host down"
+      for _ in $(seq 1200); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+      done
+      kill -0 "$pid" 2>/dev/null && fail "$label: the job did not finish in 120 s"
+      wait "$pid"
+      RC=$?
+      [ "$RC" -eq 0 ] && grep -q "^PASS rails_stripe" "$WORK/out" &&
+        grep -q "^round $((rounds - 1))$" "$WORK/out" || fail "$label: rc $RC"
+      grep -q '^ccmpi-p2p: rank=.* restriped=[1-9][0-9]* rails_opened=[0-9]* rails_lost=[1-9]' \
+        "$WORK/err" || fail "$label: no rail lost and its stripes sent again"
+      grep -q "rail 1 (r1) to rank .* failed (" "$WORK/err" || fail "$label: no warning"
+      # The receiving end of a failed rail is told on rail 0 and closes it too.
+      grep -q "rail 1 (r1) to rank .* failed at rank .*'s end: dropped" "$WORK/err" ||
+        fail "$label: the receiving end kept the rail"
+    }
+    # Striped ring exchanges of 4 MiB.
+    failover "failover" 2 40 "$RAILS" rounds 40
+    # The two-tree broadcast's rail-directed segments (4 MiB from every root in turn), with
+    # host 2's r1 back up (every rank finds two rails again).
+    ip -n "ccmpi-$n-h2" link set r1 up || fail "cannot bring r1 of h2 up again"
+    failover "two_tree failover" 3 30 --env CCMPI_BCAST_ALGORITHM=two_tree "$RAILS" bcasts 30
+    grep -q '^ccmpi-p2p: rank=.* rail_directed=[1-9]' "$WORK/err" ||
+      fail "two_tree failover: no rail-directed send"
     ;;
 
   *)

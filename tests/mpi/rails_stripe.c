@@ -5,7 +5,10 @@
  * to stripe and the program checks the same results.
  *   rails_stripe            the checks above
  *   rails_stripe rounds N   then N ring exchanges of 4 MiB, each checked; rank 0 prints
- *                           "round K" after each one (a test takes a rail down meanwhile) */
+ *                           "round K" after each one (a test takes a rail down meanwhile)
+ *   rails_stripe bcasts N   the same with N broadcasts of 4 MiB from rank K % size (run
+ *                           with a rail-aware broadcast forced: its segments go on chosen
+ *                           rails) */
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -107,7 +110,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CHECK(size >= 2, "needs 2 ranks or more");
   int rounds = 0;
-  if (argc == 3 && strcmp(argv[1], "rounds") == 0) rounds = atoi(argv[2]);
+  const int bcasts = argc == 3 && strcmp(argv[1], "bcasts") == 0;
+  if (argc == 3 && (strcmp(argv[1], "rounds") == 0 || bcasts)) rounds = atoi(argv[2]);
   const size_t max = (16u << 20) + 12345;
   unsigned char* out = malloc(max);
   unsigned char* in = malloc(max);
@@ -127,7 +131,19 @@ int main(int argc, char** argv) {
     verify(in, n, peer, 50);
   }
   for (int r = 0; r < rounds; ++r) {
-    ring(out, in, 4u << 20, 100 + r);
+    if (bcasts) {
+      const size_t n = (4u << 20) + 4321;
+      const int root = r % size;
+      unsigned char* b = rank == root ? out : in;
+      if (rank == root)
+        fill(b, n, root, 100 + r);
+      else
+        memset(b, 0, n);
+      CHECK_MPI(MPI_Bcast(b, (int)n, MPI_BYTE, root, MPI_COMM_WORLD));
+      verify(b, n, root, 100 + r);
+    } else {
+      ring(out, in, 4u << 20, 100 + r);
+    }
     if (rank == 0) {
       printf("round %d\n", r);
       fflush(stdout);
