@@ -163,10 +163,9 @@ struct BcastLane {
 };
 // The pipelined broadcast down several trees at once (bcast_segments.cc): lane i carries
 // the i-th of lanes.size() equal parts of the packed buffer (cut at elements), in segments
-// of `segment` bytes (<= 0: one segment per lane). `early`: each receive is posted a round
-// before the round that awaits it.
+// of `segment` bytes (<= 0: one segment per lane).
 void addBcastLanes(Schedule& s, void* buf, int64_t count, MPI_Datatype type,
-                   const std::vector<BcastLane>& lanes, int64_t segment, bool early);
+                   const std::vector<BcastLane>& lanes, int64_t segment);
 // Builds this rank's two lanes from the edges (relative ranks, `root` added back) and adds
 // the pipelined broadcast, each edge on its rail when the job has two rails.
 void addBcastTwoLanes(Schedule& s, const CollArgs& a, const std::vector<LaneEdge>& edges,

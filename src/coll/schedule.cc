@@ -79,7 +79,7 @@ void Schedule::forEachStep(const std::function<void(size_t, const StepView&)>& f
   for (size_t i = 0; i < steps_.size(); ++i) {
     while (round + 1 < starts.size() && starts[round + 1] <= i) ++round;
     const Step& s = steps_[i];
-    StepView v{s.kind, s.late, s.peer, 0, s.rail};
+    StepView v{s.kind, s.late, s.peer, 0};
     if (s.kind == Step::Kind::kSend || s.kind == Step::Kind::kRecv || s.kind == Step::Kind::kCopy ||
         s.kind == Step::Kind::kReduce)
       v.bytes = dataBytes(s.count, s.type);

@@ -124,7 +124,6 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
     bool late;      // kRecv posted in one round and awaited at the end of the next
     int peer;       // kSend, kRecv
     int64_t bytes;  // kSend, kRecv, kReduce: count x type size; kCopy: the source's
-    int rail;       // kSend: the rail asked for (-1: any)
   };
   // fn(round, step) for every step, round by round, in the order they run.
   void forEachStep(const std::function<void(size_t, const StepView&)>& fn) const;

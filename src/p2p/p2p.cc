@@ -1606,10 +1606,6 @@ int isendOnRail(const void* buf, int64_t count, MPI_Datatype type, int dest, int
   return startSend(s);
 }
 
-int localRails() {
-  return g.tcp ? static_cast<int>(std::max<size_t>(1, g.tcp->rails().size())) : 1;
-}
-
 int irecv(void* buf, int64_t count, MPI_Datatype type, int source, int tag, comm::Comm& c, Ctx ctx,
           Request** out) {
   datatype::Datatype* dt = nullptr;

@@ -45,8 +45,6 @@ int isendTyped(const void* buf, int64_t count, MPI_Datatype type, datatype::Data
 // message goes the ordinary way. rail <= 0 is isend.
 int isendOnRail(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
                 Ctx ctx, int rail, Request** out);
-// Rails this rank has (rail 0 included); 1 without further NICs or in a one-host job.
-int localRails();
 int irecvTyped(void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* dt, int source,
                int tag, comm::Comm& c, Ctx ctx, Request** out);
 

@@ -33,7 +33,7 @@ Tunable<uint64_t> gSegment("CCMPI_BCAST_SEGMENT", 64 * 1024,
 }  // namespace
 
 void addBcastLanes(Schedule& s, void* buf, int64_t count, MPI_Datatype type,
-                   const std::vector<BcastLane>& lanes, int64_t segment, bool early) {
+                   const std::vector<BcastLane>& lanes, int64_t segment) {
   const datatype::Datatype& dt = typeOf(type);
   const int64_t size = dt.size();
   const int64_t total = count * size;
@@ -56,24 +56,18 @@ void addBcastLanes(Schedule& s, void* buf, int64_t count, MPI_Datatype type,
   auto segsOf = [&](size_t l) { return (lo[l + 1] - lo[l] + seg - 1) / seg; };
   int64_t most = 0;
   for (size_t l = 0; l < lanes.size(); ++l) most = std::max(most, segsOf(l));
-  // kind: 0 receive, 1 send, 2 receive posted a round before it is awaited.
-  auto post = [&](size_t l, int64_t k, int kind) {
-    const bool send = kind == 1;
+  auto post = [&](size_t l, int64_t k, bool send) {
     const int64_t off = lo[l] + k * seg, len = std::min(seg, lo[l + 1] - off);
     const BcastLane& lane = lanes[l];
     if (typed) {
       void* at = elemAt(buf, off / size, dt);
       if (send)
         for (const auto& [child, rail] : lane.children) s.send(at, len / size, type, child, rail);
-      else if (kind == 2)
-        s.recvLate(at, len / size, type, lane.parent);
       else
         s.recv(at, len / size, type, lane.parent);
     } else if (send) {
       for (const auto& [child, rail] : lane.children)
         s.send(bytes + off, len, MPI_BYTE, child, rail);
-    } else if (kind == 2) {
-      s.recvLate(bytes + off, len, MPI_BYTE, lane.parent);
     } else {
       s.recv(bytes + off, len, MPI_BYTE, lane.parent);
     }
@@ -81,26 +75,16 @@ void addBcastLanes(Schedule& s, void* buf, int64_t count, MPI_Datatype type,
   int deepest = 0;
   for (const BcastLane& l : lanes) deepest = std::max(deepest, l.parent < 0 ? 0 : l.depth);
   for (int64_t t = 0; t <= most + deepest; ++t) {
-    // Receives first, lane by lane, then the late ones, then the sends: a parent that
-    // feeds both lanes of a rank (2 ranks) sends them in lane order, and the receives
-    // must be posted in that order.
-    for (int pass = 0; pass < 3; ++pass)
+    // Receives first, lane by lane, then the sends: a parent that feeds both lanes of a
+    // rank (2 ranks) sends them in lane order, and the receives are posted in that order.
+    for (int pass = 0; pass < 2; ++pass)
       for (size_t l = 0; l < lanes.size(); ++l) {
         const int64_t segs = segsOf(l);
         const BcastLane& lane = lanes[l];
         const int64_t d = lane.parent < 0 ? 0 : lane.depth;
         const int64_t in = t - d + 1, out = t - d;
-        if (pass == 0 && lane.parent >= 0 && in >= 0 && in < segs && (!early || t == 0))
-          post(l, in, 0);
-        if (pass == 1 && lane.parent >= 0 && early) {
-          // Segment k is awaited at the end of round k+d-1 and posted in the round before,
-          // so the parent's request to send finds it (and is answered) at once; segment 0
-          // of a rank at depth 1 has no round before (pass 0).
-          if (in + 1 >= 0 && in + 1 < segs) post(l, in + 1, 2);
-          // The round that awaits a late receive must exist: empty rounds are dropped.
-          if (in >= 0 && in < segs && t >= 1) s.local([] { return MPI_SUCCESS; });
-        }
-        if (pass == 2 && out >= 0 && out < segs && !lane.children.empty()) post(l, out, 1);
+        if (pass == 0 && lane.parent >= 0 && in >= 0 && in < segs) post(l, in, false);
+        if (pass == 1 && out >= 0 && out < segs && !lane.children.empty()) post(l, out, true);
       }
     s.endRound();
   }
@@ -116,7 +100,7 @@ void addBcastPipelined(Schedule& s, void* buf, int64_t count, MPI_Datatype type,
   lane.parent = parent;
   lane.depth = 1;  // one tree: every rank may count its rounds from its own first receive
   for (int c : children) lane.children.push_back({c, -1});
-  addBcastLanes(s, buf, count, type, {lane}, static_cast<int64_t>(gSegment.get()), false);
+  addBcastLanes(s, buf, count, type, {lane}, static_cast<int64_t>(gSegment.get()));
 }
 
 }  // namespace ccmpi::coll

@@ -31,9 +31,6 @@ Tunable<uint64_t> gLaneSegment(
     "segment size of the two-lane pipelines (broadcast two_tree and two_chain, reduce and "
     "allreduce two_tree), bytes; 0 = from the cost model: sqrt(lane bytes x hop latency x "
     "rail rate / depth)");
-Tunable<bool> gEarly("CCMPI_BCAST_LANE_EARLY", true,
-                     "two-lane broadcasts: post each segment's receive a round before it is "
-                     "awaited (the sender's request to send is answered at once)");
 Tunable<double> gHopUs("CCMPI_RAIL_HOP_US", 300,
                        "latency of one hop of a pipelined broadcast segment (microseconds: the "
                        "rendezvous handshake and the acknowledgement of a rail-directed "
@@ -71,8 +68,7 @@ void addBcastTwoLanes(Schedule& s, const CollArgs& a, const std::vector<LaneEdge
     for (int x = v; x > 0 && lanes[l].depth < n; x = up[l][static_cast<size_t>(x)])
       ++lanes[l].depth;
   const int64_t bytes = a.recvcount * typeOf(a.recvtype).size();
-  addBcastLanes(s, a.recvbuf, a.recvcount, a.recvtype, lanes, laneSegment(bytes, depth),
-                gEarly.get());
+  addBcastLanes(s, a.recvbuf, a.recvcount, a.recvtype, lanes, laneSegment(bytes, depth));
 }
 
 int bcastTwoTreeSchedule(Plan& p) {
