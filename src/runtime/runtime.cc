@@ -601,7 +601,7 @@ int bringUp() {
   if (int rc = p2p::init(&r.tcp, &r.shm, r.rank, r.size)) return rc;
   if (r.size > 1)
     transport::mcast().init(r.rank, r.size, key, cfg.jobId, cfg.bindAddress, &r.tcp,
-                            r.shm.localRanks() == r.size);
+                            r.shm.localRanks() == r.size, r.tcp.rails());
   r.up = true;
   syncActive(r);
   // From here on (not while MPI_Init still waits for the others).

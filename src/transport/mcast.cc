@@ -4,7 +4,10 @@
 //   0 u32 magic "CCMC"   4 u8 version   5 u8 type (1 = data)   6 u16 header bytes (64)
 //   8 u64 job id   16 u32 context   20 i32 root   24 u64 seq   32 u16 sub
 //  34 u16 payload bytes   36 u32 fragment size   40 u64 message length   48 u64 offset
-//  56 u64 reserved (0)   64 payload   then u64 SipHash-2-4(job secret, bytes 0..64+payload)
+//  56 u32 epoch   60 u8 lanes (end mark: the lanes the message takes, else 0)
+//  61 u8 lane (end mark: the lane it went on, else 0)   62 u16 reserved (0)
+//  64 payload   then u64 SipHash-2-4(job secret, bytes 0..64+payload)
+// A message on several lanes has an end mark on each, after that lane's data.
 #include "transport/mcast.h"
 
 #include <arpa/inet.h>
@@ -152,17 +155,23 @@ McastTransport::~McastTransport() {
 }
 
 void McastTransport::init(int myRank, int worldSize, const SipKey& key, uint64_t jobId,
-                          const std::string& ifaceAddr, TcpTransport* tcp, bool oneHost) {
+                          const std::string& ifaceAddr, TcpTransport* tcp, bool oneHost,
+                          const std::vector<Rail>& rails) {
   myRank_ = myRank;
   worldSize_ = worldSize;
   key_ = key;
   jobId_ = jobId;
   tcp_ = tcp;
   stats_ = McastStats{};
+  lanes_.clear();
   auto off = [this](const std::string& why) {
     why_ = why;
-    if (fd_ >= 0) ::close(fd_);
+    if (fd_ >= 0) {
+      progress::engine().remove(fd_);
+      ::close(fd_);
+    }
     fd_ = -1;
+    lanes_.clear();
     log::info("multicast unavailable (%s): multicast algorithms decline", why.c_str());
   };
   std::string addr = ifaceAddr;
@@ -185,42 +194,87 @@ void McastTransport::init(int myRank, int worldSize, const SipKey& key, uint64_t
   testDrop_ = std::clamp(kTestDrop.get(), 0.0, 1.0);
   dropState_ = 0x9E3779B97F4A7C15ull ^ (static_cast<uint64_t>(myRank) << 17);
 
-  fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd_ < 0) return off(std::string("socket: ") + strerror(errno));
+  std::string why;
+  fd_ = openSocket(addr, ifAddr_, &why);
+  if (fd_ < 0) return off(why);
+  auto lane = std::make_unique<Lane>();
+  lane->owner = this;
+  lane->fd = fd_;
+  lane->addr = ifAddr_;
+  lane->rate = rate_;
+  lanes_.push_back(std::move(lane));
+  if (progress::engine().add(fd_, EPOLLIN, this, /*traffic=*/!oneHost) != 0)
+    return off("cannot watch the socket");
+  // The other rails, while CCMPI_MCAST_IFACE does not pin multicast to one interface and
+  // rails[0] is the interface lane 0 uses. A rail's rate relative to rail 0's (both found)
+  // scales lane 0's pacing; otherwise every lane paces at lane 0's rate.
+  const bool railsFit = kIface.get().empty() && !rails.empty() && rails[0].ip == addr;
+  for (size_t k = 1; railsFit && k < rails.size() && k < kMcastMaxLanes; ++k) {
+    auto l = std::make_unique<Lane>();
+    l->owner = this;
+    if (inet_pton(AF_INET, rails[k].ip.c_str(), &l->addr) != 1) break;
+    l->fd = openSocket(rails[k].ip, l->addr, &why);
+    if (l->fd < 0) {
+      log::info("multicast on rail %zu (%s) unavailable: %s", k, rails[k].iface.c_str(),
+                why.c_str());
+      break;
+    }
+    if (progress::engine().add(l->fd, EPOLLIN, l.get(), /*traffic=*/!oneHost) != 0) {
+      ::close(l->fd);
+      break;
+    }
+    l->rate = rails[k].mbits > 0 && rails[0].mbits > 0 && kMbits.get() <= 0
+                  ? rate_ * rails[k].mbits / rails[0].mbits
+                  : rate_;
+    lanes_.push_back(std::move(l));
+  }
+  if (lanes_.size() > 1) log::debug("multicast lanes: %zu", lanes_.size());
+  pkt_.resize(kSendBatch * kMcastMaxLanes * mtu_);
+  rbuf_.resize(kReadBatch * mtu_);
+}
+
+int McastTransport::openSocket(const std::string& addr, const in_addr& ia, std::string* why) {
+  const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    *why = std::string("socket: ") + strerror(errno);
+    return -1;
+  }
+  auto fail = [&](const std::string& w) {
+    *why = w;
+    ::close(fd);
+    return -1;
+  };
   const int one = 1, zero = 0;
-  setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  setsockopt(fd_, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
   const int rcv = static_cast<int>(std::min<uint64_t>(kRcvBuf.get(), 1u << 30));
-  if (setsockopt(fd_, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof rcv) != 0)
-    setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
+  if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof rcv) != 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
   sa.sin_port = htons(port_);
   sa.sin_addr.s_addr = htonl(INADDR_ANY);
-  if (::bind(fd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
-    return off(std::string("bind to port ") + std::to_string(port_) + ": " + strerror(errno));
-  // A socket bound to the wildcard address that must receive multicast: limit it to the
-  // job's interface, so datagrams arriving on any other (another network, a VPN) never
-  // reach it. The multicast copies a host loops back to its own ranks arrive on that
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
+    return fail(std::string("bind to port ") + std::to_string(port_) + ": " + strerror(errno));
+  // A socket bound to the wildcard address that must receive multicast: limit it to its
+  // interface, so datagrams arriving on any other (another network, a VPN, another rail)
+  // never reach it. The multicast copies a host loops back to its own ranks arrive on that
   // interface too. Where the kernel refuses (before Linux 5.7 without CAP_NET_RAW) the
   // socket stays on every interface; what it reads is authenticated either way.
   if (const std::string dev = interfaceOf(addr);
-      !dev.empty() && setsockopt(fd_, SOL_SOCKET, SO_BINDTODEVICE, dev.c_str(),
+      !dev.empty() && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev.c_str(),
                                  static_cast<socklen_t>(dev.size())) != 0)
     log::info("multicast socket: SO_BINDTODEVICE %s: %s (it receives on every interface)",
               dev.c_str(), strerror(errno));
   // Only the groups this socket joined (not every group some socket of the host joined).
-  setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_ALL, &zero, sizeof zero);
-  if (setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_IF, &ifAddr_, sizeof ifAddr_) != 0)
-    return off(std::string("IP_MULTICAST_IF ") + addr + ": " + strerror(errno));
+  setsockopt(fd, IPPROTO_IP, IP_MULTICAST_ALL, &zero, sizeof zero);
+  if (setsockopt(fd, IPPROTO_IP, IP_MULTICAST_IF, &ia, sizeof ia) != 0)
+    return fail(std::string("IP_MULTICAST_IF ") + addr + ": " + strerror(errno));
   const int ttl = static_cast<int>(std::clamp<uint64_t>(kTtl.get(), 1, 255));
-  setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_TTL, &ttl, sizeof ttl);
+  setsockopt(fd, IPPROTO_IP, IP_MULTICAST_TTL, &ttl, sizeof ttl);
   // Ranks on the same host receive through the loopback copy.
-  setsockopt(fd_, IPPROTO_IP, IP_MULTICAST_LOOP, &one, sizeof one);
-  if (progress::engine().add(fd_, EPOLLIN, this, /*traffic=*/!oneHost) != 0)
-    return off("cannot watch the socket");
-  pkt_.resize(kSendBatch * mtu_);
-  rbuf_.resize(kReadBatch * mtu_);
+  setsockopt(fd, IPPROTO_IP, IP_MULTICAST_LOOP, &one, sizeof one);
+  return fd;
 }
 
 void McastTransport::shutdown() {
@@ -232,7 +286,7 @@ void McastTransport::shutdown() {
         "recv_packets=%llu naks_sent=%llu naks_received=%llu repair_bytes_sent=%llu "
         "repair_bytes_received=%llu drop_foreign=%llu drop_auth=%llu "
         "drop_malformed=%llu drop_stale=%llu drop_duplicate=%llu drop_ahead=%llu "
-        "drop_injected=%llu drop_other=%llu\n",
+        "drop_injected=%llu drop_other=%llu lanes=%d\n",
         myRank_, fd_ >= 0 ? 1 : 0, static_cast<unsigned long long>(x.sentPackets),
         static_cast<unsigned long long>(x.sentBytes),
         static_cast<unsigned long long>(x.recvPackets), static_cast<unsigned long long>(x.naksSent),
@@ -245,13 +299,14 @@ void McastTransport::shutdown() {
         static_cast<unsigned long long>(x.dropDuplicate),
         static_cast<unsigned long long>(x.dropAhead),
         static_cast<unsigned long long>(x.dropInjected),
-        static_cast<unsigned long long>(x.dropOther));
+        static_cast<unsigned long long>(x.dropOther), lanes());
   }
-  if (fd_ >= 0) {
-    progress::engine().remove(fd_);
-    ::close(fd_);
-    fd_ = -1;
+  for (auto& l : lanes_) {
+    progress::engine().remove(l->fd);
+    ::close(l->fd);
   }
+  lanes_.clear();
+  fd_ = -1;
   joined_.clear();
   subscribed_.clear();
   rx_.clear();
@@ -288,6 +343,13 @@ bool McastTransport::join(in_addr_t group) {
     joined_.erase(group);
     return false;
   }
+  // The other lanes: one that cannot join loses that group's datagrams, which the probe
+  // of every communicator's lanes finds (coll/mcast/mcast_coll.h).
+  for (size_t k = 1; k < lanes_.size(); ++k) {
+    m.imr_interface = lanes_[k]->addr;
+    if (setsockopt(lanes_[k]->fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &m, sizeof m) != 0)
+      log::info("multicast lane %zu: joining a group: %s", k, strerror(errno));
+  }
   refs = 1;
   return true;
 }
@@ -312,8 +374,10 @@ void McastTransport::leave(in_addr_t group) {
   if (fd_ < 0) return;
   ip_mreq m{};
   m.imr_multiaddr.s_addr = group;
-  m.imr_interface = ifAddr_;
-  setsockopt(fd_, IPPROTO_IP, IP_DROP_MEMBERSHIP, &m, sizeof m);
+  for (auto& l : lanes_) {
+    m.imr_interface = l->addr;
+    setsockopt(l->fd, IPPROTO_IP, IP_DROP_MEMBERSHIP, &m, sizeof m);
+  }
 }
 
 uint32_t McastTransport::fragSize() const {
@@ -328,7 +392,7 @@ uint64_t McastTransport::wireBytes(uint64_t len) const {
 }
 
 int McastTransport::send(in_addr_t group, const McastKey& key, const void* data, uint64_t len,
-                         int acks) {
+                         int acks, McastLanes lanes) {
   McastSendOp op;
   if (tx_.count(key) != 0 || superseded_.count(key) != 0) {
     // A blocking send first lets an earlier message under this key (see sendStart) be
@@ -336,7 +400,7 @@ int McastTransport::send(in_addr_t group, const McastKey& key, const void* data,
     progress::engine().waitUntil([&] { return acked(key) && superseded_.count(key) == 0; });
     retire(key);
   }
-  if (int rc = sendStart(&op, group, key, data, len, acks)) return rc;
+  if (int rc = sendStart(&op, group, key, data, len, acks, lanes)) return rc;
   for (;;) {
     bool done = false;
     int64_t wake = 0;
@@ -347,7 +411,7 @@ int McastTransport::send(in_addr_t group, const McastKey& key, const void* data,
 }
 
 int McastTransport::sendStart(McastSendOp* op, in_addr_t group, const McastKey& key,
-                              const void* data, uint64_t len, int acks) {
+                              const void* data, uint64_t len, int acks, McastLanes lanes) {
   if (fd_ < 0) return setErrorCause(MPI_ERR_OTHER, "multicast is not available: %s", why_.c_str());
   if (len > kMaxMessage)
     return setErrorCause(MPI_ERR_COUNT, "multicast message of %llu bytes is too large",
@@ -365,6 +429,11 @@ int McastTransport::sendStart(McastSendOp* op, in_addr_t group, const McastKey& 
     tx_.erase(key);
   }
   *op = McastSendOp{};
+  // The lanes there are: at least lane 0 (or the first lane asked for, if there).
+  const int have = static_cast<int>(lanes_.size());
+  op->lanes.first = lanes.first < have ? lanes.first : 0;
+  op->lanes.count = static_cast<uint8_t>(
+      std::clamp<int>(lanes.count, 1, have - static_cast<int>(op->lanes.first)));
   op->group = group;
   op->key = key;
   op->data = static_cast<const unsigned char*>(data);
@@ -401,8 +470,9 @@ bool McastTransport::release(const McastKey& key, std::vector<unsigned char>* ow
 }
 
 int McastTransport::sendComplete(in_addr_t group, const McastKey& key, const void* data,
-                                 uint64_t len, int acks, std::vector<unsigned char>* owned) {
-  const int rc = send(group, key, data, len, acks);
+                                 uint64_t len, int acks, std::vector<unsigned char>* owned,
+                                 McastLanes lanes) {
+  const int rc = send(group, key, data, len, acks, lanes);
   if (rc != MPI_SUCCESS) {
     retire(key);
   } else if (!release(key, owned)) {
@@ -460,48 +530,83 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
   dst.sin_family = AF_INET;
   dst.sin_port = htons(port_);
   dst.sin_addr.s_addr = op->group;
-  const double rate = rate_ * scale_;
   Tx* tx = nullptr;
   if (auto it = tx_.find(op->key); it != tx_.end()) tx = &it->second;
   const McastKey& key = op->key;
-  // The datagrams the pacing allows now go out in batches of up to kSendBatch, one
-  // sendmmsg each instead of one system call per datagram.
-  mmsghdr msgs[kSendBatch];
-  iovec iov[kSendBatch];
+  const int first = op->lanes.first;
+  const int nl = std::min<int>(op->lanes.count, static_cast<int>(lanes_.size()) - first);
+  // The datagrams the pacing allows now go out in batches of up to kSendBatch per lane,
+  // one sendmmsg each instead of one system call per datagram. Each datagram, in order,
+  // takes the lane with the most allowance left.
+  mmsghdr msgs[kMcastMaxLanes][kSendBatch];
+  iovec iov[kMcastMaxLanes][kSendBatch];
+  unsigned count[kMcastMaxLanes] = {};
+  // Per datagram of the batch, in order: its lane, and for an end mark the lane it
+  // stands for (-1 for data).
+  uint8_t laneOf[kMcastMaxLanes * kSendBatch];
+  int8_t finOf[kMcastMaxLanes * kSendBatch];
+  unsigned char* const buf = pkt_.data();
   for (;;) {
-    // Pacing: a token bucket of burst_ bytes filled at the rate (IP/UDP/Ethernet included).
+    // Pacing: a token bucket of burst_ bytes per lane filled at its rate (IP/UDP/Ethernet
+    // included).
     const int64_t now = progress::Engine::nowNs();
-    allowance_ = std::min(static_cast<double>(burst_),
-                          allowance_ + static_cast<double>(now - lastFillNs_) * 1e-9 * rate);
-    lastFillNs_ = now;
-    double allowance = allowance_;
-    unsigned count = 0;
+    double allowance[kMcastMaxLanes];
+    bool up[kMcastMaxLanes];
+    for (int k = 0; k < nl; ++k) {
+      Lane& l = *lanes_[static_cast<size_t>(first + k)];
+      up[k] = first + k == 0 || l.downUntilNs <= now;
+      l.allowance = std::min(static_cast<double>(burst_),
+                             l.allowance + static_cast<double>(now - l.lastFillNs) * 1e-9 *
+                                               l.rate * scale_);
+      l.lastFillNs = now;
+      allowance[k] = l.allowance;
+      count[k] = 0;
+    }
+    unsigned total = 0;
     uint64_t off = op->next;
-    bool fin = false;  // the batch ends with the end-of-message mark
-    while (count < kSendBatch && !fin) {
+    int finQueued = 0;  // lanes below this have an end mark out or in this batch
+    for (;;) {
       // The next datagram: data (type 1), or the end-of-message mark (type 2, no payload,
       // offset = length) that lets receivers ask for what they miss at once instead of
       // after silence.
+      // Each lane has its own end mark, after its data (a lane's datagrams stay in order,
+      // the lanes' need not).
       uint16_t n = 0;
+      int k = -1, finLane = -1;
+      auto bestLane = [&] {
+        for (int j = 0; j < nl; ++j)
+          if (up[j] && count[j] < kSendBatch && (k < 0 || allowance[j] > allowance[k])) k = j;
+      };
       if (off < op->len) {
         n = static_cast<uint16_t>(std::min<uint64_t>(frag, op->len - off));
-      } else if (op->finSent || op->len == 0) {
-        break;
+        bestLane();
+        if (k < 0) break;  // every lane's batch is full
       } else {
-        fin = true;
+        if (op->len == 0) break;
+        while (finQueued < nl && ((op->finSent >> finQueued) & 1)) ++finQueued;
+        if (finQueued == nl) break;
+        finLane = finQueued;
+        if (up[finLane])
+          k = count[finLane] < kSendBatch ? finLane : -1;
+        else
+          bestLane();  // a lane that is down has its end mark sent on another
+        if (k < 0) break;
       }
       const size_t size = kHdr + n + kMac;
       const double wire = static_cast<double>(size + kWireExtra);
-      if (allowance < wire) {
-        if (count == 0) {
-          *wakeNs = now + static_cast<int64_t>((wire - allowance) / rate * 1e9) + 1;
+      if (allowance[k] < wire) {
+        if (total == 0) {
+          const double rate = lanes_[static_cast<size_t>(first + k)]->rate * scale_;
+          *wakeNs = now + static_cast<int64_t>((wire - allowance[k]) / rate * 1e9) + 1;
           return MPI_SUCCESS;
         }
-        fin = false;
         break;
       }
-      allowance -= wire;
-      unsigned char* p = pkt_.data() + static_cast<size_t>(count) * mtu_;
+      allowance[k] -= wire;
+      const bool fin = finLane >= 0;
+      if (fin) ++finQueued;
+      const unsigned i = count[k]++;
+      unsigned char* p = buf + (static_cast<size_t>(k) * kSendBatch + i) * mtu_;
       put<uint32_t>(p, kMagic);
       p[4] = kVersion;
       p[5] = fin ? 2 : 1;
@@ -515,43 +620,78 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
       put<uint32_t>(p + 36, frag);
       put<uint64_t>(p + 40, op->len);
       put<uint64_t>(p + 48, off);
-      put<uint64_t>(p + 56, key.epoch);
+      put<uint32_t>(p + 56, key.epoch);
+      p[60] = fin ? static_cast<uint8_t>(nl) : 0;
+      p[61] = fin ? static_cast<uint8_t>(finLane) : 0;
+      put<uint16_t>(p + 62, 0);
       if (n) memcpy(p + kHdr, op->data + off, n);
       put<uint64_t>(p + kHdr + n, siphash24(key_, p, kHdr + n));
-      iov[count] = {p, size};
-      msgs[count] = {};
-      msgs[count].msg_hdr.msg_name = &dst;
-      msgs[count].msg_hdr.msg_namelen = sizeof dst;
-      msgs[count].msg_hdr.msg_iov = &iov[count];
-      msgs[count].msg_hdr.msg_iovlen = 1;
-      ++count;
+      iov[k][i] = {p, size};
+      msgs[k][i] = {};
+      msgs[k][i].msg_hdr.msg_name = &dst;
+      msgs[k][i].msg_hdr.msg_namelen = sizeof dst;
+      msgs[k][i].msg_hdr.msg_iov = &iov[k][i];
+      msgs[k][i].msg_hdr.msg_iovlen = 1;
+      finOf[total] = static_cast<int8_t>(finLane);
+      laneOf[total++] = static_cast<uint8_t>(k);
       off += n;
     }
-    if (count == 0) {
+    if (total == 0) {
       *done = true;
       return MPI_SUCCESS;
     }
-    int sent = ::sendmmsg(fd_, msgs, count, 0);
-    if (sent <= 0) {
-      if ((errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS || errno == EINTR) &&
-          ++op->attempts < 10000) {
-        // The socket's queue is full: the same datagram again shortly.
-        *wakeNs = now + 50'000;
-        return MPI_SUCCESS;
+    // Sent, or lost for good, per lane. The message goes on from its first datagram some
+    // lane did not send (those after it that other lanes sent go again: receivers drop
+    // the copies).
+    unsigned sent[kMcastMaxLanes] = {};
+    bool full = false;  // a socket's queue is full: the rest again shortly
+    for (int k = 0; k < nl; ++k) {
+      if (count[k] == 0) continue;
+      Lane& l = *lanes_[static_cast<size_t>(first + k)];
+      int got = ::sendmmsg(l.fd, msgs[k], count[k], 0);
+      if (got <= 0) {
+        if ((errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS || errno == EINTR) &&
+            op->attempts < 10000) {
+          full = true;
+          got = 0;
+        } else if (first + k > 0) {
+          // This lane is gone for now: its datagrams go again on the others.
+          log::info("multicast lane %d: %s: its traffic goes on the other lanes for 1 s",
+                    first + k, strerror(errno));
+          l.downUntilNs = now + 1'000'000'000;
+          got = 0;
+        } else {
+          got = 1;  // the first is lost for good (receivers will ask for it); go on
+        }
       }
-      sent = 1;  // the first is lost for good (receivers will ask for it); go on
+      sent[k] = static_cast<unsigned>(got);
+      for (int i = 0; i < got; ++i) {
+        l.allowance -= static_cast<double>(iov[k][i].iov_len + kWireExtra);
+        ++stats_.sentPackets;
+        stats_.sentBytes += iov[k][i].iov_len;
+      }
     }
-    // Sent, or lost for good. Data datagrams are whole fragments but the last, and the
-    // end mark is the batch's last.
-    op->attempts = 0;
-    for (int k = 0; k < sent; ++k) {
-      allowance_ -= static_cast<double>(iov[k].iov_len + kWireExtra);
-      ++stats_.sentPackets;
-      stats_.sentBytes += iov[k].iov_len;
+    // Data datagrams are whole fragments but the last, and the end mark is the batch's
+    // last.
+    unsigned upTo = 0, seen[kMcastMaxLanes] = {};
+    uint64_t next = op->next;
+    while (upTo < total && seen[laneOf[upTo]] < sent[laneOf[upTo]]) {
+      const int k = laneOf[upTo], f = finOf[upTo];
+      ++upTo;
+      ++seen[k];
+      if (f < 0)
+        next = std::min<uint64_t>(op->len, next + frag);
+      else
+        op->finSent = static_cast<uint8_t>(op->finSent | 1u << f);
     }
-    op->next = std::min<uint64_t>(op->len, op->next + static_cast<uint64_t>(sent) * frag);
+    op->next = next;
     if (tx) tx->sent = op->next;
-    if (fin && static_cast<unsigned>(sent) == count) op->finSent = true;
+    if (upTo < total && full) {
+      ++op->attempts;
+      *wakeNs = now + 50'000;
+      return MPI_SUCCESS;
+    }
+    op->attempts = 0;
   }
 }
 
@@ -631,23 +771,23 @@ void McastTransport::markRange(Rx& r, uint64_t offset, uint64_t n) {
 }
 
 void McastTransport::onEvent(uint32_t) {
-  readPackets();
+  readPackets(fd_);
 }
 
-void McastTransport::readPackets() {
+void McastTransport::readPackets(int fd) {
   // Up to kReadBatch datagrams per system call (a receiver that slept while a message
   // flowed finds many queued), at most 256 per event so other work is not starved.
   const size_t slot = mtu_;
   mmsghdr msgs[kReadBatch];
   iovec iov[kReadBatch];
-  for (int round = 0; round < 256 / static_cast<int>(kReadBatch) && fd_ >= 0; ++round) {
+  for (int round = 0; round < 256 / static_cast<int>(kReadBatch) && fd >= 0; ++round) {
     for (size_t i = 0; i < kReadBatch; ++i) {
       iov[i] = iovec{rbuf_.data() + i * slot, slot};
       msgs[i] = mmsghdr{};
       msgs[i].msg_hdr.msg_iov = &iov[i];
       msgs[i].msg_hdr.msg_iovlen = 1;
     }
-    const int got = ::recvmmsg(fd_, msgs, kReadBatch, MSG_DONTWAIT, nullptr);
+    const int got = ::recvmmsg(fd, msgs, kReadBatch, MSG_DONTWAIT, nullptr);
     if (got <= 0) return;
     for (int i = 0; i < got; ++i) {
       if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
@@ -687,7 +827,8 @@ void McastTransport::handlePacket(const unsigned char* p, size_t n) {
   key.root = get<int32_t>(p + 20);
   key.seq = get<uint64_t>(p + 24);
   key.sub = get<uint16_t>(p + 32);
-  key.epoch = static_cast<uint32_t>(get<uint64_t>(p + 56));
+  key.epoch = get<uint32_t>(p + 56);
+  const uint8_t finLanes = p[60], finLane = p[61];
   const uint32_t frag = get<uint32_t>(p + 36);
   const uint64_t len = get<uint64_t>(p + 40);
   const uint64_t off = get<uint64_t>(p + 48);
@@ -696,7 +837,9 @@ void McastTransport::handlePacket(const unsigned char* p, size_t n) {
   if (key.root < 0 || key.root >= worldSize_ || frag == 0 || len > kMaxMessage ||
       (fin ? (off != len || payload != 0 || len == 0)
            : (off >= len || off % frag != 0 || payload != std::min<uint64_t>(frag, len - off))) ||
-      (get<uint64_t>(p + 56) >> 32) != 0) {
+      get<uint16_t>(p + 62) != 0 ||
+      (fin ? (finLanes == 0 || finLanes > kMcastMaxLanes || finLane >= finLanes)
+           : (finLanes != 0 || finLane != 0))) {
     ++stats_.dropMalformed;
     return;
   }
@@ -727,7 +870,8 @@ void McastTransport::handlePacket(const unsigned char* p, size_t n) {
   }
   ++arrivals_;
   if (fin) {
-    r->finSeen = true;
+    r->fins = static_cast<uint8_t>(r->fins | 1u << finLane);
+    r->finSeen = r->fins == (1u << finLanes) - 1;
     r->any = true;
     r->lastNs = progress::Engine::nowNs();
     return;

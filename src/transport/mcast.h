@@ -26,6 +26,14 @@
 // is the pool entry of its context id, so past the pool size communicators share
 // addresses and receivers drop the other communicators' datagrams by context id.
 //
+// Lanes: with several rails (rails.h) the transport holds a socket per rail, each sending
+// and receiving on its rail's interface (lane k is rail k). A message may take several
+// lanes: each datagram goes, in order, on the lane whose pacing allows it soonest, so the
+// lanes carry the message in proportion to their rates, and the receiver, which takes the
+// group on every lane, assembles the datagrams into one message as if one lane had carried
+// them. Joins take every lane. Which lanes a message may take is the caller's choice
+// (coll/mcast/mcast_coll.h probes them per communicator).
+//
 // Availability: if the socket cannot be set up, or a join fails, the caller is told and
 // the multicast algorithms decline (coll/mcast.h agrees on that across a communicator
 // and also checks that a probe datagram actually arrives).
@@ -42,6 +50,7 @@
 #include "base/siphash.h"
 #include "progress/engine.h"
 #include "transport/frame.h"
+#include "transport/rails.h"
 #include "transport/transport.h"
 
 namespace ccmpi::transport {
@@ -76,14 +85,21 @@ struct McastKey {
   bool operator<(const McastKey& o) const { return tie() < o.tie(); }
 };
 
+// The lanes a message's datagrams may take: [first, first + count).
+struct McastLanes {
+  uint8_t first = 0, count = 1;
+};
+constexpr int kMcastMaxLanes = 4;
+
 // A message being multicast without blocking: sendStart(), then sendSome() until done.
 struct McastSendOp {
+  McastLanes lanes;
   in_addr_t group = 0;
   McastKey key;
   const unsigned char* data = nullptr;
   uint64_t len = 0;
   uint64_t next = 0;     // offset of the next data fragment
-  bool finSent = false;  // the end-of-message mark is out
+  uint8_t finSent = 0;  // lanes (bits, from lanes.first) whose end-of-message mark is out
   int attempts = 0;      // tries of the current datagram against a full socket
 };
 
@@ -105,15 +121,20 @@ class McastTransport final : public progress::EventHandler {
  public:
   McastTransport();
   ~McastTransport() override;
-  // Sets up the socket on the interface with IPv4 address `ifaceAddr`. Never fails the
-  // job: on any error available() is false and why() says what happened. `oneHost`: every
+  // Sets up the socket on the interface with IPv4 address `ifaceAddr`, and one on each of
+  // `rails` beyond the first (rails[0] is that interface's; lanes, above). Never fails the
+  // job: on any error available() is false and why() says what happened (a rail beyond
+  // the first that cannot be set up only ends the lanes before it). `oneHost`: every
   // rank shares this host's memory, so multicast carries nothing the job needs quickly
   // (only an algorithm forced by the user uses it): the progress engine then looks at the
   // socket as at a rare event's, not on every few polls of a spinning wait.
   void init(int myRank, int worldSize, const SipKey& key, uint64_t jobId,
-            const std::string& ifaceAddr, TcpTransport* tcp, bool oneHost = false);
+            const std::string& ifaceAddr, TcpTransport* tcp, bool oneHost = false,
+            const std::vector<Rail>& rails = {});
   void shutdown();
   bool available() const { return fd_ >= 0; }
+  // Lanes set up (1 with one rail; 0 when multicast is not available).
+  int lanes() const { return fd_ >= 0 ? static_cast<int>(lanes_.size()) : 0; }
   const std::string& why() const { return why_; }
   // Path MTU (CCMPI_MCAST_MTU), and the bytes a message of `len` bytes puts on the root's
   // cable: its datagrams and the end-of-message mark, each with the transport's header
@@ -136,14 +157,16 @@ class McastTransport final : public progress::EventHandler {
 
   // Root: sends the message to the group, paced, serving repairs while it does; the
   // message stays available for repairs until retire().
-  int send(in_addr_t group, const McastKey& key, const void* data, uint64_t len, int acks = 0);
+  int send(in_addr_t group, const McastKey& key, const void* data, uint64_t len, int acks = 0,
+           McastLanes lanes = {});
   // The same without blocking. sendSome emits the datagrams the pacing allows now (one
   // token bucket for every message of this process); *done once all are out, else
   // *wakeNs is when it can go on. The message is served for repairs from sendStart on.
   // `acks`: acknowledgements the message will get (0: none expected; the caller retires
   // it when it knows the receivers are done). A message of 0 bytes expects none.
+  // `lanes`: the lanes its datagrams may take (those beyond lanes() are left out).
   int sendStart(McastSendOp* op, in_addr_t group, const McastKey& key, const void* data,
-                uint64_t len, int acks = 0);
+                uint64_t len, int acks = 0, McastLanes lanes = {});
   int sendSome(McastSendOp* op, bool* done, int64_t* wakeNs);
   // After the last datagram: true if the root is done with the message (every
   // acknowledgement is in, or the transport keeps a copy until they are); false: the
@@ -156,7 +179,7 @@ class McastTransport final : public progress::EventHandler {
   // Blocking send with `acks` receivers that completes like an eager send where release()
   // allows, else once every acknowledgement is in (the message retired either way).
   int sendComplete(in_addr_t group, const McastKey& key, const void* data, uint64_t len, int acks,
-                   std::vector<unsigned char>* owned = nullptr);
+                   std::vector<unsigned char>* owned = nullptr, McastLanes lanes = {});
   // Receiver: the message of `len` bytes is whole here (tells its root; nothing for a
   // message of 0 bytes, whose root expects no acknowledgement, see sendStart).
   void ack(const McastKey& key, uint64_t len);
@@ -205,7 +228,8 @@ class McastTransport final : public progress::EventHandler {
     uint64_t maxFragSeen = 0;
     bool any = false;
     bool viaMcast = false;
-    bool finSeen = false;  // the end-of-message mark arrived
+    bool finSeen = false;  // every lane's end-of-message mark arrived
+    uint8_t fins = 0;      // lanes (bits) whose end-of-message mark arrived
     int64_t lastNs = 0;
     bool waiting = false;  // a receive() is on it
     // Repair payloads being read into data. Repairs go only to entries a receive() waits
@@ -231,7 +255,23 @@ class McastTransport final : public progress::EventHandler {
     uint64_t top() const { return retired.empty() ? low : *retired.rbegin() + 1; }
   };
 
-  void readPackets();
+  // One lane: its socket (lane 0's is fd_), interface, pacing, and its reader.
+  struct Lane final : progress::EventHandler {
+    McastTransport* owner = nullptr;
+    int fd = -1;
+    in_addr addr{};
+    double rate = 0;        // configured pacing, bytes per second on the wire
+    double allowance = 0;   // the pacing token bucket: bytes that may go now
+    int64_t lastFillNs = 0; // when it was last filled
+    // A lane beyond the first whose socket refused a datagram for good (its interface is
+    // down, say) takes none until then; the others carry its share and its end marks.
+    int64_t downUntilNs = 0;
+    void onEvent(uint32_t) override { owner->readPackets(fd); }
+  };
+  // A socket bound to the port on interface `addr` (IPv4 `ia`), sending there; -1 with
+  // *why on failure.
+  int openSocket(const std::string& addr, const in_addr& ia, std::string* why);
+  void readPackets(int fd);
   void handlePacket(const unsigned char* p, size_t n);
   Rx* rxFor(const McastKey& key, uint64_t len, uint32_t frag, bool create);
   void markRange(Rx& rx, uint64_t offset, uint64_t n);
@@ -255,11 +295,10 @@ class McastTransport final : public progress::EventHandler {
   in_addr_t base_ = 0;
   uint32_t poolSize_ = 1;
   uint32_t mtu_ = 1500;
-  double rate_ = 0;   // configured pacing, bytes per second on the wire
-  double scale_ = 1;  // share of rate_ in use (loss feedback, 0.5 .. 1)
+  double rate_ = 0;   // lane 0's configured pacing, bytes per second on the wire
+  double scale_ = 1;  // share of the lanes' rates in use (loss feedback, 0.5 .. 1)
   uint64_t burst_ = 0;
-  double allowance_ = 0;        // the pacing token bucket: bytes that may go now
-  int64_t lastFillNs_ = 0;      // when it was last filled
+  std::vector<std::unique_ptr<Lane>> lanes_;  // [0] is fd_'s
   uint64_t arrivals_ = 0;       // datagrams and repairs taken into waited-for messages
   uint64_t releasedBytes_ = 0;  // copies held for released messages
   size_t releasedCount_ = 0;

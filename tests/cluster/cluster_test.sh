@@ -35,7 +35,8 @@
 #             option, --iface r0,r1 and CCMPI_STRIPE=0 (r1 idle); a rail taken down mid-run
 #             (ip link set r1 down) is dropped and the job still completes with correct data;
 #             the two-tree broadcast sends on both rails (rail-directed messages), and
-#             completes with correct data when a rail goes down under it
+#             completes with correct data when a rail goes down under it; so do multicast
+#             broadcasts (a lane per rail)
 #   bench     a --quick ccmpi-bench p2p run writes results for ccmpi (and Open MPI when
 #             installed) and leaves no cluster behind
 #   bench_coll  a --quick ccmpi-bench scatter run (MPI_Scatter and MPI_Scatterv on 4
@@ -770,6 +771,46 @@ case "$CASE" in
     failover "two_tree failover" 3 30 --env CCMPI_BCAST_ALGORITHM=two_tree "$RAILS" bcasts 30
     grep -q '^ccmpi-p2p: rank=.* rail_directed=[1-9]' "$WORK/err" ||
       fail "two_tree failover: no rail-directed send"
+    # Multicast on both rails (issue 24): every rank's probe finds both lanes, the
+    # broadcasts' datagrams take both NICs (r1 carries a good part of them), every element
+    # checked by the program. Host 3's r1 comes back up first.
+    ip -n "ccmpi-$n-h3" link set r1 up || fail "cannot bring r1 of h3 up again"
+    for k in 1 2 3; do b1[k]=$(nic_tx $k r1); done
+    run timeout 120 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" -n 3 \
+      --env CCMPI_MCAST_STATS=1 --env CCMPI_BCAST_ALGORITHM=mcast "$COLL_BCAST"
+    [ "$RC" -eq 0 ] && grep -q "^PASS coll_bcast" "$WORK/out" || fail "mcast: rc $RC"
+    [ "$(grep -c '^ccmpi-mcast: rank=.* lanes=2$' "$WORK/err")" -eq 3 ] ||
+      fail "mcast: not every rank has two lanes: $(grep '^ccmpi-mcast' "$WORK/err")"
+    sent1=0
+    for k in 1 2 3; do sent1=$((sent1 + $(nic_tx $k r1) - b1[k])); done
+    echo "mcast: the hosts sent $sent1 bytes on r1"
+    [ "$sent1" -ge 1048576 ] || fail "mcast: r1 carried only $sent1 bytes"
+    # A rail of one host down under multicast broadcasts of 4 MiB from every root in turn:
+    # what that host misses on r1 it is sent again over TCP (repairs), what it sends on r1
+    # as root reaches the others, and every byte is checked.
+    "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" -n 3 --env CCMPI_MCAST_STATS=1 \
+      --env CCMPI_RAIL_TIMEOUT=2 --env CCMPI_BCAST_ALGORITHM=mcast "$RAILS" bcasts 30 \
+      >"$WORK/out" 2>"$WORK/err" &
+    pid=$!
+    BG_PIDS+=("$pid")
+    for _ in $(seq 600); do
+      grep -q "^round 2$" "$WORK/out" && break
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    grep -q "^round 2$" "$WORK/out" || fail "mcast failover: no round 2"
+    ip -n "ccmpi-$n-h3" link set r1 down || fail "cannot take r1 of h3 down"
+    for _ in $(seq 1200); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -0 "$pid" 2>/dev/null && fail "mcast failover: the job did not finish in 120 s"
+    wait "$pid"
+    RC=$?
+    [ "$RC" -eq 0 ] && grep -q "^PASS rails_stripe" "$WORK/out" &&
+      grep -q "^round 29$" "$WORK/out" || fail "mcast failover: rc $RC"
+    grep -q '^ccmpi-mcast: rank=2 .* repair_bytes_received=[1-9][0-9]\{6,\} ' "$WORK/err" ||
+      fail "mcast failover: host 3 was not sent what it missed: $(grep '^ccmpi-mcast' "$WORK/err")"
     ;;
 
   *)

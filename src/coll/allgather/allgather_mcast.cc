@@ -34,7 +34,7 @@ int allgatherMcast(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype
   for (int r = 0; r < n && rc == MPI_SUCCESS; ++r) {
     const transport::McastKey key = mcastKey(*g, c, r, 1);
     if (r == c.rank) {
-      rc = m.send(g->group, key, mine.data(), block);
+      rc = m.send(g->group, key, mine.data(), block, 0, g->laneSet());
     } else {
       rc = m.receive(key, in.data(), block);
       if (rc == MPI_SUCCESS && block > 0)

@@ -48,7 +48,7 @@ int mcastByHost(McastGroup& g, comm::Comm& c, int root, void* data, uint64_t byt
   const transport::McastKey key = mcastKey(g, c, root, 1);
   int rc;
   if (me == root) {
-    rc = m.sendComplete(g.group, key, data, bytes, hosts - 1);
+    rc = m.sendComplete(g.group, key, data, bytes, hosts - 1, nullptr, g.laneSet());
   } else {
     rc = m.receive(key, data, bytes);
     if (rc == MPI_SUCCESS) m.ack(key, bytes);

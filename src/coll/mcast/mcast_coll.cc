@@ -14,6 +14,7 @@
 #include <string>
 
 #include "base/log.h"
+#include "coll/rules.h"
 #include "coll/schedule.h"
 #include "coll/util.h"
 #include "p2p/p2p.h"
@@ -40,10 +41,10 @@ void combine(uint64_t* v, const uint64_t* in) {
   v[1] = std::max(v[1], in[1]);
 }
 
-// Over the communicator: *all = the AND of `mine`, and *epoch (when given) = the largest of
-// the members' *epoch (the join's agreement).
-int agreeAll(comm::Comm& c, bool mine, bool* all, uint32_t* epoch = nullptr) {
-  uint64_t v[2] = {mine ? 1u : 0u, epoch ? *epoch : 0u};
+// Over the communicator: *all = the bitwise AND of `mine`, and *epoch (when given) = the
+// largest of the members' *epoch (the join's agreement).
+int agreeBits(comm::Comm& c, uint64_t mine, uint64_t* all, uint32_t* epoch = nullptr) {
+  uint64_t v[2] = {mine, epoch ? *epoch : 0u};
   for (int d = 1; d < c.size; d <<= 1) {
     const int to = (c.rank + d) % c.size, from = (c.rank - d + c.size) % c.size;
     uint64_t in[2] = {0, 0};
@@ -52,9 +53,40 @@ int agreeAll(comm::Comm& c, bool mine, bool* all, uint32_t* epoch = nullptr) {
       return rc;
     combine(v, in);
   }
-  *all = v[0] != 0;
+  *all = v[0];
   if (epoch) *epoch = static_cast<uint32_t>(v[1]);
   return MPI_SUCCESS;
+}
+
+int agreeAll(comm::Comm& c, bool mine, bool* all, uint32_t* epoch = nullptr) {
+  uint64_t v = 0;
+  const int rc = agreeBits(c, mine ? 1 : 0, &v, epoch);
+  *all = v != 0;
+  return rc;
+}
+
+// Lanes the probe tries: the job's rails (every rank has as many), at most the
+// transport's limit; the same number on every rank.
+int probeLanes() {
+  return std::clamp(jobRails(), 1, transport::kMcastMaxLanes);
+}
+
+// The probe's bit for lane k, where this rank has the lane (a root without it sends that
+// probe on lane 0; a receiver without it may get it from another of its lanes).
+uint64_t laneBit(int k, bool via) {
+  return via && k < transport::mcast().lanes() ? uint64_t{1} << k : 0;
+}
+
+// The lanes from a probe's AND: lane 0 and those after it without a gap.
+uint8_t lanesOf(uint64_t bits) {
+  uint8_t n = 1;
+  while (n < transport::kMcastMaxLanes && (bits >> n & 1)) ++n;
+  return n;
+}
+
+// The probe of lane k: its own message (sub k), on that lane alone.
+transport::McastKey probeKey(const McastGroup& g, comm::Comm& c, uint64_t seq, int k) {
+  return transport::McastKey{g.context, seq, c.worldRankOf(0), static_cast<uint16_t>(k), g.epoch};
 }
 
 // Zero-byte acknowledgements up the binomial tree rooted at `root`.
@@ -165,10 +197,11 @@ class Agreement {
       s.endRound();
       if (v != 0) s.send(nullptr, 0, MPI_BYTE, v - lowbit);
       s.local([st, round] {
-        const transport::McastKey key{st->g_->context, st->base_ + static_cast<uint64_t>(round),
-                                      st->c_.worldRankOf(0), 0, st->g_->epoch};
-        if (st->c_.rank == 0) transport::mcast().retire(key);
-        transport::mcast().retireSeq(key.context, key.seq);
+        const uint64_t seq = st->base_ + static_cast<uint64_t>(round);
+        if (st->c_.rank == 0)
+          for (int k = 0; k < st->lanes_; ++k)
+            transport::mcast().retire(probeKey(*st->g_, st->c_, seq, k));
+        transport::mcast().retireSeq(st->g_->context, seq);
         return MPI_SUCCESS;
       });
       s.skipRoundIf(skip);
@@ -176,10 +209,12 @@ class Agreement {
       st->appendAgree(s, st->via_, skip);
       s.local([st, round] {
         McastGroup& g = *st->g_;
-        if (st->via_[0]) {
+        if (st->via_[0] & 1) {
+          g.lanes = lanesOf(st->via_[0]);
           g.state = McastGroup::State::kOn;
         } else if (round + 1 == kProbeRounds) {
-          if (st->c_.rank == 0 || !st->myVia_) noteOff(st->c_, probeFailure(g, st->myVia_));
+          const bool mine = (st->myVia_ & 1) != 0;
+          if (st->c_.rank == 0 || !mine) noteOff(st->c_, probeFailure(g, mine));
           leaveGroup(g);
           g.state = McastGroup::State::kOff;
         } else {
@@ -218,32 +253,32 @@ class Agreement {
   }
 
   // One probe round's multicast: rank 0 sends three copies 10 ms apart (after 600 ms in
-  // the later rounds), the others receive one and say whether it came by multicast.
+  // the later rounds) of each lane's probe, the others receive one of each and say
+  // which came by multicast.
   int probe(int round, bool* done) {
     auto& m = transport::mcast();
-    const transport::McastKey key{g_->context, base_ + static_cast<uint64_t>(round),
-                                  c_.worldRankOf(0), 0, g_->epoch};
+    const uint64_t seq = base_ + static_cast<uint64_t>(round);
     const int64_t now = progress::Engine::nowNs();
     if (c_.rank != 0) {
-      if (phase_ == 0) {
-        phase_ = 1;
-        if (m.receiveStart(&rop_, key, got_, sizeof kProbe, probeNakUs(round)) != MPI_SUCCESS) {
-          myVia_ = false;
-          return finishProbe(done);
+      for (;;) {
+        if (phase_ == 0) {
+          phase_ = 1;
+          if (lane_ == 0) myVia_ = 0;
+          if (m.receiveStart(&rop_, probeKey(*g_, c_, seq, lane_), got_, sizeof kProbe,
+                             probeNakUs(round)) != MPI_SUCCESS)
+            return finishProbe(done);
         }
+        int64_t wake = 0;
+        bool got = false;
+        if (m.receiveSome(&rop_, &got, &wake) != MPI_SUCCESS) return finishProbe(done);
+        if (!got) {
+          progress::engine().wakeBy(wake);
+          return MPI_SUCCESS;
+        }
+        myVia_ |= laneBit(lane_, rop_.viaMcast && std::memcmp(got_, kProbe, sizeof kProbe) == 0);
+        phase_ = 0;
+        if (++lane_ == lanes_) return finishProbe(done);
       }
-      int64_t wake = 0;
-      bool got = false;
-      if (m.receiveSome(&rop_, &got, &wake) != MPI_SUCCESS) {
-        myVia_ = false;
-        return finishProbe(done);
-      }
-      if (!got) {
-        progress::engine().wakeBy(wake);
-        return MPI_SUCCESS;
-      }
-      myVia_ = rop_.viaMcast && std::memcmp(got_, kProbe, sizeof kProbe) == 0;
-      return finishProbe(done);
     }
     for (;;) {
       if (phase_ == 0) {
@@ -256,9 +291,15 @@ class Agreement {
           progress::engine().wakeBy(at_);
           return MPI_SUCCESS;
         }
-        if (m.sendStart(&sop_, g_->group, key, kProbe, sizeof kProbe) != MPI_SUCCESS)
-          return finishProbe(done);
+        myVia_ = 0;
+        for (int k = 0; k < lanes_; ++k) myVia_ |= laneBit(k, true);
         phase_ = 2;
+      }
+      if (phase_ == 2) {  // the next lane's copy
+        if (m.sendStart(&sop_, g_->group, probeKey(*g_, c_, seq, lane_), kProbe, sizeof kProbe, 0,
+                        transport::McastLanes{static_cast<uint8_t>(lane_), 1}) != MPI_SUCCESS)
+          return finishProbe(done);
+        phase_ = 3;
       }
       int64_t wake = 0;
       bool sent = false;
@@ -267,15 +308,22 @@ class Agreement {
         progress::engine().wakeBy(wake);
         return MPI_SUCCESS;
       }
+      if (++lane_ < lanes_) {
+        phase_ = 2;
+        continue;
+      }
+      lane_ = 0;
       if (++sent_ == 3) return finishProbe(done);
       at_ = now + 10'000'000;
       phase_ = 1;
     }
   }
 
+  // A failed step leaves this rank's bits as they are: lanes not yet heard stay off.
   int finishProbe(bool* done) {
-    via_[0] = myVia_ ? 1 : 0;
+    via_[0] = myVia_;
     phase_ = 0;
+    lane_ = 0;
     *done = true;
     return MPI_SUCCESS;
   }
@@ -285,8 +333,10 @@ class Agreement {
   const uint64_t base_;
   std::deque<std::array<uint64_t, 4>> slots_;  // out[2], in[2] of each agreement round
   uint64_t join_[2] = {0, 0};                  // joined, epoch
-  uint64_t via_[2] = {0, 0};                   // the probe came by multicast, unused
-  bool myVia_ = true;
+  uint64_t via_[2] = {0, 0};                   // lanes whose probe came by multicast, unused
+  uint64_t myVia_ = 0;                         // this rank's bits of via_[0]
+  const int lanes_ = probeLanes();             // lanes probed
+  int lane_ = 0;                               // the lane being probed
   int phase_ = 0;
   int sent_ = 0;
   int64_t at_ = 0;
@@ -354,33 +404,48 @@ McastGroup* mcastGroup(comm::Comm& c) {
   // apart, before multicast is declared off: every rank sees the same AND after each
   // round, so all ranks run the same rounds. Where multicast does not work at all, this
   // costs about 3 s once per communicator (CCMPI_MCAST_PORT=0 switches it off at once).
+  // With several lanes, each lane has a probe of its own (sub k) on that lane alone.
   bool via = true;
   int rc = MPI_SUCCESS;
+  const int lanes = probeLanes();
   for (int round = 0; round < kProbeRounds; ++round) {
-    char got[sizeof kProbe] = {};
+    uint64_t bits = 0;
     via = true;
-    transport::McastKey key{g->context, g->seq, c.worldRankOf(0), 0, g->epoch};
     if (c.rank == 0) {
       // Three copies 10 ms apart: a lost datagram should not switch multicast off.
       if (round > 0) m.pause(600'000'000);
-      rc = m.send(g->group, key, kProbe, sizeof kProbe);
-      for (int i = 0; i < 2 && rc == MPI_SUCCESS; ++i) {
-        m.pause(10'000'000);
-        rc = m.send(g->group, key, kProbe, sizeof kProbe);
+      for (int i = 0; i < 3 && rc == MPI_SUCCESS; ++i) {
+        if (i > 0) m.pause(10'000'000);
+        for (int k = 0; k < lanes && rc == MPI_SUCCESS; ++k)
+          rc = m.send(g->group, probeKey(*g, c, g->seq, k), kProbe, sizeof kProbe, 0,
+                      transport::McastLanes{static_cast<uint8_t>(k), 1});
       }
+      for (int k = 0; k < lanes; ++k) bits |= laneBit(k, true);
     } else {
-      rc = m.receive(key, got, sizeof kProbe, &via, probeNakUs(round));
-      if (rc == MPI_SUCCESS && std::memcmp(got, kProbe, sizeof kProbe) != 0) via = false;
+      for (int k = 0; k < lanes && rc == MPI_SUCCESS; ++k) {
+        char got[sizeof kProbe] = {};
+        bool v = false;
+        rc = m.receive(probeKey(*g, c, g->seq, k), got, sizeof kProbe, &v, probeNakUs(round));
+        bits |= laneBit(k, rc == MPI_SUCCESS && v && std::memcmp(got, kProbe, sizeof kProbe) == 0);
+      }
+      via = (bits & 1) != 0;
     }
     if (rc == MPI_SUCCESS) rc = ackTree(c, 0);
-    if (c.rank == 0) m.retire(key);
+    if (c.rank == 0)
+      for (int k = 0; k < lanes; ++k) m.retire(probeKey(*g, c, g->seq, k));
     m.retireSeq(g->context, g->seq);
     ++g->seq;
-    if (rc != MPI_SUCCESS || agreeAll(c, via, &all) != MPI_SUCCESS) {
+    uint64_t allBits = 0;
+    if (rc != MPI_SUCCESS || agreeBits(c, bits, &allBits) != MPI_SUCCESS) {
       all = false;
       break;
     }
-    if (all) break;
+    all = (allBits & 1) != 0;
+    if (all) {
+      g->lanes = lanesOf(allBits);
+      if (g->lanes > 1) log::debug("multicast on %d lanes", g->lanes);
+      break;
+    }
     log::info("multicast probe round %d did not reach every rank by multicast%s", round + 1,
               round + 1 < kProbeRounds ? "; trying again" : "");
   }
@@ -400,7 +465,7 @@ int mcastMessage(McastGroup& g, comm::Comm& c, int root, const void* sendData, v
   const transport::McastKey key = mcastKey(g, c, root, sub);
   int rc;
   if (c.rank == root) {
-    rc = m.sendComplete(g.group, key, sendData, bytes, c.size - 1);
+    rc = m.sendComplete(g.group, key, sendData, bytes, c.size - 1, nullptr, g.laneSet());
   } else {
     rc = m.receive(key, recvData, bytes);
     if (rc == MPI_SUCCESS) m.ack(key, bytes);

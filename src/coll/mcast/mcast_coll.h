@@ -15,6 +15,11 @@
 // steps wait for the outcome (mcast_sched.h). A blocking collective that finds that
 // schedule running waits for it.
 //
+// Lanes (transport/mcast.h): with several rails, the probe goes on every lane (the job's
+// rails, coll::jobRails, at most kMcastMaxLanes), and the lanes that reached every rank by
+// multicast, counted from lane 0 without a gap, are the communicator's: its messages'
+// datagrams take all of them at once.
+//
 // Completion: a receiver returns as soon as it has the message, and acknowledges it to
 // the root (transport/mcast.h). The root of a message of at most CCMPI_MCAST_EAGER bytes
 // returns as soon as its datagrams are out (the transport keeps a copy for repairs until
@@ -45,6 +50,9 @@ struct McastGroup {
   // This incarnation of the communicator's multicast: the largest of the members' random
   // numbers, agreed with the join (transport::McastKey::epoch).
   uint32_t epoch = 0;
+  // Lanes every member receives by multicast (the agreement's probe), 1 .. kMcastMaxLanes.
+  uint8_t lanes = 1;
+  transport::McastLanes laneSet() const { return {0, lanes}; }
   std::shared_ptr<Schedule> agreement;  // the nonblocking agreement while it runs
   uint64_t groupPlans = 0;              // plans with a group of their own made on the communicator
   bool works() const { return state == State::kOn; }

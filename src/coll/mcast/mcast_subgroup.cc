@@ -72,6 +72,7 @@ int subgroupOpen(comm::Comm& c, int root, const uint64_t* sizesAtRoot, McastSubg
     // The context repeats every 256 subgroups of a communicator: the epoch tells them apart
     // (and the communicator's incarnations).
     s->epoch = g->epoch ^ static_cast<uint32_t>((g->seq >> 8) * 0x9e3779b1u);
+    s->lanes = g->laneSet();
     mcastRetire(*g);
   } else {
     rc = bcastBinomial(s->sizes.data(), c.size, MPI_UINT64_T, root, c);
@@ -117,7 +118,7 @@ int subgroupScatter(McastSubgroup& s, std::vector<unsigned char>* aggregate, voi
   const transport::McastKey key{s.context, s.seq, c.worldRankOf(s.root), 2, s.epoch};
   if (isRoot) {
     rc = m.sendComplete(s.group, key, aggregate->data(), total, static_cast<int>(s.members.size()),
-                        aggregate);
+                        aggregate, s.lanes);
   } else {
     std::vector<unsigned char> all(total);
     rc = m.receive(key, all.data(), total);

@@ -30,6 +30,7 @@
 
 #include "comm/comm.h"
 #include "mpi.h"
+#include "transport/mcast.h"
 
 namespace ccmpi::coll {
 
@@ -45,6 +46,7 @@ struct McastSubgroup {
   uint32_t context = 0;
   uint64_t seq = 0;
   uint32_t epoch = 0;  // the communicator's epoch and this subgroup's number (McastKey)
+  transport::McastLanes lanes;  // the communicator's (McastGroup::laneSet)
   bool open = false;
 };
 
