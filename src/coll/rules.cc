@@ -104,15 +104,16 @@ ibarrier                *       *            dissemination
 # algorithm, 1 KiB 0.26 vs 0.32; 20 hosts 1 B 0.39 vs 0.46; 29 hosts 0.65 vs 0.67;
 # docs/results/bcast and bcast-sizes). On 5-15 hosts the binary tree is the fastest below
 # 1 KiB (8 hosts 1 B 0.12 ms vs binomial's 0.15, 12 hosts 0.24 vs 0.31).
-# Hosts with two NICs on switches of their own (docs/multirail.md): the two-tree broadcast
-# over both rails from 2 MiB. 16 emulated hosts x 2 rails at 25 Mbit/s, 2026-11-27
-# (docs/results/multirail, one repetition): 4 MiB 1435 ms against 2814 for the multicast
-# on one rail and 2244 for Open MPI's best; 1 MiB 383 against 384 (a tie), 256 KiB 113
-# against 99 (multicast ahead).
-bcast                   *       2m-*         two_tree             3-*     *       *       2-*
-ibcast                  *       2m-*         two_tree             3-*     *       *       2-*
+# Hosts with two NICs on switches of their own (docs/multirail.md): multicast takes both
+# rails at once (a lane per rail), and stays ahead; where it declines, the two-tree
+# broadcast over both rails from 2 MiB. 16 emulated hosts x 2 rails at 25 Mbit/s,
+# 2026-11-27 (3 repetitions, best, load 1.2-2.2), ms: 256 KiB multicast 47.2, two_tree
+# 97.5 (the two-rail bound 44.5); 1 MiB 190 vs 353; 4 MiB 754 vs 1405 (bound 713). Before
+# multicast took the second rail (docs/results/multirail, one repetition): 4 MiB two_tree
+# 1435, multicast 2814, Open MPI's best 2244.
 bcast                   *       *            mcast                16-*
 bcast                   *       4k-*         mcast                3-*
+bcast                   *       2m-*         two_tree             3-*     *       *       2-*
 bcast                   *       *            node                 2-*     *       2-*
 # Within one host large messages move by single-copy reads (p2p/cma): every receiver
 # reads the root's buffer at once, so the linear broadcast beats the trees from 64 KiB
@@ -127,6 +128,7 @@ bcast                   *       *            binomial
 # same message as a schedule).
 ibcast                  *       *            mcast                16-*
 ibcast                  *       4k-*         mcast                3-*
+ibcast                  *       2m-*         two_tree             3-*     *       *       2-*
 ibcast                  *       *            binomial
 allreduce               1-6     0-16k        recursive_doubling
 allreduce               1-6     16k-256k     reduce_bcast
