@@ -206,7 +206,7 @@ void Schedule::runRound(size_t round) {
     p2p::Request* r = nullptr;
     switch (s.kind) {
       case Step::Kind::kSend:
-        rc = s.rail > 0
+        rc = s.rail >= 0
                  ? p2p::isendOnRail(s.src, s.count, s.type, s.peer, tag_, comm_, kCtx, s.rail, &r)
                  : p2p::isend(s.src, s.count, s.type, s.peer, tag_, comm_, kCtx,
                               p2p::SendMode::kStandard, &r);

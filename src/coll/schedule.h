@@ -62,8 +62,9 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   int tag() const { return tag_; }
 
   // ---- building ----
-  // rail > 0: the message's data goes on that rail of the host (p2p::isendOnRail), where
-  // it joins the two ranks; otherwise the ordinary way.
+  // rail >= 0: the message's data goes on that rail of the host (p2p::isendOnRail), where
+  // it joins the two ranks (rail 0: whole on rail 0, not striped); otherwise (-1) the
+  // ordinary way.
   void send(const void* buf, int64_t count, MPI_Datatype type, int peer, int rail = -1);
   void recv(void* buf, int64_t count, MPI_Datatype type, int peer);
   // A receive posted in this round but awaited only at the end of the next one (phased

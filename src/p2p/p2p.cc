@@ -703,6 +703,7 @@ bool startStriped(Request* s, int peer) {
   if (!kStripe.get() || !g.tcp || viaShm(peer) || sameHost(peer) || !s->dt->contiguous())
     return false;
   std::vector<int> rails;
+  if (s->rail == 0) return false;  // kept on rail 0 (isendOnRail)
   if (s->rail > 0) {
     if (!railJoins(peer, s->rail)) return false;
     rails.push_back(s->rail);
@@ -1345,7 +1346,7 @@ int startSend(Request* s) {
   const bool directed = s->rail > 0 && s->bytes >= kRailDirectMin.get() && kStripe.get() &&
                         s->dt->contiguous() && !viaShm(dest) && !sameHost(dest) &&
                         railJoins(dest, s->rail);
-  if (!directed) s->rail = -1;
+  if (!directed && s->rail > 0) s->rail = -1;
   if (!sync && !directed && s->bytes <= kEagerLimit.get()) {
     if (viaShm(dest) && (s->dt->contiguous() || s->bytes == 0) &&
         eagerIntoRing(dest, s->context, s->tag, s->buf, *s->dt, s->bytes, s->wireId)) {
@@ -1597,7 +1598,7 @@ int isendTyped(const void* buf, int64_t count, MPI_Datatype type, datatype::Data
 
 int isendOnRail(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
                 Ctx ctx, int rail, Request** out) {
-  if (rail <= 0) return isend(buf, count, type, dest, tag, c, ctx, SendMode::kStandard, out);
+  if (rail < 0) return isend(buf, count, type, dest, tag, c, ctx, SendMode::kStandard, out);
   datatype::Datatype* dt = nullptr;
   if (int rc = checkedDatatype(type, &dt)) return rc;
   Request* s = newSend(buf, count, type, dt, dest, tag, c, ctx, SendMode::kStandard);

@@ -42,7 +42,8 @@ int isendTyped(const void* buf, int64_t count, MPI_Datatype type, datatype::Data
 // from CCMPI_RAIL_DIRECT_MIN bytes on, as one stripe on that rail. Rail-aware collectives
 // put each tree or chain on its own NIC this way. Where the rail does not join the two
 // ranks (same host, one rail, the rail failed, a non-contiguous buffer at either end) the
-// message goes the ordinary way. rail <= 0 is isend.
+// message goes the ordinary way. rail 0 keeps the data whole on rail 0 (not striped);
+// rail < 0 is isend.
 int isendOnRail(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
                 Ctx ctx, int rail, Request** out);
 int irecvTyped(void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* dt, int source,

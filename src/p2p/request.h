@@ -60,7 +60,7 @@ struct Request {
   uint32_t context = 0;
   comm::Comm* comm = nullptr;
   SendMode mode = SendMode::kStandard;
-  int8_t rail = -1;  // send: the rail its data should take (isendOnRail); -1 = any
+  int8_t rail = -1;  // send: the rail its data should take (isendOnRail, 0: rail 0 alone); -1 = any
 
   // Result (receives).
   int srcWorld = MPI_PROC_NULL;

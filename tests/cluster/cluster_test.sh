@@ -34,7 +34,8 @@
 #             of mixed small/large messages are right (tests/mpi/rails_stripe.c), with no
 #             option, --iface r0,r1 and CCMPI_STRIPE=0 (r1 idle); a rail taken down mid-run
 #             (ip link set r1 down) is dropped and the job still completes with correct data;
-#             the two-tree broadcast sends on both rails (rail-directed messages), and
+#             the two-tree broadcast and the phased_rails Alltoall send on both rails
+#             (rail-directed messages), and
 #             completes with correct data when a rail goes down under it; so do multicast
 #             broadcasts (a lane per rail)
 #   bench     a --quick ccmpi-bench p2p run writes results for ccmpi (and Open MPI when
@@ -668,7 +669,7 @@ case "$CASE" in
     ;;
 
   rails)
-    : "${MPIRUN:?}" "${RAILS:?}" "${CCMPI_INFO:?}" "${COLL_BCAST:?}"
+    : "${MPIRUN:?}" "${RAILS:?}" "${CCMPI_INFO:?}" "${COLL_BCAST:?}" "${COLL_ALLTOALL:?}"
     new_name rl; n=$NAME
     run "$CLUSTER" up --hosts 3 --rails 2 --rate 200mbit --name "$n" --owner $$
     [ "$RC" -eq 0 ] || fail "up failed (rc $RC)"
@@ -729,6 +730,13 @@ case "$CASE" in
     for k in 1 2 3; do sent1=$((sent1 + $(nic_tx $k r1) - b1[k])); done
     echo "two_tree: the hosts sent $sent1 bytes on r1"
     [ "$sent1" -ge 1048576 ] || fail "two_tree: r1 carried only $sent1 bytes"
+    # The phased Alltoall with a phase per rail (phased_rails): its two phases run at once,
+    # the second's messages whole on r1, every element of every count checked.
+    run timeout 120 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" -n 3 \
+      --env CCMPI_P2P_STATS=1 --env CCMPI_ALLTOALL_ALGORITHM=phased_rails "$COLL_ALLTOALL"
+    [ "$RC" -eq 0 ] && grep -q "^PASS coll_alltoall" "$WORK/out" || fail "phased_rails: rc $RC"
+    [ "$(grep -c '^ccmpi-p2p: rank=.* rail_directed=[1-9]' "$WORK/err")" -eq 3 ] ||
+      fail "phased_rails: not every rank sent on r1: $(grep '^ccmpi-p2p' "$WORK/err")"
     # failover LABEL HOST ROUNDS ARGS...: the program runs ROUNDS rounds on the 3 hosts;
     # host HOST's r1 goes down after round 2; the peers' writes to it time out
     # (CCMPI_RAIL_TIMEOUT=2), the rail is dropped, what went on it goes again on r0, and

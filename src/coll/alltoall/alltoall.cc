@@ -30,6 +30,10 @@ const Algorithm<AlltoallFn> kAlgorithms[] = {
      viaSchedule<alltoallPhasedSchedule>, kAnySize},
     {"phased_barrier", "n-1 all-to-all phases r -> r+i with a barrier between phases",
      viaSchedule<alltoallPhasedBarrierSchedule>, kAnySize},
+    {"phased_rails",
+     "phased, with one phase per rail at once on hosts with several NICs, each message whole "
+     "on its rail",
+     viaSchedule<alltoallPhasedRailsSchedule>, kAnySize},
     {"shm", "one host: sub-slots per destination in a shared-memory segment, one barrier per chunk",
      alltoallShm, kAnySize, "CCMPI_NODE_SHM_SLOT,CCMPI_NODE_SHM"},
     {"node",

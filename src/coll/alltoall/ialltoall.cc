@@ -18,6 +18,10 @@ const Algorithm<ScheduleFn> kAlgorithms[] = {
      alltoallPhasedSchedule, kAnySize},
     {"phased_barrier", "n-1 all-to-all phases r -> r+i with a barrier between phases",
      alltoallPhasedBarrierSchedule, kAnySize},
+    {"phased_rails",
+     "phased, with one phase per rail at once on hosts with several NICs, each message whole "
+     "on its rail",
+     alltoallPhasedRailsSchedule, kAnySize},
 };
 AlgorithmTable gTable("ialltoall", "CCMPI_IALLTOALL_ALGORITHM", kAlgorithms);
 

@@ -261,17 +261,18 @@ void addDisseminationBarrier(Schedule& s) {
 
 void addPhasedAlltoall(Schedule& s, const RankPhases& rp, PhaseSync sync, bool inPlace,
                        const std::function<Block(int)>& sendBlock,
-                       const std::function<Block(int)>& recvBlock) {
+                       const std::function<Block(int)>& recvBlock, int rails) {
   const std::vector<Block> out = outgoingBlocks(s, inPlace, sendBlock, recvBlock);
   if (!inPlace) {
     const Block from = sendBlock(s.rank()), to = recvBlock(s.rank());
     s.copy(from.addr, from.count, from.type, to.addr, to.count, to.type);
   }
-  addPhasedExchange(s, rp, sync, out, recvBlock);
+  addPhasedExchange(s, rp, sync, out, recvBlock, rails);
 }
 
 void addPhasedExchange(Schedule& s, const RankPhases& rp, PhaseSync sync,
-                       const std::vector<Block>& out, const std::function<Block(int)>& recvBlock) {
+                       const std::vector<Block>& out, const std::function<Block(int)>& recvBlock,
+                       int rails) {
   s.endRound();
   // Messages within the host go with the first round (they use no cable).
   for (int from : rp.localRecvFrom) {
@@ -282,42 +283,68 @@ void addPhasedExchange(Schedule& s, const RankPhases& rp, PhaseSync sync,
     const Block& b = out[to];
     s.send(b.addr, b.count, b.type, to);
   }
+  // With several rails, `rails` consecutive phases run at once, phase j of the group on
+  // rail j: each rail's switch carries one permutation, so no cable of any rail carries
+  // two messages at once. With one, every message the ordinary way (a large one striped
+  // over the rails), as in a last group of a single phase.
+  const size_t group = static_cast<size_t>(std::max(rails, 1));
   const size_t nPhases = rp.phases.size();
-  for (size_t k = 0; k < nPhases; ++k) {
-    const RankPhases::Step& st = rp.phases[k];
-    const Block in = st.recvFrom >= 0 ? recvBlock(st.recvFrom) : Block{nullptr, 0, MPI_BYTE};
+  for (size_t k = 0; k < nPhases; k += group) {
+    const size_t m = std::min(group, nPhases - k);
+    auto railOf = [m](size_t j) { return m > 1 ? static_cast<int>(j) : -1; };
+    auto step = [&](size_t j) -> const RankPhases::Step& { return rp.phases[k + j]; };
+    auto in = [&](size_t j) {
+      return step(j).recvFrom >= 0 ? recvBlock(step(j).recvFrom) : Block{nullptr, 0, MPI_BYTE};
+    };
     switch (sync) {
-      case PhaseSync::kReady:
-        // Round 1: post the receive and say "ready" to its sender; wait for the receiver
-        // of this rank's message to say the same. Round 2: send. The receive completes
-        // with round 2, so the next phase's "ready" leaves only once it has arrived. A
-        // rank that only receives waits for its message in round 1 (no round 2).
-        // A peer sends its "ready" before its data, so where the sender and the receiver
-        // of a phase are the same peer the "ready" receive is posted first.
-        if (st.sendTo >= 0) s.recv(nullptr, 0, MPI_BYTE, st.sendTo);
-        if (st.recvFrom >= 0) {
-          if (st.sendTo >= 0)
-            s.recvLate(in.addr, in.count, in.type, st.recvFrom);
+      case PhaseSync::kReady: {
+        // Round 1: post the receives and say "ready" to their senders; wait for the
+        // receivers of this rank's messages to say the same. Round 2: send. The receives
+        // complete with round 2, so the next phases' "ready" leave only once they have
+        // arrived. A rank that only receives waits for its messages in round 1 (no round
+        // 2). A peer sends its "ready" before its data, so every "ready" receive is posted
+        // before the data receives (a peer may be this rank's receiver in one phase of the
+        // group and its sender in another; it is never the receiver of two).
+        bool sends = false;
+        for (size_t j = 0; j < m; ++j)
+          if (step(j).sendTo >= 0) {
+            s.recv(nullptr, 0, MPI_BYTE, step(j).sendTo);
+            sends = true;
+          }
+        for (size_t j = 0; j < m; ++j) {
+          const RankPhases::Step& st = step(j);
+          if (st.recvFrom < 0) continue;
+          const Block b = in(j);
+          if (sends)
+            s.recvLate(b.addr, b.count, b.type, st.recvFrom);
           else
-            s.recv(in.addr, in.count, in.type, st.recvFrom);
+            s.recv(b.addr, b.count, b.type, st.recvFrom);
           s.send(nullptr, 0, MPI_BYTE, st.recvFrom);
         }
         s.endRound();
-        if (st.sendTo >= 0) {
-          const Block& b = out[st.sendTo];
-          s.send(b.addr, b.count, b.type, st.sendTo);
-        }
+        for (size_t j = 0; j < m; ++j)
+          if (step(j).sendTo >= 0) {
+            const Block& b = out[step(j).sendTo];
+            s.send(b.addr, b.count, b.type, step(j).sendTo, railOf(j));
+          }
         s.endRound();
         break;
+      }
       case PhaseSync::kBarrier:
       case PhaseSync::kNone:
-        if (st.recvFrom >= 0) s.recv(in.addr, in.count, in.type, st.recvFrom);
-        if (st.sendTo >= 0) {
-          const Block& b = out[st.sendTo];
-          s.send(b.addr, b.count, b.type, st.sendTo);
+        for (size_t j = 0; j < m; ++j) {
+          const RankPhases::Step& st = step(j);
+          if (st.recvFrom >= 0) {
+            const Block b = in(j);
+            s.recv(b.addr, b.count, b.type, st.recvFrom);
+          }
+          if (st.sendTo >= 0) {
+            const Block& b = out[st.sendTo];
+            s.send(b.addr, b.count, b.type, st.sendTo, railOf(j));
+          }
         }
         s.endRound();
-        if (sync == PhaseSync::kBarrier && (k + 1 < nPhases || rp.hasSmall))
+        if (sync == PhaseSync::kBarrier && (k + m < nPhases || rp.hasSmall))
           addDisseminationBarrier(s);
         break;
     }

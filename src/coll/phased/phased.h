@@ -100,15 +100,18 @@ std::string checkRankPhases(const sched::Phases& phases, int rank, int n,
 
 // Appends the phased exchange to s: the message to peer p is out[p], the one from peer p
 // lands in recvBlock(p). Only the messages of rp move (the caller copies its own block);
-// rp must name every peer with a non-empty block.
+// rp must name every peer with a non-empty block. `rails` > 1 (hosts with that many NICs,
+// coll::jobRails): that many consecutive phases run at once, the j-th of them on rail j
+// (rail-directed messages, docs/multirail.md), one permutation per rail's switch.
 void addPhasedExchange(Schedule& s, const RankPhases& rp, PhaseSync sync,
-                       const std::vector<Block>& out, const std::function<Block(int)>& recvBlock);
+                       const std::vector<Block>& out, const std::function<Block(int)>& recvBlock,
+                       int rails = 1);
 // The same for the blocks of an all-to-all exchange as addAlltoallLinear takes them
 // (coll/nb_algorithms.h): in place, outgoing blocks are packed first; else the own block
 // is copied.
 void addPhasedAlltoall(Schedule& s, const RankPhases& rp, PhaseSync sync, bool inPlace,
                        const std::function<Block(int)>& sendBlock,
-                       const std::function<Block(int)>& recvBlock);
+                       const std::function<Block(int)>& recvBlock, int rails = 1);
 
 // Dissemination barrier rounds (empty messages) appended to s.
 void addDisseminationBarrier(Schedule& s);
