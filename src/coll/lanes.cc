@@ -82,4 +82,37 @@ std::vector<LaneEdge> twoChainEdges(int n) {
   return edges;
 }
 
+std::array<LaneView, 2> laneViews(int n, const std::vector<LaneEdge>& edges, int v, bool rails) {
+  const std::vector<int> colour = rails ? twoRailColouring(n, edges) : std::vector<int>();
+  std::array<LaneView, 2> lanes;
+  std::vector<int> up[2] = {std::vector<int>(static_cast<size_t>(n), -1),
+                            std::vector<int>(static_cast<size_t>(n), -1)};
+  for (size_t i = 0; i < edges.size(); ++i) {
+    const LaneEdge& e = edges[i];
+    LaneView& lane = lanes[static_cast<size_t>(e.lane)];
+    const int rail = rails ? colour[i] : -1;
+    up[e.lane][static_cast<size_t>(e.to)] = e.from;
+    if (e.to == v) {
+      lane.parent = e.from;
+      lane.parentRail = rail;
+    }
+    if (e.from == v) lane.children.push_back({e.to, rail, 0});
+  }
+  for (int l = 0; l < 2; ++l) {
+    LaneView& lane = lanes[static_cast<size_t>(l)];
+    const std::vector<int>& u = up[l];
+    for (int x = v; x > 0 && lane.depth < n; x = u[static_cast<size_t>(x)]) ++lane.depth;
+    std::vector<int> height(static_cast<size_t>(n), 0);
+    for (int x = 1; x < n; ++x)  // each rank raises its ancestors' heights
+      for (int y = x, h = 0; y > 0 && h < n; y = u[static_cast<size_t>(y)], ++h) {
+        const int p = u[static_cast<size_t>(y)];
+        if (p >= 0)
+          height[static_cast<size_t>(p)] = std::max(height[static_cast<size_t>(p)], h + 1);
+      }
+    lane.height = height[static_cast<size_t>(v)];
+    for (LaneChild& c : lane.children) c.height = height[static_cast<size_t>(c.rank)];
+  }
+  return lanes;
+}
+
 }  // namespace ccmpi::coll

@@ -555,9 +555,9 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
     for (int k = 0; k < nl; ++k) {
       Lane& l = *lanes_[static_cast<size_t>(first + k)];
       up[k] = first + k == 0 || l.downUntilNs <= now;
-      l.allowance = std::min(static_cast<double>(burst_),
-                             l.allowance + static_cast<double>(now - l.lastFillNs) * 1e-9 *
-                                               l.rate * scale_);
+      l.allowance =
+          std::min(static_cast<double>(burst_),
+                   l.allowance + static_cast<double>(now - l.lastFillNs) * 1e-9 * l.rate * scale_);
       l.lastFillNs = now;
       allowance[k] = l.allowance;
       count[k] = 0;
@@ -656,8 +656,8 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
           got = 0;
         } else if (first + k > 0) {
           // This lane is gone for now: its datagrams go again on the others.
-          log::info("multicast lane %d: %s: its traffic goes on the other lanes for 1 s",
-                    first + k, strerror(errno));
+          log::info("multicast lane %d: %s: its traffic goes on the other lanes for 1 s", first + k,
+                    strerror(errno));
           l.downUntilNs = now + 1'000'000'000;
           got = 0;
         } else {

@@ -98,9 +98,9 @@ struct McastSendOp {
   McastKey key;
   const unsigned char* data = nullptr;
   uint64_t len = 0;
-  uint64_t next = 0;     // offset of the next data fragment
+  uint64_t next = 0;    // offset of the next data fragment
   uint8_t finSent = 0;  // lanes (bits, from lanes.first) whose end-of-message mark is out
-  int attempts = 0;      // tries of the current datagram against a full socket
+  int attempts = 0;     // tries of the current datagram against a full socket
 };
 
 // A message being awaited without blocking: receiveStart(), then receiveSome() until
@@ -260,9 +260,9 @@ class McastTransport final : public progress::EventHandler {
     McastTransport* owner = nullptr;
     int fd = -1;
     in_addr addr{};
-    double rate = 0;        // configured pacing, bytes per second on the wire
-    double allowance = 0;   // the pacing token bucket: bytes that may go now
-    int64_t lastFillNs = 0; // when it was last filled
+    double rate = 0;         // configured pacing, bytes per second on the wire
+    double allowance = 0;    // the pacing token bucket: bytes that may go now
+    int64_t lastFillNs = 0;  // when it was last filled
     // A lane beyond the first whose socket refused a datagram for good (its interface is
     // down, say) takes none until then; the others carry its share and its end marks.
     int64_t downUntilNs = 0;

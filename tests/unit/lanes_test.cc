@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <tuple>
@@ -112,6 +113,55 @@ TEST(Lanes, TwoTreesOfSevenRanks) {
                                                     {1, 3, 1}, {1, 5, 6}, {1, 5, 4}, {1, 1, 2}};
   EXPECT_EQ(got, want);
   EXPECT_EQ(depth, 3);
+}
+
+// The ranks' views of the lanes agree with the edges and with each other: a rank's parent
+// lists it as a child on the same rail, depth grows by one per edge down, height is one
+// more than the highest child's (0 at a leaf), and the 7-rank trees' known shape.
+TEST(Lanes, ViewsOfEveryRank) {
+  for (int n = 2; n <= 40; ++n) {
+    int depth = 0;
+    for (const std::vector<LaneEdge>& edges : {twoTreeEdges(n, &depth), twoChainEdges(n)}) {
+      std::vector<std::array<LaneView, 2>> views;
+      for (int v = 0; v < n; ++v) views.push_back(laneViews(n, edges, v, true));
+      for (int l = 0; l < 2; ++l) {
+        EXPECT_EQ(views[0][l].parent, -1);
+        EXPECT_EQ(views[0][l].depth, 0);
+        for (int v = 0; v < n; ++v) {
+          const LaneView& me = views[static_cast<size_t>(v)][l];
+          int highest = -1;
+          for (const LaneChild& c : me.children) {
+            const LaneView& child = views[static_cast<size_t>(c.rank)][l];
+            EXPECT_EQ(child.parent, v) << "n " << n << " lane " << l;
+            EXPECT_EQ(child.parentRail, c.rail);
+            EXPECT_GE(c.rail, 0);
+            EXPECT_EQ(child.depth, me.depth + 1);
+            EXPECT_EQ(child.height, c.height);
+            highest = std::max(highest, c.height);
+          }
+          EXPECT_EQ(me.height, highest + 1) << "n " << n << " lane " << l << " rank " << v;
+          if (v > 0) {
+            EXPECT_GE(me.parent, 0);
+          }
+        }
+      }
+      // Without rails every edge says -1.
+      for (int v = 0; v < n; ++v)
+        for (const LaneView& lane : laneViews(n, edges, v, false)) {
+          EXPECT_EQ(lane.parentRail, -1);
+          for (const LaneChild& c : lane.children) EXPECT_EQ(c.rail, -1);
+        }
+    }
+  }
+  int depth = 0;
+  const std::vector<LaneEdge> edges = twoTreeEdges(7, &depth);
+  const std::array<LaneView, 2> four = laneViews(7, edges, 4, false);
+  EXPECT_EQ(four[0].parent, 0);
+  EXPECT_EQ(four[0].depth, 1);
+  EXPECT_EQ(four[0].height, 2);  // 4 -> 2 -> 1
+  EXPECT_EQ(four[1].parent, 5);
+  EXPECT_EQ(four[1].depth, 3);  // 0 -> 3 -> 5 -> 4
+  EXPECT_EQ(four[1].height, 0);
 }
 
 }  // namespace

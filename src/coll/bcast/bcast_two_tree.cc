@@ -53,20 +53,14 @@ void addBcastTwoLanes(Schedule& s, const CollArgs& a, const std::vector<LaneEdge
   const int n = s.size();
   const int v = (s.rank() - a.root + n) % n;
   auto real = [&](int rel) { return (rel + a.root) % n; };
-  const bool rails = jobRails() >= 2;
-  const std::vector<int> colour = rails ? twoRailColouring(n, edges) : std::vector<int>();
   std::vector<BcastLane> lanes(2);
-  std::vector<std::vector<int>> up(2, std::vector<int>(static_cast<size_t>(n), -1));
-  for (size_t i = 0; i < edges.size(); ++i) {
-    const LaneEdge& e = edges[i];
-    BcastLane& lane = lanes[static_cast<size_t>(e.lane)];
-    up[static_cast<size_t>(e.lane)][static_cast<size_t>(e.to)] = e.from;
-    if (e.to == v) lane.parent = real(e.from);
-    if (e.from == v) lane.children.push_back({real(e.to), rails ? colour[i] : -1});
+  const std::array<LaneView, 2> views = laneViews(n, edges, v, jobRails() >= 2);
+  for (size_t l = 0; l < 2; ++l) {
+    if (views[l].parent >= 0) lanes[l].parent = real(views[l].parent);
+    lanes[l].depth = views[l].depth;
+    for (const LaneChild& c : views[l].children)
+      lanes[l].children.push_back({real(c.rank), c.rail});
   }
-  for (size_t l = 0; l < 2; ++l)
-    for (int x = v; x > 0 && lanes[l].depth < n; x = up[l][static_cast<size_t>(x)])
-      ++lanes[l].depth;
   const int64_t bytes = a.recvcount * typeOf(a.recvtype).size();
   addBcastLanes(s, a.recvbuf, a.recvcount, a.recvtype, lanes, laneSegment(bytes, depth));
 }

@@ -78,8 +78,7 @@ int pollMessage(Schedule& s, McastOp& op, const McastMsg& m, MsgRun& run, bool* 
       const transport::McastKey key{op.context, op.seq, c.worldRankOf(m.root), m.sub,
                                     op.agreed->epoch};
       const int rc = root ? t.sendStart(&run.sop, op.group, key, m.send, m.bytes,
-                                        static_cast<int>(m.receivers.size()),
-                                        op.agreed->laneSet())
+                                        static_cast<int>(m.receivers.size()), op.agreed->laneSet())
                           : t.receiveStart(&run.rop, key, m.recv, m.bytes);
       if (rc) {
         run.phase = 0;

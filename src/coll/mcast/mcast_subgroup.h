@@ -45,7 +45,7 @@ struct McastSubgroup {
   in_addr_t group = 0;
   uint32_t context = 0;
   uint64_t seq = 0;
-  uint32_t epoch = 0;  // the communicator's epoch and this subgroup's number (McastKey)
+  uint32_t epoch = 0;           // the communicator's epoch and this subgroup's number (McastKey)
   transport::McastLanes lanes;  // the communicator's (McastGroup::laneSet)
   bool open = false;
 };

@@ -33,35 +33,8 @@ void addReduceTwoLanes(Schedule& s, const void* sendbuf, void* recvbuf, int64_t 
   if (count == 0 || n < 2) return;
   int depth = 0;
   const std::vector<LaneEdge> edges = twoTreeEdges(n, &depth);
-  const bool rails = jobRails() >= 2;
-  const std::vector<int> colour = rails ? twoRailColouring(n, edges) : std::vector<int>();
-  // Per lane: this rank's parent (with the rail of the edge), children, and every rank's
-  // height (leaves 0).
-  struct Lane {
-    int parent = -1, rail = -1, height = 0;
-    std::vector<int> children;
-  };
-  Lane lanes[2];
-  std::vector<int> height[2] = {std::vector<int>(static_cast<size_t>(n), 0),
-                                std::vector<int>(static_cast<size_t>(n), 0)};
-  std::vector<int> up[2] = {std::vector<int>(static_cast<size_t>(n), -1),
-                            std::vector<int>(static_cast<size_t>(n), -1)};
-  for (size_t i = 0; i < edges.size(); ++i) {
-    const LaneEdge& e = edges[i];
-    up[e.lane][static_cast<size_t>(e.to)] = e.from;
-    if (e.to == v) {
-      lanes[e.lane].parent = e.from;
-      lanes[e.lane].rail = rails ? colour[i] : -1;
-    }
-    if (e.from == v) lanes[e.lane].children.push_back(e.to);
-  }
-  for (int l = 0; l < 2; ++l)
-    for (int x = 1; x < n; ++x)  // each rank raises its ancestors' heights
-      for (int y = x, h = 0; y > 0 && h < n; y = up[l][static_cast<size_t>(y)], ++h) {
-        const int p = up[l][static_cast<size_t>(y)];
-        height[l][static_cast<size_t>(p)] = std::max(height[l][static_cast<size_t>(p)], h + 1);
-      }
-  for (int l = 0; l < 2; ++l) lanes[l].height = height[l][static_cast<size_t>(v)];
+  // Per lane: this rank's parent (with the rail of the edge), children and height.
+  const std::array<LaneView, 2> lanes = laneViews(n, edges, v, jobRails() >= 2);
 
   // The accumulator: the result buffer at the root (and wherever the caller wants the
   // result, allreduce), else a temporary; it starts as this rank's input.
@@ -87,11 +60,11 @@ void addReduceTwoLanes(Schedule& s, const void* sendbuf, void* recvbuf, int64_t 
     // combining and sending.
     for (int l = 0; l < 2; ++l)
       for (size_t c = 0; c < lanes[l].children.size(); ++c) {
-        const int child = lanes[l].children[c];
-        const int64_t k = t - height[l][static_cast<size_t>(child)];
+        const LaneChild& child = lanes[l].children[c];
+        const int64_t k = t - child.height;
         if (k < 0 || k >= segsOf(l)) continue;
         const int64_t off = k * seg, len = std::min(seg, lo[l + 1] - lo[l] - off);
-        s.recv(elemAt(from[l][c], off, dt), len, type, real(child));
+        s.recv(elemAt(from[l][c], off, dt), len, type, real(child.rank));
       }
     for (int l = 0; l < 2; ++l) {
       const int64_t k = t - lanes[l].height;
@@ -99,7 +72,7 @@ void addReduceTwoLanes(Schedule& s, const void* sendbuf, void* recvbuf, int64_t 
       const int64_t off = k * seg, len = std::min(seg, lo[l + 1] - lo[l] - off);
       void* at = elemAt(acc, lo[l] + off, dt);
       for (void* part : from[l]) s.reduce(op, elemAt(part, off, dt), at, len, type);
-      if (v != 0) s.send(at, len, type, real(lanes[l].parent), lanes[l].rail);
+      if (v != 0) s.send(at, len, type, real(lanes[l].parent), lanes[l].parentRail);
     }
     s.endRound();
   }
