@@ -7,6 +7,7 @@
 
 #include "bootstrap/link_card.h"
 #include "bootstrap/pmi_wire.h"
+#include "bootstrap/rail_card.h"
 
 namespace ccmpi::launcher {
 
@@ -15,20 +16,20 @@ using bootstrap::PmiMessage;
 
 namespace {
 constexpr const char* kRanksPerCoreKey = "ccmpi.ranks_per_core";
-constexpr const char* kJobRailsKey = "ccmpi.job_rails";
 }  // namespace
 
 int PmiServer::jobRails() const {
-  // The fewest rails of any rank: each rank's card (ccmpi.rails.<rank>, transport/rails.h)
-  // lists one rail per ';'-separated entry. A rank without a card (one-rank job, an older
-  // library) leaves the figure unknown.
+  // The fewest rails of any rank (bootstrap/rail_card.h). A rank without a card (one-rank
+  // job, an older library) or with a malformed one leaves the figure unknown.
   int fewest = 0;
   std::string card;
+  std::vector<bootstrap::Rail> rails;
   for (int r = 0; r < config_.size; ++r) {
-    auto it = kvs_.find("ccmpi.rails." + std::to_string(r));
-    if (it == kvs_.end() || !bootstrap::unescapePmiValue(it->second, &card) || card.empty())
+    auto it = kvs_.find(bootstrap::kRailCardKey + std::to_string(r));
+    if (it == kvs_.end() || !bootstrap::unescapePmiValue(it->second, &card) ||
+        !bootstrap::parseRailCard(card, &rails))
       return -1;
-    const int n = 1 + static_cast<int>(std::count(card.begin(), card.end(), ';'));
+    const int n = static_cast<int>(rails.size());
     fewest = fewest == 0 ? n : std::min(fewest, n);
   }
   return fewest;
@@ -170,9 +171,9 @@ void PmiServer::handleLine(int rank, std::string_view line) {
         if (load >= 0) kvs_[kRanksPerCoreKey] = std::to_string(load);
       }
       if (kvs_.find(bootstrap::kJobLinkKey) == kvs_.end()) deriveJobLink();
-      if (kvs_.find(kJobRailsKey) == kvs_.end()) {
+      if (kvs_.find(bootstrap::kJobRailsKey) == kvs_.end()) {
         const int rails = jobRails();
-        if (rails > 0) kvs_[kJobRailsKey] = std::to_string(rails);
+        if (rails > 0) kvs_[bootstrap::kJobRailsKey] = std::to_string(rails);
       }
       for (std::size_t r = 0; r < ranks_.size(); ++r) {
         ranks_[r].inBarrier = false;

@@ -31,6 +31,7 @@
 #include "base/tunables.h"
 #include "bootstrap/link_card.h"
 #include "bootstrap/pmi.h"
+#include "bootstrap/rail_card.h"
 #include "coll/rules.h"
 #include "comm/comm.h"
 #include "comm/dynamic.h"
@@ -373,13 +374,13 @@ void agreeOnRails(Runtime& r) {
   int rails = 1;
   std::string v;
   if (r.size > 1 && worldHostCount() > 1) {
-    if (r.pmi.get("ccmpi.job_rails", &v) == 0 && !v.empty()) {
+    if (r.pmi.get(bootstrap::kJobRailsKey, &v) == 0 && !v.empty()) {
       rails = atoi(v.c_str());
     } else if (r.tcp.rails().size() > 1) {
       rails = static_cast<int>(r.tcp.rails().size());
       std::vector<transport::Rail> theirs;
       for (int p = 0; p < r.size && rails > 1; ++p)
-        if (r.pmi.get("ccmpi.rails." + std::to_string(p), &v) != 0 ||
+        if (r.pmi.get(bootstrap::kRailCardKey + std::to_string(p), &v) != 0 ||
             !transport::parseRailCard(v, &theirs))
           rails = 1;
         else
@@ -488,7 +489,7 @@ int bringUp() {
     if (!transport::findRails(ifaces, cfg.bindAddress, &cfg.rails, &why))
       return setErrorCause(MPI_ERR_OTHER, "CCMPI_IFACE=%s: %s", ifaces.c_str(), why.c_str());
     cfg.resolveRails = [](int peer, std::string* card) {
-      return rt().pmi.get("ccmpi.rails." + std::to_string(peer), card);
+      return rt().pmi.get(bootstrap::kRailCardKey + std::to_string(peer), card);
     };
   }
   if (r.size > 1) {
@@ -496,7 +497,7 @@ int bringUp() {
       return setErrorCause(MPI_ERR_OTHER, "cannot open a TCP listener on %s",
                            cfg.bindAddress.c_str());
     r.pmi.put("ccmpi.addr." + std::to_string(r.rank), r.tcp.address());
-    r.pmi.put("ccmpi.rails." + std::to_string(r.rank), r.tcp.railCard());
+    r.pmi.put(bootstrap::kRailCardKey + std::to_string(r.rank), r.tcp.railCard());
     if (r.tcp.rails().size() > 1) log::debug("rails: %s", r.tcp.railCard().c_str());
     if (!linkMbitsDeclared()) {
       // This host's link rate, combined with every other host's after the barrier.

@@ -15,15 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "bootstrap/rail_card.h"
+
 namespace ccmpi::transport {
 
-struct Rail {
-  std::string iface;
-  std::string ip;  // dotted IPv4
-  int prefix = 0;  // subnet prefix length
-  uint16_t port = 0;
-  double mbits = 0;  // the link's rate (0 = unknown)
-};
+using bootstrap::Rail;
 
 // This host's rails. `list`: comma-separated interface names (CCMPI_IFACE); with fewer
 // than two names every suitable interface is a rail, the first being the one holding
@@ -32,10 +28,9 @@ struct Rail {
 bool findRails(const std::string& list, const std::string& primary, std::vector<Rail>* out,
                std::string* why);
 
-// The card ("iface ip/prefix port mbits" per rail, ';'-separated) and its parser (false on
-// anything malformed).
-std::string formatRailCard(const std::vector<Rail>& rails);
-bool parseRailCard(const std::string& card, std::vector<Rail>* out);
+// The card and its parser (bootstrap/rail_card.h).
+using bootstrap::formatRailCard;
+using bootstrap::parseRailCard;
 
 // Whether a and b have addresses on one subnet (the shorter prefix counts) that differ.
 bool railsMeet(const Rail& a, const Rail& b);

@@ -487,6 +487,33 @@ TEST(PmiServer, DerivesTheJobLink) {
   EXPECT_TRUE(h.errors.empty());
 }
 
+// ccmpi.job_rails: derived at a barrier from the ranks' rail cards (bootstrap/rail_card.h),
+// the fewest rails of any rank; none while a card is missing or malformed.
+TEST(PmiServer, DerivesTheJobRails) {
+  ServerHarness h(3);
+  auto barrier = [&h] {
+    for (int r = 0; r < 3; ++r) h.server.handleLine(r, "cmd=barrier_in");
+  };
+  auto put = [&h](int r, const std::string& card) {
+    h.server.handleLine(r, "cmd=put kvsname=kvs_test key=ccmpi.rails." + std::to_string(r) +
+                               " value=" + ccmpi::bootstrap::escapePmiValue(card));
+  };
+  auto get = [&h] {
+    h.server.handleLine(2, "cmd=get kvsname=kvs_test key=ccmpi.job_rails");
+    return h.last(2);
+  };
+  const std::string two = "r0 198.18.0.1/24 4000 25;r1 198.18.1.1/24 4001 25";
+  put(0, two);
+  put(1, "r0 198.18.0.2/24 4000 25;r1 198.18.1.2/24 4001 25;r2 198.18.2.2/24 4002 25");
+  put(2, "r0 198.18.0.3/24 4000 25;r1 not-an-address 4001 25");  // malformed
+  barrier();
+  EXPECT_EQ(get(), "cmd=get_result rc=-1 msg=key_ccmpi.job_rails_not_found value=unknown\n");
+  put(2, two);
+  barrier();
+  EXPECT_EQ(get(), "cmd=get_result rc=0 msg=success value=2\n");
+  EXPECT_TRUE(h.errors.empty());
+}
+
 TEST(PmiServer, FinalizeAbortAndErrors) {
   ServerHarness h(2);
   h.server.handleLine(0, "cmd=finalize");
