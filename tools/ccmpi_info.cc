@@ -12,9 +12,11 @@
 #include "base/tunables.h"
 #include "bootstrap/pmi.h"
 #include "coll/coll.h"
+#include "coll/cost_model.h"
 #include "coll/rules.h"
 #include "transport/cma.h"
 #include "transport/link_finder.h"
+#include "transport/mcast.h"
 #include "transport/rails.h"
 #include "transport/shm.h"
 #include "transport/tcp.h"
@@ -24,6 +26,7 @@ namespace {
 void usage() {
   printf(
       "usage: ccmpi_info [--tunables] [--algorithms] [--link] [--rails] [--version] [--help]\n"
+      "       ccmpi_info --predict bcast RANKS RAILS [BYTES...]\n"
       "  (no option)   version, build options, all tunables and algorithm tables\n"
       "  --tunables    only the tunables, one block each\n"
       "  --algorithms  only the collective algorithm tables\n"
@@ -31,7 +34,11 @@ void usage() {
       "                it comes from\n"
       "  --rails       only this host's rails (docs/multirail.md), one a line: index,\n"
       "                interface, address/prefix, Mbit/s (0 = unknown)\n"
-      "  --version     only the version line\n");
+      "  --version     only the version line\n"
+      "  --predict     the broadcasts' cost model (coll/cost_model.h): for RANKS ranks, one\n"
+      "                per host, on RAILS NICs of CCMPI_LINK_MBITS each (latencies\n"
+      "                CCMPI_LINK_LATENCY_US, CCMPI_RAIL_HOP_US), one line per size\n"
+      "                (default 1 B-4 MiB) and algorithm: bytes, algorithm, microseconds\n");
 }
 
 void printTunables() {
@@ -110,9 +117,43 @@ ccmpi::transport::LinkFinding hostLink() {
 
 }  // namespace
 
+// --predict bcast RANKS RAILS [BYTES...]: the model's figures, fastest first per size.
+int predict(int argc, char** argv) {
+  char* end = nullptr;
+  const long ranks = argc >= 4 ? strtol(argv[3], &end, 10) : 0;
+  if (argc < 5 || strcmp(argv[2], "bcast") != 0 || *end || ranks < 1 || ranks > (1 << 20)) {
+    fprintf(stderr, "ccmpi_info: --predict bcast RANKS RAILS [BYTES...]\n");
+    return 2;
+  }
+  const long rails = strtol(argv[4], &end, 10);
+  if (*end || rails < 1 || rails > 64) {
+    fprintf(stderr, "ccmpi_info: --predict: RAILS must be 1..64, not '%s'\n", argv[4]);
+    return 2;
+  }
+  std::vector<uint64_t> sizes;
+  for (int i = 5; i < argc; ++i) {
+    uint64_t v = 0;
+    if (!ccmpi::parseSize(argv[i], &v)) {
+      fprintf(stderr, "ccmpi_info: --predict: '%s' is not a size\n", argv[i]);
+      return 2;
+    }
+    sizes.push_back(v);
+  }
+  if (sizes.empty()) sizes = {1, 1024, 16384, 65536, 262144, 1048576, 4194304};
+  ccmpi::coll::setJobRails(static_cast<int>(rails));
+  ccmpi::coll::BcastCostParams p = ccmpi::coll::bcastCostParams(static_cast<int>(ranks));
+  p.mcastLanes = std::min<int>(static_cast<int>(rails), ccmpi::transport::kMcastMaxLanes);
+  for (uint64_t b : sizes)
+    for (const std::string& a : ccmpi::coll::bcastByModel(b, p))
+      printf("%llu %s %.1f\n", static_cast<unsigned long long>(b), a.c_str(),
+             ccmpi::coll::predictBcastUs(a, b, p));
+  return 0;
+}
+
 int main(int argc, char** argv) {
   bool onlyTunables = false, onlyVersion = false, onlyAlgorithms = false, onlyLink = false;
   bool onlyRails = false;
+  if (argc >= 2 && !strcmp(argv[1], "--predict")) return predict(argc, argv);
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--tunables")) {
       onlyTunables = true;

@@ -26,6 +26,7 @@
 #include "base/log.h"
 #include "base/tunables.h"
 #include "coll/coll.h"
+#include "coll/cost_model.h"
 #include "comm/comm.h"
 
 namespace ccmpi::coll {
@@ -134,6 +135,15 @@ class AlgorithmTable {
     int error = 0;
     size_t next = 0;
     while (const char* ruled = ruledAlgorithm(collective_, ctx, &error, &next)) {
+      if (strcmp(ruled, kModelAlgorithm) == 0) {
+        for (const std::string& name : modelRanking(collective_, ctx.commSize, ctx.bytes)) {
+          const Algorithm<Fn>* a = find(name.c_str());
+          if (!a || !restrictionsHold(a->restrictions, ctx)) continue;
+          const int rc = a->fn(args...);
+          if (rc != kDecline) return chosen(a, "cost model", ctx, rc);
+        }
+        continue;
+      }
       const Algorithm<Fn>* a = find(ruled);
       if (a && restrictionsHold(a->restrictions, ctx)) {
         const int rc = a->fn(args...);

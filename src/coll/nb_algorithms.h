@@ -174,6 +174,10 @@ void addBcastTwoLanes(Schedule& s, const CollArgs& a, const std::vector<LaneEdge
 // The segment of a two-lane pipeline of `depth` hops for `bytes` of buffer, from the cost
 // model (bcast_two_tree.cc) unless CCMPI_BCAST_LANE_SEGMENT sets it.
 int64_t laneSegment(int64_t bytes, int depth);
+// CCMPI_RAIL_HOP_US: a two-lane pipeline round's cost beyond its bytes (coll/cost_model.h).
+double railHopUs();
+// CCMPI_BCAST_SEGMENT: the segment of the one-lane pipelines (chain, binary_tree).
+int64_t pipelineSegment();
 // The broadcast buffer as a stream of bytes for the scatter-allgather broadcasts: the buffer
 // itself when its type is contiguous, else a temporary (packed at the root by a step added
 // here; addBcastUnpackBytes adds the final unpack elsewhere). Then the binomial scatter of

@@ -20,6 +20,7 @@
 
 #include "base/tunables.h"
 #include "coll/coll.h"
+#include "coll/cost_model.h"
 #include "comm/comm.h"
 
 namespace ccmpi::coll {
@@ -233,6 +234,10 @@ scatter                 *       *            linear
 
 bool knownAlgorithm(const std::string& coll, const std::string& alg, bool* knownColl) {
   *knownColl = false;
+  if (alg == kModelAlgorithm && hasCostModel(coll)) {
+    *knownColl = true;
+    return true;
+  }
   for (const auto& d : algorithmTables()) {
     if (d.collective != coll) continue;
     *knownColl = true;

@@ -1596,6 +1596,14 @@ int isendTyped(const void* buf, int64_t count, MPI_Datatype type, datatype::Data
   return startSend(s);
 }
 
+uint64_t railDirectMin() {
+  return kStripe.get() ? kRailDirectMin.get() : UINT64_MAX;
+}
+
+uint64_t stripeMin() {
+  return kStripe.get() ? kStripeMin.get() : UINT64_MAX;
+}
+
 int isendOnRail(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
                 Ctx ctx, int rail, Request** out) {
   if (rail < 0) return isend(buf, count, type, dest, tag, c, ctx, SendMode::kStandard, out);

@@ -56,6 +56,12 @@ int irecvTyped(void* buf, int64_t count, MPI_Datatype type, datatype::Datatype* 
 bool sendNow(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
              Ctx ctx, datatype::Datatype* dt = nullptr);
 
+// The smallest message striped over the rails (CCMPI_STRIPE_MIN; none with CCMPI_STRIPE
+// off), and the smallest rail-directed message that leaves rail 0 (CCMPI_RAIL_DIRECT_MIN),
+// for cost models. (eagerLimit(): p2p/engine.h.)
+uint64_t stripeMin();
+uint64_t railDirectMin();
+
 // Blocking conveniences (collectives use these with Ctx::kColl).
 int send(const void* buf, int64_t count, MPI_Datatype type, int dest, int tag, comm::Comm& c,
          Ctx ctx = Ctx::kColl);

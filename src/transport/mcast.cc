@@ -1148,6 +1148,10 @@ void McastTransport::onTcpPayload(int peer, const FrameHeader& h, const PayloadT
     rx_.erase(McastKey{h.context, h.a, peer, static_cast<uint16_t>(h.b), epochOf(h)});
 }
 
+uint64_t mcastEagerLimit() {
+  return kEager.get();
+}
+
 McastTransport& mcast() {
   static McastTransport m;
   return m;

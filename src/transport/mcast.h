@@ -321,5 +321,7 @@ class McastTransport final : public progress::EventHandler {
 };
 
 McastTransport& mcast();
+// CCMPI_MCAST_EAGER: the largest message whose root does not wait for acknowledgements.
+uint64_t mcastEagerLimit();
 
 }  // namespace ccmpi::transport

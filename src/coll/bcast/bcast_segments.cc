@@ -94,6 +94,10 @@ void addBcastLanes(Schedule& s, void* buf, int64_t count, MPI_Datatype type,
   }
 }
 
+int64_t pipelineSegment() {
+  return static_cast<int64_t>(gSegment.get());
+}
+
 void addBcastPipelined(Schedule& s, void* buf, int64_t count, MPI_Datatype type, int parent,
                        const std::vector<int>& children) {
   BcastLane lane;

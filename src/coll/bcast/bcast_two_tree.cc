@@ -38,6 +38,10 @@ Tunable<double> gHopUs("CCMPI_RAIL_HOP_US", 300,
 
 }  // namespace
 
+double railHopUs() {
+  return gHopUs.get();
+}
+
 int64_t laneSegment(int64_t bytes, int depth) {
   if (gLaneSegment.get() > 0) return static_cast<int64_t>(gLaneSegment.get());
   // (L/s + depth) x (hop + s/b) over s, for a lane of L bytes at b bytes/s per rail.
