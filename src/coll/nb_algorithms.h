@@ -110,7 +110,7 @@ int allgathervBruckSchedule(Plan& p);
 int alltoallBruckSchedule(Plan& p);
 int alltoallPhasedSchedule(Plan& p);
 int alltoallPhasedBarrierSchedule(Plan& p);
-int alltoallPhasedRailsSchedule(Plan& p);  // a phase per rail at once
+int alltoallPhasedRailsSchedule(Plan& p);    // a phase per rail at once
 int alltoallvPhasedSchedule(Plan& p);        // Level 1 at every call
 int alltoallvPhasedCachedSchedule(Plan& p);  // blocking only: agreement + pattern cache
 // The CM-5 seed's random schedules (alltoallv_random.cc): the pattern gathered, then RS_N

@@ -737,11 +737,9 @@ case "$CASE" in
     [ "$RC" -eq 0 ] && grep -q "^PASS coll_alltoall" "$WORK/out" || fail "phased_rails: rc $RC"
     [ "$(grep -c '^ccmpi-p2p: rank=.* rail_directed=[1-9]' "$WORK/err")" -eq 3 ] ||
       fail "phased_rails: not every rank sent on r1: $(grep '^ccmpi-p2p' "$WORK/err")"
-    # failover LABEL HOST ROUNDS ARGS...: the program runs ROUNDS rounds on the 3 hosts;
-    # host HOST's r1 goes down after round 2; the peers' writes to it time out
-    # (CCMPI_RAIL_TIMEOUT=2), the rail is dropped, what went on it goes again on r0, and
-    # the job ends with every byte checked.
-    failover() {
+    # rail_down LABEL HOST ROUNDS ARGS...: the program runs ROUNDS rounds on the 3 hosts;
+    # host HOST's r1 goes down after round 2, and the job ends with every byte checked.
+    rail_down() {
       local label=$1 host=$2 rounds=$3
       shift 3
       "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" -n 3 --env CCMPI_P2P_STATS=1 \
@@ -764,6 +762,13 @@ case "$CASE" in
       RC=$?
       [ "$RC" -eq 0 ] && grep -q "^PASS rails_stripe" "$WORK/out" &&
         grep -q "^round $((rounds - 1))$" "$WORK/out" || fail "$label: rc $RC"
+    }
+    # failover LABEL HOST ROUNDS ARGS...: rail_down, where the peers' writes to the downed
+    # rail time out (CCMPI_RAIL_TIMEOUT=2), the rail is dropped and what went on it goes
+    # again on r0.
+    failover() {
+      local label=$1
+      rail_down "$@"
       grep -q '^ccmpi-p2p: rank=.* restriped=[1-9][0-9]* rails_opened=[0-9]* rails_lost=[1-9]' \
         "$WORK/err" || fail "$label: no rail lost and its stripes sent again"
       grep -q "rail 1 (r1) to rank .* failed (" "$WORK/err" || fail "$label: no warning"
@@ -796,27 +801,8 @@ case "$CASE" in
     # A rail of one host down under multicast broadcasts of 4 MiB from every root in turn:
     # what that host misses on r1 it is sent again over TCP (repairs), what it sends on r1
     # as root reaches the others, and every byte is checked.
-    "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" -n 3 --env CCMPI_MCAST_STATS=1 \
-      --env CCMPI_RAIL_TIMEOUT=2 --env CCMPI_BCAST_ALGORITHM=mcast "$RAILS" bcasts 30 \
-      >"$WORK/out" 2>"$WORK/err" &
-    pid=$!
-    BG_PIDS+=("$pid")
-    for _ in $(seq 600); do
-      grep -q "^round 2$" "$WORK/out" && break
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    grep -q "^round 2$" "$WORK/out" || fail "mcast failover: no round 2"
-    ip -n "ccmpi-$n-h3" link set r1 down || fail "cannot take r1 of h3 down"
-    for _ in $(seq 1200); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -0 "$pid" 2>/dev/null && fail "mcast failover: the job did not finish in 120 s"
-    wait "$pid"
-    RC=$?
-    [ "$RC" -eq 0 ] && grep -q "^PASS rails_stripe" "$WORK/out" &&
-      grep -q "^round 29$" "$WORK/out" || fail "mcast failover: rc $RC"
+    rail_down "mcast failover" 3 30 --env CCMPI_MCAST_STATS=1 --env CCMPI_BCAST_ALGORITHM=mcast \
+      "$RAILS" bcasts 30
     grep -q '^ccmpi-mcast: rank=2 .* repair_bytes_received=[1-9][0-9]\{6,\} ' "$WORK/err" ||
       fail "mcast failover: host 3 was not sent what it missed: $(grep '^ccmpi-mcast' "$WORK/err")"
     ;;
