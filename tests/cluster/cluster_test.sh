@@ -380,11 +380,21 @@ case "$CASE" in
         "$WORK/out" || fail "link rate (found, $declared): $(grep '^link:' "$WORK/out")"
     done
     # Neither shaper nor NIC speed looked at: the hosts' packet trains measure it (within 5%).
-    CCMPI_LINK_MBITS=0 CCMPI_LINK_FIND=probe run timeout 60 "$MPIRUN" --hostfile "$hostfile" \
-      --launcher "$CLUSTER exec" --iface r0 -n 4 "$CLUSTER_HOSTS" 4 "$n-h"
-    [ "$RC" -eq 0 ] && grep -q "^PASS cluster_hosts" "$WORK/out" || fail "cluster_hosts (probe): rc $RC"
-    awk '$1 == "link:" && $3 == "found" && / packet train from rank / && $2 >= 95 && $2 <= 105 {ok = 1}
-      END {exit !ok}' "$WORK/out" || fail "link rate (probe): $(grep '^link:' "$WORK/out")"
+    # A train is timed by the receiving kernel; a machine busy with other work can stretch
+    # one (92 Mbit/s measured once while a sanitizer build ran beside the suite), so a
+    # figure off by more than 5% is measured once more before the case fails.
+    for attempt in 1 2; do
+      CCMPI_LINK_MBITS=0 CCMPI_LINK_FIND=probe run timeout 60 "$MPIRUN" --hostfile "$hostfile" \
+        --launcher "$CLUSTER exec" --iface r0 -n 4 "$CLUSTER_HOSTS" 4 "$n-h"
+      [ "$RC" -eq 0 ] && grep -q "^PASS cluster_hosts" "$WORK/out" ||
+        fail "cluster_hosts (probe): rc $RC"
+      awk '$1 == "link:" && $3 == "found" && / packet train from rank / && $2 >= 95 && $2 <= 105 {ok = 1}
+        END {exit !ok}' "$WORK/out" && break
+      if [ "$attempt" -eq 2 ]; then
+        fail "link rate (probe): $(grep '^link:' "$WORK/out")"
+      fi
+      echo "link rate (probe) off, measuring again: $(grep '^link:' "$WORK/out")"
+    done
     # Every host sent its 1 MiB ring message through its switch port.
     for k in 1 2 3 4; do
       sent=$(($(sent_by "$k") - before[k]))
