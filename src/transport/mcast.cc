@@ -286,7 +286,8 @@ void McastTransport::shutdown() {
         "recv_packets=%llu naks_sent=%llu naks_received=%llu repair_bytes_sent=%llu "
         "repair_bytes_received=%llu drop_foreign=%llu drop_auth=%llu "
         "drop_malformed=%llu drop_stale=%llu drop_duplicate=%llu drop_ahead=%llu "
-        "drop_injected=%llu drop_other=%llu lanes=%d\n",
+        "drop_injected=%llu drop_other=%llu comm_lanes_min=%d comm_lanes_max=%d "
+        "pace_min=%.2f lanes=%d\n",
         myRank_, fd_ >= 0 ? 1 : 0, static_cast<unsigned long long>(x.sentPackets),
         static_cast<unsigned long long>(x.sentBytes),
         static_cast<unsigned long long>(x.recvPackets), static_cast<unsigned long long>(x.naksSent),
@@ -299,7 +300,8 @@ void McastTransport::shutdown() {
         static_cast<unsigned long long>(x.dropDuplicate),
         static_cast<unsigned long long>(x.dropAhead),
         static_cast<unsigned long long>(x.dropInjected),
-        static_cast<unsigned long long>(x.dropOther), lanes());
+        static_cast<unsigned long long>(x.dropOther), x.commLanesMin, x.commLanesMax, x.paceMin,
+        lanes());
   }
   for (auto& l : lanes_) {
     progress::engine().remove(l->fd);
@@ -1105,7 +1107,10 @@ void McastTransport::onTcpPayload(int peer, const FrameHeader& h, const PayloadT
     auto it = tx_.find(key);
     if (it == tx_.end() || it->second.len != h.msgSize) return;  // not ours (yet): re-asked
     Tx& tx = it->second;
-    if (!tx.repaired) scale_ = std::max(0.5, scale_ * 0.9);  // loss: slow down
+    if (!tx.repaired) {  // loss: slow down
+      scale_ = std::max(0.5, scale_ * 0.9);
+      stats_.paceMin = std::min(stats_.paceMin, scale_);
+    }
     tx.repaired = true;
     const uint32_t frag = fragSize();
     // Whole fragments per repair frame: the receiver marks fragments fully covered.

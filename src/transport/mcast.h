@@ -39,6 +39,7 @@
 // and also checks that a probe datagram actually arrives).
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -68,6 +69,9 @@ struct McastStats {
   uint64_t dropAhead = 0;      // too far ahead / too much buffered
   uint64_t dropOther = 0;      // for a communicator or group this rank is not in
   uint64_t dropInjected = 0;   // CCMPI_MCAST_TEST_DROP
+  int commLanesMin = 0;        // the fewest and most lanes a communicator agreed on (0: none)
+  int commLanesMax = 0;
+  double paceMin = 1;  // the lowest pacing scale repairs brought the sender to (0.5 at least)
 };
 
 // Identity of one multicast message.
@@ -214,6 +218,11 @@ class McastTransport final : public progress::EventHandler {
   void onTcpPayload(int peer, const FrameHeader& h, const PayloadTarget& t);
 
   const McastStats& stats() const { return stats_; }
+  // A communicator's agreement settled on `lanes` lanes (for the counters).
+  void noteCommLanes(int lanes) {
+    stats_.commLanesMin = stats_.commLanesMin ? std::min(stats_.commLanesMin, lanes) : lanes;
+    stats_.commLanesMax = std::max(stats_.commLanesMax, lanes);
+  }
   uint16_t port() const { return port_; }
 
   void onEvent(uint32_t events) override;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "base/log.h"
+#include "base/tunables.h"
 #include "coll/rules.h"
 #include "coll/schedule.h"
 #include "coll/util.h"
@@ -84,6 +85,55 @@ uint8_t lanesOf(uint64_t bits) {
   return n;
 }
 
+// A probe round's word also says, from bit kHaveShift on, which lanes this rank has and
+// would probe again: their AND tells whether a lane that did not reach every rank is worth
+// another round (a member's IGMP join on that rail may be late, as on lane 0). A lane
+// that failed every round on an earlier communicator is not probed again in later rounds
+// (gLanesWithout): where a rail's switch does not carry multicast that costs once per job.
+constexpr int kProbeRounds = 4;
+constexpr int kHaveShift = 16;
+
+Tunable<uint64_t> gTestLaneMiss(
+    "CCMPI_MCAST_TEST_LANE_MISS", 0,
+    "fault injection for tests: in this many first probe rounds of a communicator's "
+    "multicast agreement, a receiver counts the probes of every lane but the first as "
+    "not arrived (a late IGMP join on the other rails)");
+
+// A receiver's bit for lane k of probe round `round` (laneBit, with the fault injection).
+uint64_t probeBit(int k, int round, bool arrived) {
+  if (k > 0 && static_cast<uint64_t>(round) < gTestLaneMiss.get()) arrived = false;
+  return laneBit(k, arrived);
+}
+uint64_t gLanesWithout = 0;
+
+uint64_t haveBits(int probed) {
+  uint64_t b = 0;
+  for (int k = 0; k < probed && k < transport::mcast().lanes(); ++k)
+    if (!(gLanesWithout >> k & 1)) b |= uint64_t{1} << (kHaveShift + k);
+  return b;
+}
+
+// After a probe round with AND `all`: the most lanes any round reached (`best`, 0 while
+// lane 0 has not reached every rank), and whether the agreement is settled. It is not
+// while lane 0 failed, or while the next lane failed that every rank has (and rounds
+// are left: the caller decides on the last round).
+bool probeSettled(uint64_t all, int probed, uint8_t* best) {
+  if (all & 1) *best = std::max(*best, lanesOf(all));
+  if (*best == 0) return false;
+  return *best >= probed || !(all >> (kHaveShift + *best) & 1);
+}
+
+// The last round is over and lane `best` (every rank has it) never reached every rank:
+// later communicators probe it in their first round only.
+void noteLaneWithout(uint64_t all, int probed, uint8_t best) {
+  if (best == 0 || best >= probed || !(all >> (kHaveShift + best) & 1)) return;
+  gLanesWithout |= uint64_t{1} << best;
+  log::info(
+      "multicast lane %d did not reach every rank in %d probe rounds; the communicator "
+      "uses %d lane(s)",
+      best, kProbeRounds, best);
+}
+
 // The probe of lane k: its own message (sub k), on that lane alone.
 transport::McastKey probeKey(const McastGroup& g, comm::Comm& c, uint64_t seq, int k) {
   return transport::McastKey{g.context, seq, c.worldRankOf(0), static_cast<uint16_t>(k), g.epoch};
@@ -120,7 +170,6 @@ void noteOff(const comm::Comm& c, const std::string& why) {
   }
 }
 
-constexpr int kProbeRounds = 4;
 const char kProbe[] = "ccmpi multicast probe";
 
 // Silence before a receiver asks for the probe by repair: 4 x 100 ms, and 4 x 250 ms in
@@ -209,17 +258,27 @@ class Agreement {
       st->appendAgree(s, st->via_, skip);
       s.local([st, round] {
         McastGroup& g = *st->g_;
-        if (st->via_[0] & 1) {
-          g.lanes = lanesOf(st->via_[0]);
+        const uint64_t all = st->via_[0];
+        if (probeSettled(all, st->lanes_, &st->best_)) {
+          g.lanes = st->best_;
           g.state = McastGroup::State::kOn;
-        } else if (round + 1 == kProbeRounds) {
+          transport::mcast().noteCommLanes(g.lanes);
+          log::debug("multicast on %d lane(s)", g.lanes);
+        } else if (round + 1 < kProbeRounds) {
+          log::info(
+              "multicast probe round %d: %s did not reach every rank by multicast; trying "
+              "again",
+              round + 1, st->best_ ? "a later lane" : "the probe");
+        } else if (st->best_ > 0) {
+          noteLaneWithout(all, st->lanes_, st->best_);
+          g.lanes = st->best_;
+          g.state = McastGroup::State::kOn;
+          transport::mcast().noteCommLanes(g.lanes);
+        } else {
           const bool mine = (st->myVia_ & 1) != 0;
           if (st->c_.rank == 0 || !mine) noteOff(st->c_, probeFailure(g, mine));
           leaveGroup(g);
           g.state = McastGroup::State::kOff;
-        } else {
-          log::info("multicast probe round %d did not reach every rank by multicast; trying again",
-                    round + 1);
         }
         return MPI_SUCCESS;
       });
@@ -275,7 +334,8 @@ class Agreement {
           progress::engine().wakeBy(wake);
           return MPI_SUCCESS;
         }
-        myVia_ |= laneBit(lane_, rop_.viaMcast && std::memcmp(got_, kProbe, sizeof kProbe) == 0);
+        myVia_ |=
+            probeBit(lane_, round, rop_.viaMcast && std::memcmp(got_, kProbe, sizeof kProbe) == 0);
         phase_ = 0;
         if (++lane_ == lanes_) return finishProbe(done);
       }
@@ -321,7 +381,7 @@ class Agreement {
 
   // A failed step leaves this rank's bits as they are: lanes not yet heard stay off.
   int finishProbe(bool* done) {
-    via_[0] = myVia_;
+    via_[0] = myVia_ | haveBits(lanes_);
     phase_ = 0;
     lane_ = 0;
     *done = true;
@@ -336,6 +396,7 @@ class Agreement {
   uint64_t via_[2] = {0, 0};                   // lanes whose probe came by multicast, unused
   uint64_t myVia_ = 0;                         // this rank's bits of via_[0]
   const int lanes_ = probeLanes();             // lanes probed
+  uint8_t best_ = 0;                           // the most lanes a round reached (probeSettled)
   int lane_ = 0;                               // the lane being probed
   int phase_ = 0;
   int sent_ = 0;
@@ -404,12 +465,16 @@ McastGroup* mcastGroup(comm::Comm& c) {
   // apart, before multicast is declared off: every rank sees the same AND after each
   // round, so all ranks run the same rounds. Where multicast does not work at all, this
   // costs about 3 s once per communicator (CCMPI_MCAST_PORT=0 switches it off at once).
-  // With several lanes, each lane has a probe of its own (sub k) on that lane alone.
+  // With several lanes, each lane has a probe of its own (sub k) on that lane alone, and
+  // a later lane that failed is probed again like lane 0 (probeSettled).
   bool via = true;
   int rc = MPI_SUCCESS;
   const int lanes = probeLanes();
+  const uint64_t have = haveBits(lanes);
+  uint8_t best = 0;
+  uint64_t allBits = 0;
   for (int round = 0; round < kProbeRounds; ++round) {
-    uint64_t bits = 0;
+    uint64_t bits = have;
     via = true;
     if (c.rank == 0) {
       // Three copies 10 ms apart: a lost datagram should not switch multicast off.
@@ -426,7 +491,8 @@ McastGroup* mcastGroup(comm::Comm& c) {
         char got[sizeof kProbe] = {};
         bool v = false;
         rc = m.receive(probeKey(*g, c, g->seq, k), got, sizeof kProbe, &v, probeNakUs(round));
-        bits |= laneBit(k, rc == MPI_SUCCESS && v && std::memcmp(got, kProbe, sizeof kProbe) == 0);
+        bits |= probeBit(k, round,
+                         rc == MPI_SUCCESS && v && std::memcmp(got, kProbe, sizeof kProbe) == 0);
       }
       via = (bits & 1) != 0;
     }
@@ -435,26 +501,28 @@ McastGroup* mcastGroup(comm::Comm& c) {
       for (int k = 0; k < lanes; ++k) m.retire(probeKey(*g, c, g->seq, k));
     m.retireSeq(g->context, g->seq);
     ++g->seq;
-    uint64_t allBits = 0;
     if (rc != MPI_SUCCESS || agreeBits(c, bits, &allBits) != MPI_SUCCESS) {
-      all = false;
+      best = 0;
       break;
     }
-    all = (allBits & 1) != 0;
-    if (all) {
-      g->lanes = lanesOf(allBits);
-      if (g->lanes > 1) log::debug("multicast on %d lanes", g->lanes);
-      break;
-    }
-    log::info("multicast probe round %d did not reach every rank by multicast%s", round + 1,
-              round + 1 < kProbeRounds ? "; trying again" : "");
+    if (probeSettled(allBits, lanes, &best)) break;
+    if (round + 1 < kProbeRounds)
+      log::info("multicast probe round %d: %s did not reach every rank by multicast; trying again",
+                round + 1, best ? "a later lane" : "the probe");
+    else
+      noteLaneWithout(allBits, lanes, best);
   }
+  all = best > 0;
   if (!all) {
+    log::info("multicast probe round %d did not reach every rank by multicast", kProbeRounds);
     if (c.rank == 0 || !via) noteOff(c, probeFailure(*g, via));
     leaveGroup(*g);
     g->state = McastGroup::State::kOff;
     return nullptr;
   }
+  g->lanes = best;
+  m.noteCommLanes(best);
+  log::debug("multicast on %d lane(s)", g->lanes);
   g->state = McastGroup::State::kOn;
   return g;
 }
