@@ -12,12 +12,15 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/sockios.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -46,8 +49,10 @@ Tunable<uint64_t> kMtu("CCMPI_MCAST_MTU", 1500,
 // median 25.3 ms at 90% of the link, 23.8-24.0 ms at 100%, 23.8-23.9 ms at 110%.
 Tunable<double> kMbits("CCMPI_MCAST_MBITS", 0,
                        "pacing rate of multicast data (Mbit/s on the wire; 0 = "
-                       "CCMPI_LINK_MBITS); a sender slows down by 10% per repair request, "
-                       "down to half of it, and speeds up again by 2% per clean message");
+                       "CCMPI_LINK_MBITS); a sender slows down by 10% per message whose "
+                       "repairs exceed 1% of what its receivers were sent (and 8 fragments), "
+                       "down to half of it, and speeds up again by 2% per 64 KiB of other "
+                       "messages");
 Tunable<uint64_t> kBurst("CCMPI_MCAST_BURST", 32 * 1024,
                          "bytes a multicast sender may send back to back above the pacing rate");
 Tunable<uint64_t> kEager("CCMPI_MCAST_EAGER", 64 * 1024,
@@ -75,6 +80,12 @@ Tunable<double> kTestDrop("CCMPI_MCAST_TEST_DROP", 0,
                           "receiver drops on arrival (they are then repaired)");
 
 constexpr uint32_t kMagic = 0x434D4343u;  // "CCMC"
+constexpr double kCongestedLoss = 0.01;
+// A lane whose socket holds more than this many bursts (CCMPI_MCAST_BURST, counted with
+// the kernel's buffer overhead) takes no data while another lane has room; where every
+// lane is that full the sender looks again after kCrowdedWaitNs.
+constexpr int64_t kLaneQueueBursts = 3;
+constexpr int64_t kCrowdedWaitNs = 200'000;  // repaired share of a message that slows pacing
 constexpr uint8_t kVersion = 1;
 constexpr size_t kHdr = 64;
 constexpr size_t kMac = 8;
@@ -446,6 +457,7 @@ int McastTransport::sendStart(McastSendOp* op, in_addr_t group, const McastKey& 
   // the root, so an acknowledgement could arrive before this entry exists and be lost;
   // none is expected, and ack() sends none.
   tx.acksLeft = len > 0 ? acks : 0;
+  tx.receivers = acks;
   return MPI_SUCCESS;
 }
 
@@ -547,6 +559,8 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
   // stands for (-1 for data).
   uint8_t laneOf[kMcastMaxLanes * kSendBatch];
   int8_t finOf[kMcastMaxLanes * kSendBatch];
+  uint32_t fragOf[kMcastMaxLanes * kSendBatch];
+  int64_t queued[kMcastMaxLanes] = {};
   unsigned char* const buf = pkt_.data();
   for (;;) {
     // Pacing: a token bucket of burst_ bytes per lane filled at its rate (IP/UDP/Ethernet
@@ -563,26 +577,59 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
       l.lastFillNs = now;
       allowance[k] = l.allowance;
       count[k] = 0;
+      // With several lanes, what each socket still holds (in the qdisc or the NIC's
+      // queue, SIOCOUTQ, counting the kernel's buffer overhead): a lane holding more than
+      // kLaneQueueBursts bursts takes no data while another lane has room, so a rail that
+      // other traffic slows (TCP repairs, the job's messages) does not fall tens of
+      // milliseconds behind the others.
+      queued[k] = 0;
+      if (nl > 1) {
+        int q = 0;
+        if (::ioctl(l.fd, SIOCOUTQ, &q) == 0) queued[k] = q;
+      }
     }
+    const int64_t queueCap = kLaneQueueBursts * static_cast<int64_t>(burst_);
     unsigned total = 0;
     uint64_t off = op->next;
-    int finQueued = 0;  // lanes below this have an end mark out or in this batch
+    unsigned redoTaken = 0;  // op->redo entries in this batch
+    int finQueued = 0;       // lanes below this have an end mark out or in this batch
     for (;;) {
-      // The next datagram: data (type 1), or the end-of-message mark (type 2, no payload,
-      // offset = length) that lets receivers ask for what they miss at once instead of
-      // after silence.
-      // Each lane has its own end mark, after its data (a lane's datagrams stay in order,
-      // the lanes' need not).
+      // The next datagram: a fragment a full socket refused earlier (op->redo), then the
+      // next fragment, then the end-of-message marks (type 2, no payload, offset =
+      // length) that let receivers ask for what they miss at once instead of after
+      // silence. Each lane has its own end mark, after its data (a lane's datagrams stay
+      // in order, the lanes' need not); a refused fragment goes again on a lane whose end
+      // mark is not out.
       uint16_t n = 0;
+      uint64_t at = off;
       int k = -1, finLane = -1;
-      auto bestLane = [&] {
-        for (int j = 0; j < nl; ++j)
-          if (up[j] && count[j] < kSendBatch && (k < 0 || allowance[j] > allowance[k])) k = j;
+      bool crowded = false;  // every lane that could take it holds too much already
+      auto bestLane = [&](bool beforeFin, bool queueMatters = true) {
+        bool roomy = false;
+        for (int j = 0; j < nl; ++j) {
+          if (!up[j] || count[j] >= kSendBatch || (beforeFin && ((op->finSent >> j) & 1))) continue;
+          const bool r = queued[j] <= queueCap;
+          if (k < 0 || (r && !roomy) || (r == roomy && allowance[j] > allowance[k])) k = j;
+          roomy = roomy || r;
+        }
+        crowded = k >= 0 && !roomy && queueMatters;
+        if (crowded) k = -1;
       };
-      if (off < op->len) {
+      if (redoTaken < op->redoCount) {
+        at = static_cast<uint64_t>(op->redo[redoTaken]) * frag;
+        n = static_cast<uint16_t>(std::min<uint64_t>(frag, op->len - at));
+        bestLane(true);
+        if (k < 0 && !crowded) bestLane(false);
+      } else if (off < op->len) {
         n = static_cast<uint16_t>(std::min<uint64_t>(frag, op->len - off));
-        bestLane();
-        if (k < 0) break;  // every lane's batch is full
+        bestLane(false);
+      }
+      if (k < 0 && crowded && total == 0) {
+        *wakeNs = now + kCrowdedWaitNs;  // the queues drain meanwhile
+        return MPI_SUCCESS;
+      }
+      if (finLane < 0 && (redoTaken < op->redoCount || off < op->len)) {
+        if (k < 0) break;  // every lane's batch is full, or its queue
       } else {
         if (op->len == 0) break;
         while (finQueued < nl && ((op->finSent >> finQueued) & 1)) ++finQueued;
@@ -591,7 +638,7 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
         if (up[finLane])
           k = count[finLane] < kSendBatch ? finLane : -1;
         else
-          bestLane();  // a lane that is down has its end mark sent on another
+          bestLane(false, false);  // a lane that is down has its end mark sent on another
         if (k < 0) break;
       }
       const size_t size = kHdr + n + kMac;
@@ -605,6 +652,7 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
         break;
       }
       allowance[k] -= wire;
+      queued[k] += static_cast<int64_t>(wire) * 3 / 2;  // with the kernel's overhead
       const bool fin = finLane >= 0;
       if (fin) ++finQueued;
       const unsigned i = count[k]++;
@@ -621,12 +669,12 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
       put<uint16_t>(p + 34, n);
       put<uint32_t>(p + 36, frag);
       put<uint64_t>(p + 40, op->len);
-      put<uint64_t>(p + 48, off);
+      put<uint64_t>(p + 48, fin ? op->len : at);
       put<uint32_t>(p + 56, key.epoch);
-      p[60] = fin ? static_cast<uint8_t>(nl) : 0;
-      p[61] = fin ? static_cast<uint8_t>(finLane) : 0;
+      p[60] = static_cast<uint8_t>(nl);
+      p[61] = static_cast<uint8_t>(fin ? finLane : k);
       put<uint16_t>(p + 62, 0);
-      if (n) memcpy(p + kHdr, op->data + off, n);
+      if (n) memcpy(p + kHdr, op->data + at, n);
       put<uint64_t>(p + kHdr + n, siphash24(key_, p, kHdr + n));
       iov[k][i] = {p, size};
       msgs[k][i] = {};
@@ -635,16 +683,18 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
       msgs[k][i].msg_hdr.msg_iov = &iov[k][i];
       msgs[k][i].msg_hdr.msg_iovlen = 1;
       finOf[total] = static_cast<int8_t>(finLane);
+      fragOf[total] = static_cast<uint32_t>(at / frag);
       laneOf[total++] = static_cast<uint8_t>(k);
-      off += n;
+      if (redoTaken < op->redoCount)
+        ++redoTaken;
+      else if (!fin)
+        off += n;
     }
     if (total == 0) {
       *done = true;
       return MPI_SUCCESS;
     }
-    // Sent, or lost for good, per lane. The message goes on from its first datagram some
-    // lane did not send (those after it that other lanes sent go again: receivers drop
-    // the copies).
+    // Sent, or lost for good, per lane (a lost one receivers ask for).
     unsigned sent[kMcastMaxLanes] = {};
     bool full = false;  // a socket's queue is full: the rest again shortly
     for (int k = 0; k < nl; ++k) {
@@ -665,6 +715,8 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
         } else {
           got = 1;  // the first is lost for good (receivers will ask for it); go on
         }
+      } else if (static_cast<unsigned>(got) < count[k]) {
+        full = true;
       }
       sent[k] = static_cast<unsigned>(got);
       for (int i = 0; i < got; ++i) {
@@ -673,23 +725,37 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
         stats_.sentBytes += iov[k][i].iov_len;
       }
     }
-    // Data datagrams are whole fragments but the last, and the end mark is the batch's
-    // last.
-    unsigned upTo = 0, seen[kMcastMaxLanes] = {};
-    uint64_t next = op->next;
-    while (upTo < total && seen[laneOf[upTo]] < sent[laneOf[upTo]]) {
-      const int k = laneOf[upTo], f = finOf[upTo];
-      ++upTo;
-      ++seen[k];
-      if (f < 0)
-        next = std::min<uint64_t>(op->len, next + frag);
-      else
-        op->finSent = static_cast<uint8_t>(op->finSent | 1u << f);
+    // Each lane sent the first sent[k] of its datagrams. The fragments of the batch that
+    // a lane did not send go again (op->redo, before any fragment after them), with the
+    // refused entries of op->redo this batch did not reach; an end mark not sent stays
+    // due. So no datagram goes twice.
+    uint32_t redo[kMcastMaxRedo];
+    unsigned redoCount = 0, seen[kMcastMaxLanes] = {};
+    for (unsigned j = 0; j < total; ++j) {
+      const int k = laneOf[j], f = finOf[j];
+      const bool out = seen[k]++ < sent[k];
+      if (f >= 0) {
+        if (out) op->finSent = static_cast<uint8_t>(op->finSent | 1u << f);
+      } else if (!out) {
+        redo[redoCount++] = fragOf[j];
+      }
     }
-    op->next = next;
-    if (tx) tx->sent = op->next;
-    if (upTo < total && full) {
-      ++op->attempts;
+    for (unsigned j = redoTaken; j < op->redoCount; ++j) redo[redoCount++] = op->redo[j];
+    std::copy(redo, redo + redoCount, op->redo);
+    op->redoCount = static_cast<uint16_t>(redoCount);
+    op->next = off;
+    if (tx) {
+      uint64_t low = op->next;
+      for (unsigned j = 0; j < redoCount; ++j)
+        low = std::min<uint64_t>(low, static_cast<uint64_t>(redo[j]) * frag);
+      tx->sent = low;  // NAKs for holes at or after the first refused fragment are premature
+      if (tx->sentLog.empty() || tx->sentLog.back().second < low)
+        tx->sentLog.emplace_back(now, low);
+    }
+    if (full) {
+      bool progressed = false;
+      for (int k = 0; k < nl; ++k) progressed = progressed || sent[k] > 0;
+      op->attempts = progressed ? 0 : op->attempts + 1;
       *wakeNs = now + 50'000;
       return MPI_SUCCESS;
     }
@@ -700,8 +766,10 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
 void McastTransport::retire(const McastKey& key) {
   auto it = tx_.find(key);
   if (it == tx_.end()) return;
-  // Pacing feedback: a message nobody had to repair lets the rate recover.
-  if (!it->second.repaired) scale_ = std::min(1.0, scale_ * 1.02);
+  // Pacing feedback: a message whose repairs did not slow the pacing lets the rate recover.
+  const Tx& tx = it->second;
+  if (!tx.slowed)
+    scale_ = std::min(1.0, scale_ * std::pow(1.02, std::max<double>(1, tx.len / 65536.0)));
   if (it->second.released) {
     releasedBytes_ -= it->second.len;
     --releasedCount_;
@@ -820,6 +888,9 @@ void McastTransport::handlePacket(const unsigned char* p, size_t n) {
     ++stats_.dropMalformed;
     return;
   }
+  // Our own datagram, looped back (a forged one claiming to be ours is dropped alike):
+  // not worth its MAC.
+  if (get<int32_t>(p + 20) == myRank_) return;
   if (get<uint64_t>(p + kHdr + payload) != siphash24(key_, p, kHdr + payload)) {
     ++stats_.dropAuth;
     return;
@@ -834,14 +905,12 @@ void McastTransport::handlePacket(const unsigned char* p, size_t n) {
   const uint32_t frag = get<uint32_t>(p + 36);
   const uint64_t len = get<uint64_t>(p + 40);
   const uint64_t off = get<uint64_t>(p + 48);
-  if (key.root == myRank_) return;  // our own datagram, looped back
   const bool fin = p[5] == 2;
   if (key.root < 0 || key.root >= worldSize_ || frag == 0 || len > kMaxMessage ||
       (fin ? (off != len || payload != 0 || len == 0)
            : (off >= len || off % frag != 0 || payload != std::min<uint64_t>(frag, len - off))) ||
-      get<uint16_t>(p + 62) != 0 ||
-      (fin ? (finLanes == 0 || finLanes > kMcastMaxLanes || finLane >= finLanes)
-           : (finLanes != 0 || finLane != 0))) {
+      get<uint16_t>(p + 62) != 0 || finLanes == 0 || finLanes > kMcastMaxLanes ||
+      finLane >= finLanes) {
     ++stats_.dropMalformed;
     return;
   }
@@ -871,6 +940,7 @@ void McastTransport::handlePacket(const unsigned char* p, size_t n) {
     return;
   }
   ++arrivals_;
+  r->lanes = finLanes;
   if (fin) {
     r->fins = static_cast<uint8_t>(r->fins | 1u << finLane);
     r->finSeen = r->fins == (1u << finLanes) - 1;
@@ -1014,8 +1084,11 @@ int McastTransport::receiveSome(McastRecvOp* op, bool* done, int64_t* wakeNs) {
     // fragment has arrived and only holes remain.
     int64_t due = std::max(op->nextNak, op->quietDue);
     if (r.any) {
-      // The end mark: the sender is done, only a little reordering can still come.
-      const bool lastSeen = r.frag != 0 && r.maxFragSeen + 1 == r.have.size();
+      // The end mark: the sender is done, only a little reordering can still come. The
+      // last fragment: so is the sender, where the message takes one lane (on several,
+      // one lane's queue may run tens of milliseconds behind another's, as when TCP
+      // traffic shares its rail, and its fragments are still on their way).
+      const bool lastSeen = r.frag != 0 && r.maxFragSeen + 1 == r.have.size() && r.lanes == 1;
       const int64_t d = op->delay;
       due = std::max(op->nextNak, r.lastNs + (r.finSeen ? d / 20 : lastSeen ? d / 5 : d));
     }
@@ -1107,12 +1180,28 @@ void McastTransport::onTcpPayload(int peer, const FrameHeader& h, const PayloadT
     auto it = tx_.find(key);
     if (it == tx_.end() || it->second.len != h.msgSize) return;  // not ours (yet): re-asked
     Tx& tx = it->second;
-    if (!tx.repaired) {  // loss: slow down
-      scale_ = std::max(0.5, scale_ * 0.9);
-      stats_.paceMin = std::min(stats_.paceMin, scale_);
-    }
     tx.repaired = true;
     const uint32_t frag = fragSize();
+    // Bytes multicast so recently that they may still be on their way are not repaired:
+    // in the socket's queue (SIOCOUTQ at the lane's rate, with the kernel's overhead, so
+    // rather long), and a NAK period for the switch and the receiver. A receiver that
+    // went quiet (descheduled on a busy host, or the root was) would otherwise have
+    // everything in flight sent again over TCP, on lane 0's rail, which then falls
+    // further behind. It asks again after its back-off.
+    int64_t inFlightNs = static_cast<int64_t>(kNakUs.get()) * 1000;
+    for (const auto& l : lanes_) {
+      int q = 0;
+      if (l->rate > 0 && ::ioctl(l->fd, SIOCOUTQ, &q) == 0)
+        inFlightNs = std::max(inFlightNs, static_cast<int64_t>(kNakUs.get()) * 1000 +
+                                              static_cast<int64_t>(q / (l->rate * scale_) * 1e9));
+    }
+    const int64_t before = progress::Engine::nowNs() - inFlightNs;
+    uint64_t settled = 0;
+    for (const auto& [at, upTo] : tx.sentLog) {
+      if (at > before) break;
+      settled = upTo;
+    }
+    settled = std::min(settled, tx.sent);
     // Whole fragments per repair frame: the receiver marks fragments fully covered.
     const uint64_t step = std::max<uint64_t>(1, kRepairFrame / frag) * frag;
     for (size_t i = 0; i + 16 <= t.keep; i += 16) {
@@ -1120,8 +1209,8 @@ void McastTransport::onTcpPayload(int peer, const FrameHeader& h, const PayloadT
       uint64_t n = get<uint64_t>(t.dest + i + 8);
       if (off >= tx.len || n > tx.len - off) continue;
       // Bytes not multicast yet are on their way: asked too early.
-      if (off >= tx.sent) continue;
-      n = std::min(n, tx.sent - off);
+      if (off >= settled) continue;
+      n = std::min(n, settled - off);
       for (uint64_t o = off; o < off + n; o += step) {
         const uint64_t len = std::min<uint64_t>(step, off + n - o);
         FrameHeader r;
@@ -1135,9 +1224,22 @@ void McastTransport::onTcpPayload(int peer, const FrameHeader& h, const PayloadT
         r.msgSize = tx.len;
         r.payloadLen = len;
         stats_.repairBytesSent += len;
+        tx.repairBytes += len;
         tcp_->send(peer,
                    new OwnedFrame(r, std::vector<unsigned char>(tx.data + o, tx.data + o + len)));
       }
+    }
+    // Pacing feedback, once per message: repairs of more than 1% of what its receivers
+    // were sent so far (and of 8 fragments at least) mean the stream is faster than the network
+    // takes it (congestion): 10% slower, down to half the rate, and no speed-up when it retires.
+    // Fewer (a receiver descheduled, a datagram dropped now and then) are repaired and leave the
+    // pacing as it is: slowing down for them only makes every later message slower.
+    if (!tx.slowed && tx.repairBytes >= 8ull * frag &&
+        static_cast<double>(tx.repairBytes) >
+            kCongestedLoss * static_cast<double>(tx.sent) * std::max(1, tx.receivers)) {
+      tx.slowed = true;
+      scale_ = std::max(0.5, scale_ * 0.9);
+      stats_.paceMin = std::min(stats_.paceMin, scale_);
     }
     return;
   }

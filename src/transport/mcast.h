@@ -46,6 +46,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "base/siphash.h"
@@ -94,6 +95,8 @@ struct McastLanes {
   uint8_t first = 0, count = 1;
 };
 constexpr int kMcastMaxLanes = 4;
+// Fragments a message may have waiting to go again after full sockets (McastSendOp::redo).
+constexpr int kMcastMaxRedo = kMcastMaxLanes * 16;
 
 // A message being multicast without blocking: sendStart(), then sendSome() until done.
 struct McastSendOp {
@@ -104,7 +107,10 @@ struct McastSendOp {
   uint64_t len = 0;
   uint64_t next = 0;    // offset of the next data fragment
   uint8_t finSent = 0;  // lanes (bits, from lanes.first) whose end-of-message mark is out
-  int attempts = 0;     // tries of the current datagram against a full socket
+  int attempts = 0;     // tries in a row that a full socket refused every datagram
+  // Fragments (offset / fragment size) a full socket refused, sent before the next one.
+  uint32_t redo[kMcastMaxRedo];
+  uint16_t redoCount = 0;
 };
 
 // A message being awaited without blocking: receiveStart(), then receiveSome() until
@@ -239,6 +245,7 @@ class McastTransport final : public progress::EventHandler {
     bool viaMcast = false;
     bool finSeen = false;  // every lane's end-of-message mark arrived
     uint8_t fins = 0;      // lanes (bits) whose end-of-message mark arrived
+    uint8_t lanes = 1;     // lanes the message takes (every datagram says)
     int64_t lastNs = 0;
     bool waiting = false;  // a receive() is on it
     // Repair payloads being read into data. Repairs go only to entries a receive() waits
@@ -251,7 +258,12 @@ class McastTransport final : public progress::EventHandler {
     const unsigned char* data = nullptr;
     uint64_t len = 0;
     uint64_t sent = 0;  // bytes multicast so far: NAKs for later ones are premature
-    bool repaired = false;
+    // (time, sent) after each batch that moved sent on: what was out by when.
+    std::vector<std::pair<int64_t, uint64_t>> sentLog;
+    bool repaired = false;  // a receiver asked for some of it
+    bool slowed = false;    // its repairs slowed the pacing down (paceFeedback)
+    uint64_t repairBytes = 0;
+    int receivers = 0;
     int acksLeft = 0;
     std::vector<unsigned char> copy;  // released: the transport's copy of the message
     bool released = false;            // retired by the last acknowledgement
@@ -323,6 +335,7 @@ class McastTransport final : public progress::EventHandler {
   std::map<uint32_t, Ctx> ctx_;
   McastStats stats_;
   static constexpr size_t kSendBatch = 16;
+  static_assert(kSendBatch * kMcastMaxLanes <= kMcastMaxRedo);
   std::vector<unsigned char> pkt_;  // kSendBatch datagrams being sent
   static constexpr size_t kReadBatch = 32;
   std::vector<unsigned char> rbuf_;                 // kReadBatch datagrams of at most mtu_ bytes
