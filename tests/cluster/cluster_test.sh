@@ -28,7 +28,8 @@
 #             bounded
 #   lossdetect  ranks count a network with 10% loss as lossy (CCMPI_LOSSY_RETRANS), a
 #             lossless one not
-#   check     `check` on 2 hosts at 20mbit reports every figure within 10%
+#   check     `check` on 2 hosts at 20mbit reports every figure within 10%; with 2 rails
+#             and --all-rails, both rails' cables in the same rounds
 #   rails     3 hosts x 2 rails: every rank finds both NICs (ccmpi_info --rails), large
 #             messages are striped over both (each NIC's tx_bytes), every byte and the order
 #             of mixed small/large messages are right (tests/mpi/rails_stripe.c), with no
@@ -591,7 +592,7 @@ case "$CASE" in
       run timeout 60 "$CLUSTER" check --name "$n" --seconds 1.5 --tolerance 10
       [ "$RC" -eq 0 ] && break
       grep -q "^result: .* off by more than" "$WORK/out" || break
-      awk '/<-- off/ && ($3 > 110 || $5 > 110) { exit 1 }' "$WORK/out" || break
+      awk '/<-- off/ { i = $2 == "*"; if ($(3+i) > 110 || $(5+i) > 110) exit 1 }' "$WORK/out" || break
       echo "try $try: some figures below the rate, again" >&2
       cat "$WORK/out" >&2
     done
@@ -600,12 +601,31 @@ case "$CASE" in
     # work, between 25% and 110% of the rate; above it, or far below, is a failure.
     if ! { [ "$RC" -eq 0 ] && grep -q "^result: all 4 figures within 10%" "$WORK/out"; }; then
       grep -q "^result: .* off by more than" "$WORK/out" || fail "check: rc $RC"
-      awk '/^  '"$n"'-h[12] / { n++; if ($3 < 25 || $3 > 110 || $5 < 25 || $5 > 110) bad = 1 }
+      awk '/^  '"$n"'-h[12] / { n++; i = $2 == "*"; if ($(3+i) < 25 || $(3+i) > 110 || $(5+i) < 25 || $(5+i) > 110) bad = 1 }
         END { exit !(n == 2 && !bad) }' "$WORK/out" || fail "check: rc $RC, figures out of 25-110%"
       echo "note: the machine was too loaded to reach the rate; figures within 25-110%" >&2
     fi
     [ "$(grep -c "^  $n-h[12] " "$WORK/out")" -eq 2 ] || fail "check did not report both hosts"
     cat "$WORK/out"
+    # Two rails measured at once (--all-rails): both rails' cables in the same rounds,
+    # every figure the shaper's (25-110% of the rate, as above).
+    run "$CLUSTER" down --name "$n"
+    new_name ck2; n=$NAME
+    run "$CLUSTER" up --hosts 2 --rails 2 --rate 20mbit --name "$n" --owner $$
+    [ "$RC" -eq 0 ] || fail "up (2 rails) failed"
+    run timeout 90 "$CLUSTER" check --name "$n" --seconds 1 --tolerance 10 --all-rails --no-incast
+    [ "$RC" -le 1 ] || fail "check --all-rails: rc $RC"
+    cat "$WORK/out"
+    grep -q "^check of cluster $n: 2 hosts, 2 rail(s) checked at once" "$WORK/out" ||
+      fail "check --all-rails: no header"
+    [ "$(grep -c "^rail [01], cables (.*, on 2 rails at once;" "$WORK/out")" -eq 2 ] ||
+      fail "check --all-rails: not both rails at once"
+    # (a row of a cable measured again alone has a "*" after the host)
+    awk '/^  '"$n"'-h[12]/ { n++; i = $2 == "*"; if ($(3+i) < 25 || $(3+i) > 110 || $(5+i) < 25 || $(5+i) > 110) bad = 1 }
+      END { exit !(n == 4 && !bad) }' "$WORK/out" || fail "check --all-rails: figures"
+    run "$CLUSTER" check --name "$n" --rail 0 --all-rails
+    [ "$RC" -ne 0 ] && grep -q "exclude each other" "$WORK/err" ||
+      fail "--rail with --all-rails: rc $RC"
     ;;
 
   bench)

@@ -162,6 +162,14 @@ class AutoRate(unittest.TestCase):
                                       lambda r: r == "25mbit")
         self.assertEqual(rate, "25mbit")
         self.assertEqual([r for r, _ in tried], ["100mbit", "50mbit", "25mbit"])
+        # Two rails: the check loads both at once, and says so.
+        rate, tried = autorate.search(autorate.CANDIDATES, autorate.START,
+                                      lambda r: r in ("10mbit", "12.5mbit"))
+        self.assertEqual(rate, "12.5mbit")
+        self.assertEqual(autorate.describe(rate, tried, 2),
+                         "12.5mbit, chosen by --rate auto (ccmpi-cluster check --parallel HOSTS "
+                         "--all-rails --tolerance 3%: 100mbit off, 50mbit off, 25mbit off, "
+                         "12.5mbit held)")
         self.assertEqual(autorate.search(autorate.CANDIDATES, autorate.START, lambda r: False)[0],
                          None)
         everything = autorate.search(autorate.CANDIDATES, autorate.START, lambda r: True)

@@ -139,14 +139,14 @@ class Runner:
         if o.rate == "auto":
             try:
                 rate, tried = autorate.choose(o.cluster, self.cluster_name, self.hosts,
-                                              os.getpid(), _say)
+                                              os.getpid(), _say, self.rails)
             except RuntimeError as e:
                 raise BenchError("--rate auto: %s" % e)
             if rate is None:
                 raise BenchError("--rate auto: not even %s holds on this machine"
                                  % autorate.CANDIDATES[0])
             o.rate = rate
-            self.results.facts["rate_choice"] = autorate.describe(rate, tried)
+            self.results.facts["rate_choice"] = autorate.describe(rate, tried, self.rails)
             warn("link rate %s" % self.results.facts["rate_choice"])
         up = subprocess.run([o.cluster, "up", "--hosts", str(self.hosts), "--rate", o.rate,
                              "--rails", str(self.rails),

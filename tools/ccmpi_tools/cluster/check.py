@@ -45,6 +45,7 @@ class CheckOptions:
         self.parallel = "4"
         self.retries = "2"
         self.incast = True
+        self.all_rails = False
 
 
 def mbit(v):
@@ -92,44 +93,45 @@ class Checker:
             pass
         return ""
 
-    def measure(self, rail, label, pairs):
-        """One round of transfers, each pair (sender, receiver) by host number; fills
-        rx_rate[hKr<r>] (host -> switch, read at the host's shaper) and tx_rate[hKr<r>]
+    def measure(self, label, pairs):
+        """One round of transfers, each (rail, sender, receiver) by rail and host number;
+        fills rx_rate[hKr<r>] (host -> switch, read at the host's shaper) and tx_rate[hKr<r>]
         (switch -> host, at the switch port's shaper). Once every receiver has all its
         streams, the meter lets --warmup pass, then reads the counters over --seconds; the
         receivers keep the streams going long enough that the meter's window lies inside
         the traffic even when starting it is slow on a loaded machine."""
-        prefix = subnet_prefix(self.cfg.base + rail)
         n = len(pairs)
         timeout = int(self.warmup + self.seconds + 0.2 * n + 30)
         recv_seconds = "%g" % (self.seconds + self.warmup + 0.5 + 0.2 * n)
         streams = {}
-        for _, d in pairs:
-            streams[d] = streams.get(d, 0) + 1
+        for r, _, d in pairs:
+            streams[(r, d)] = streams.get((r, d), 0) + 1
         spaces = [ns_switch(self.name)] + [ns_host(self.name, k)
                                            for k in range(1, self.cfg.n_hosts + 1)]
         procs = []
         t = self.tmp
-        for d, count in streams.items():
+        for (r, d), count in streams.items():
             procs.append(subprocess.Popen(
                 ["ip", "netns", "exec", ns_host(self.name, d), self.blast, "recv", "--bind",
-                 "%s.%d" % (prefix, d), "--port", str(PORT), "--streams", str(count), "--warmup",
-                 self.warmup_arg, "--seconds", recv_seconds, "--timeout", str(timeout)],
-                stdout=open(os.path.join(t, "%s-%d.out" % (label, d)), "w"),
-                stderr=open(os.path.join(t, "%s-%d.err" % (label, d)), "w")))
+                 "%s.%d" % (subnet_prefix(self.cfg.base + r), d), "--port", str(PORT),
+                 "--streams", str(count), "--warmup", self.warmup_arg, "--seconds",
+                 recv_seconds, "--timeout", str(timeout)],
+                stdout=open(self.out_path(label, r, d), "w"),
+                stderr=open(os.path.join(t, "%s-r%d-%d.err" % (label, r, d)), "w")))
             self.pids.append(procs[-1])
-        for s, d in pairs:
+        for r, s, d in pairs:
             procs.append(subprocess.Popen(
                 ["ip", "netns", "exec", ns_host(self.name, s), self.blast, "send", "--to",
-                 "%s.%d" % (prefix, d), "--port", str(PORT), "--timeout", str(timeout)],
+                 "%s.%d" % (subnet_prefix(self.cfg.base + r), d), "--port", str(PORT),
+                 "--timeout", str(timeout)],
                 stdout=subprocess.DEVNULL,
-                stderr=open(os.path.join(t, "%s-send-%d-%d.err" % (label, s, d)), "w")))
+                stderr=open(os.path.join(t, "%s-send-r%d-%d-%d.err" % (label, r, s, d)), "w")))
             self.pids.append(procs[-1])
         deadline = time.monotonic() + timeout
         ready = False
         while True:  # bounded: the receivers give up after `timeout` seconds
-            ready = all(_first_line(os.path.join(t, "%s-%d.out" % (label, d))).startswith(
-                "connected") for d in streams)
+            ready = all(_first_line(self.out_path(label, r, d)).startswith("connected")
+                        for r, d in streams)
             if ready or all(p.poll() is not None for p in procs) or time.monotonic() > deadline:
                 break
             time.sleep(0.05)
@@ -162,6 +164,9 @@ class Checker:
                     else:
                         self.rx_rate["h%s%s" % (w[1].rsplit("-h", 1)[1], w[2])] = rate
 
+    def out_path(self, label, r, d):
+        return os.path.join(self.tmp, "%s-r%d-%d.out" % (label, r, d))
+
     def kill(self):
         for p in self.pids:
             try:
@@ -174,60 +179,68 @@ class Checker:
             except subprocess.TimeoutExpired:
                 pass
 
-    def cables(self, r, parallel, retries, out):
-        """The cables of rail r; returns (bad, total)."""
+    def cables(self, rails, parallel, retries, out):
+        """The cables of the given rails, measured at the same time (host K's cable of
+        every rail in the same round); returns (bad, total)."""
         n = self.cfg.n_hosts
         up, down, gp_in, again = {}, {}, {}, {}
         for first in range(1, n + 1, parallel):
             ks = list(range(first, min(first + parallel, n + 1)))
-            label = "links%d-%d" % (r, first)
-            self.measure(r, label, [(k, k % n + 1) for k in ks])
-            for k in ks:
-                to = k % n + 1
-                up[k] = self.rx_rate.get("h%dr%d" % (k, r), 0.0)
-                down[to] = self.tx_rate.get("h%dr%d" % (to, r), 0.0)
-                gp_in[to] = self.goodput(os.path.join(self.tmp, "%s-%d.out" % (label, to)))
+            label = "links%s-%d" % ("".join(map(str, rails)), first)
+            self.measure(label, [(r, k, k % n + 1) for r in rails for k in ks])
+            for r in rails:
+                for k in ks:
+                    to = k % n + 1
+                    up[r, k] = self.rx_rate.get("h%dr%d" % (k, r), 0.0)
+                    down[r, to] = self.tx_rate.get("h%dr%d" % (to, r), 0.0)
+                    gp_in[r, to] = self.goodput(self.out_path(label, r, to))
         for attempt in range(1, retries + 1):
-            redo = [t for t in range(1, n + 1)
-                    if not (self.within(up[t])[1] and self.within(down[t % n + 1])[1])]
+            redo = [(r, t) for r in rails for t in range(1, n + 1)
+                    if not (self.within(up[r, t])[1] and self.within(down[r, t % n + 1])[1])]
             if not redo:
                 break
-            for t in redo:
+            for r, t in redo:
                 to = t % n + 1
                 label = "again%d-%d-%d" % (r, attempt, t)
-                self.measure(r, label, [(t, to)])
-                again[t] = attempt
+                self.measure(label, [(r, t, to)])
+                again[r, t] = attempt
                 nu = self.rx_rate.get("h%dr%d" % (t, r), 0.0)
                 nd = self.tx_rate.get("h%dr%d" % (to, r), 0.0)
-                if self.closer(nu, nd, up[t], down[to]):
-                    up[t], down[to] = nu, nd
-                    gp_in[to] = self.goodput(os.path.join(self.tmp, "%s-%d.out" % (label, to)))
-        out("")
-        out("rail %d, cables (host K sends to host K+1, %d at a time; * = cable K measured "
-            "again alone):" % (r, parallel))
-        out("  %-12s %14s %7s %16s %7s %18s" % ("host", "up Mbit/s", "%rate", "down Mbit/s",
-                                                "%rate", "goodput in Mbit/s"))
+                if self.closer(nu, nd, up[r, t], down[r, to]):
+                    up[r, t], down[r, to] = nu, nd
+                    gp_in[r, to] = self.goodput(self.out_path(label, r, to))
         bad = total = 0
-        for k in range(1, n + 1):
-            pu, oku = self.within(up[k])
-            pd, okd = self.within(down[k])
-            total += 2
-            ok = oku and okd
-            bad += 0 if ok else 1
-            out("  %-12s %14s %7s %16s %7s %18s%s" % (
-                "%s-h%d%s" % (self.name, k, " *" if k in again else ""), mbit(up[k]), pu,
-                mbit(down[k]), pd, gp_in.get(k, ""), "" if ok else "   <-- off"))
+        for r in rails:
+            out("")
+            out("rail %d, cables (host K sends to host K+1, %d at a time%s; * = cable K "
+                "measured again alone):" % (r, parallel,
+                                            ", on %d rails at once" % len(rails)
+                                            if len(rails) > 1 else ""))
+            out("  %-12s %14s %7s %16s %7s %18s" % ("host", "up Mbit/s", "%rate",
+                                                    "down Mbit/s", "%rate",
+                                                    "goodput in Mbit/s"))
+            for k in range(1, n + 1):
+                pu, oku = self.within(up[r, k])
+                pd, okd = self.within(down[r, k])
+                total += 2
+                ok = oku and okd
+                bad += 0 if ok else 1
+                out("  %-12s %14s %7s %16s %7s %18s%s" % (
+                    "%s-h%d%s" % (self.name, k, " *" if (r, k) in again else ""),
+                    mbit(up[r, k]), pu, mbit(down[r, k]), pd, gp_in.get((r, k), ""),
+                    "" if ok else "   <-- off"))
         return bad, total
 
-    def incast(self, r, parallel, out):
+    def incast(self, rails, parallel, out):
+        """Every host's incast on the given rails, the rails' groups at the same time;
+        returns (bad, total)."""
         n = self.cfg.n_hosts
         senders = min(n - 1, 3)
         if senders < 2:
-            out("rail %d, incast: needs at least 3 hosts (skipped)" % r)
+            for r in rails:
+                out("rail %d, incast: needs at least 3 hosts (skipped)" % r)
             return 0, 0
-        out("rail %d, incast (%d senders into one host at once):" % (r, senders))
-        out("  %-12s %-24s %14s %7s   %s" % ("receiver", "senders", "in Mbit/s", "%rate",
-                                            "per sender Mbit/s (up)"))
+        rows = {r: [] for r in rails}
         bad = total = 0
         done, left, rnd = set(), n, 0
         # Rounds of disjoint groups (at most --parallel): receiver K with senders
@@ -244,21 +257,30 @@ class Checker:
                 if any(j in busy for j in group):
                     continue
                 busy.update(group)
-                pairs += [(j, k) for j in group[1:]]
+                pairs += [(r, j, k) for r in rails for j in group[1:]]
                 receivers.append(k)
                 done.add(k)
                 left -= 1
-            self.measure(r, "incast%d-%d" % (r, rnd), pairs)
-            for k in receivers:
-                rate_in = self.tx_rate.get("h%dr%d" % (k, r), 0.0)
-                ss = [(k - 1 + j) % n + 1 for j in range(1, senders + 1)]
-                shares = "".join(" " + mbit(self.rx_rate.get("h%dr%d" % (s, r), 0.0)) for s in ss)
-                pin, ok = self.within(rate_in)
-                total += 1
-                bad += 0 if ok else 1
-                out("  %-12s %-24s %14s %7s  %s%s" % (
-                    "%s-h%d" % (self.name, k), ",".join("h%d" % s for s in ss), mbit(rate_in),
-                    pin, shares, "" if ok else "   <-- off"))
+            self.measure("incast%s-%d" % ("".join(map(str, rails)), rnd), pairs)
+            for r in rails:
+                for k in receivers:
+                    rate_in = self.tx_rate.get("h%dr%d" % (k, r), 0.0)
+                    ss = [(k - 1 + j) % n + 1 for j in range(1, senders + 1)]
+                    shares = "".join(" " + mbit(self.rx_rate.get("h%dr%d" % (s, r), 0.0))
+                                     for s in ss)
+                    pin, ok = self.within(rate_in)
+                    total += 1
+                    bad += 0 if ok else 1
+                    rows[r].append("  %-12s %-24s %14s %7s  %s%s" % (
+                        "%s-h%d" % (self.name, k), ",".join("h%d" % s for s in ss),
+                        mbit(rate_in), pin, shares, "" if ok else "   <-- off"))
+        for r in rails:
+            out("rail %d, incast (%d senders into one host at once%s):" % (
+                r, senders, ", on %d rails at once" % len(rails) if len(rails) > 1 else ""))
+            out("  %-12s %-24s %14s %7s   %s" % ("receiver", "senders", "in Mbit/s", "%rate",
+                                                "per sender Mbit/s (up)"))
+            for line in rows[r]:
+                out(line)
         return bad, total
 
 
@@ -294,6 +316,8 @@ def check(o, here, out=print):
     if cfg.n_hosts < 2:
         raise ClusterError("check needs at least 2 hosts")
     blast = find_blast(here)
+    if o.rail and o.all_rails:
+        raise ClusterError("--rail and --all-rails exclude each other")
     if o.rail:
         if not o.rail.isdigit() or int(o.rail) >= cfg.n_rails:
             raise ClusterError("--rail must be 0..%d" % (cfg.n_rails - 1))
@@ -305,17 +329,21 @@ def check(o, here, out=print):
     ck = Checker(o.name, cfg, blast, o, tmp)
     old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGHUP)}
     try:
-        out("check of cluster %s: %d hosts, %d rail(s) checked, rate %s (%s Mbit/s line rate), "
-            "%s s per round, tolerance %s%%" % (o.name, cfg.n_hosts, len(rails), cfg.rate,
-                                                 mbit(ck.bps), o.seconds, o.tolerance))
+        out("check of cluster %s: %d hosts, %d rail(s) checked%s, rate %s (%s Mbit/s line "
+            "rate), %s s per round, tolerance %s%%" % (
+                o.name, cfg.n_hosts, len(rails),
+                " at once" if o.all_rails and len(rails) > 1 else "", cfg.rate, mbit(ck.bps),
+                o.seconds, o.tolerance))
         out("throughput is at the line rate (frames + %d bytes each), read from the shapers"
             % WIRE_OVERHEAD)
         bad = total = 0
-        for r in rails:
-            b, t = ck.cables(r, parallel, retries, out)
+        # --all-rails: every rail's cables at once (a collective on several rails loads
+        # them all), else one rail after the other.
+        for group in ([rails] if o.all_rails else [[r] for r in rails]):
+            b, t = ck.cables(group, parallel, retries, out)
             bad, total = bad + b, total + t
             if o.incast:
-                b, t = ck.incast(r, parallel, out)
+                b, t = ck.incast(group, parallel, out)
                 bad, total = bad + b, total + t
         out("")
         if bad == 0:

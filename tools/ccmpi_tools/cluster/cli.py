@@ -20,7 +20,8 @@ usage: ccmpi-cluster up --hosts N [--rails R] [--rate 100mbit] [--delay 50us] [-
        ccmpi-cluster list
        ccmpi-cluster hostfile [--name NAME]
        ccmpi-cluster check [--name NAME] [--seconds 2] [--warmup 0.5] [--tolerance 5]
-                           [--rail R] [--parallel 4] [--retries 2] [--no-incast]
+                           [--rail R | --all-rails] [--parallel 4] [--retries 2]
+                           [--no-incast]
 
 up        creates cluster NAME (default emu): N hosts (network namespaces ccmpi-NAME-hK,
           host names NAME-hK), each with R NICs r0..r(R-1); NIC r of every host is cabled
@@ -51,7 +52,9 @@ check     measures every cable in both directions (each host sends to the next o
           port; P groups at a time), read from the shapers' counters, against the rate;
           a cable that is off is measured again alone (up to K times, keeping the
           figures nearest the rate); exits 1 if a figure is off by more than the
-          tolerance (%).
+          tolerance (%). With several rails, one rail after the other, or with
+          --all-rails every rail's P cables (and incast groups) at the same time, as a
+          collective on every rail loads them.
 up, exec, down and check need root.
 """
 
@@ -169,10 +172,13 @@ def cmd_check(args, here):
     valued = {"--name": "name", "--seconds": "seconds", "--warmup": "warmup",
               "--tolerance": "tolerance", "--rail": "rail", "--parallel": "parallel",
               "--retries": "retries"}
-    got = _options(args, valued, {"--no-incast": "no_incast"}, "check")
+    got = _options(args, valued, {"--no-incast": "no_incast", "--all-rails": "all_rails"},
+                   "check")
     for k, v in got.items():
         if k == "no_incast":
             o.incast = False
+        elif k == "all_rails":
+            o.all_rails = True
         else:
             setattr(o, k, v)
     check.validate(o)
