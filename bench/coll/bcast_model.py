@@ -2,15 +2,17 @@
 """The broadcasts' cost model (src/coll/cost_model.h) beside measured times.
 
   bench/coll/bcast_model.py RESULTS_CSV OUT_DIR --ranks 16 --rails 2 --mbits 25
-                            [--hop-us L --round-us U | --fit] [--info PATH]
+                            [--hop-us L --round-us U [--send-us O] | --fit]
+                            [--info PATH]
 
 RESULTS_CSV is a ccmpi-bench results.csv with the broadcasts forced ("ccmpi:<algorithm>"
 rows of test bcast; `ccmpi-bench multirail` writes one). The predictions come from
 `ccmpi_info --predict bcast RANKS RAILS SIZES...` (the library's own model, the one the
 rule "model" selects by) with CCMPI_LINK_MBITS, CCMPI_LINK_LATENCY_US (l, the hop) and
-CCMPI_LANE_ROUND_US (u, a two-lane round's addition). --fit chooses l and u on a grid to
-minimize the squared log ratios of predicted to measured over every point (the figures
-to give a job as those two variables). Writes OUT_DIR/README.md (the table: measured,
+CCMPI_LANE_ROUND_US (u, a two-lane round's addition) and CCMPI_SEND_OVERHEAD_US (o, a
+message's cost to its sender). --fit chooses l, u and o, one at a time on a grid for a
+few passes, to minimize the squared log ratios of predicted to measured over every point
+(the figures to give a job as those three variables). Writes OUT_DIR/README.md (the table: measured,
 predicted, ratio, and how many fall within 15%), OUT_DIR/model.csv and OUT_DIR/model.svg
 (one panel per algorithm, measured and predicted against size)."""
 import argparse
@@ -44,11 +46,11 @@ def measured(path, ranks):
     return out
 
 
-def predict(info, ranks, rails, mbits, hop, rnd, sizes):
+def predict(info, ranks, rails, mbits, hop, rnd, send, sizes):
     # The lanes' segments stay as the measured run had them (CCMPI_RAIL_HOP_US as given
     # there); the round's cost is the model's own.
     env = dict(os.environ, CCMPI_LINK_MBITS=str(mbits), CCMPI_LINK_LATENCY_US=str(hop),
-               CCMPI_LANE_ROUND_US=str(rnd))
+               CCMPI_LANE_ROUND_US=str(rnd), CCMPI_SEND_OVERHEAD_US=str(send))
     cmd = [info, "--predict", "bcast", str(ranks), str(rails)] + [str(s) for s in sizes]
     text = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
     out = {}
@@ -63,15 +65,27 @@ def score(meas, pred):
 
 
 def fit(info, ranks, rails, mbits, meas, sizes):
-    hops = [20 * 1.25 ** i for i in range(30)]  # 20 us .. 13 ms
-    rounds = [0] + [50 * 1.3 ** i for i in range(22)]  # 0, 50 us .. 12 ms
-    best = None
-    for h in hops:
-        for u in rounds:
-            s = score(meas, predict(info, ranks, rails, mbits, h, u, sizes))
-            if best is None or s < best[0]:
-                best = (s, h, u)
-    return best[1], best[2]
+    """(l, u, o) minimizing score(): one variable at a time over its grid, the others
+    held, for a few passes (a full grid of the three would take thousands of runs)."""
+    grids = ([20 * 1.25 ** i for i in range(30)],          # l: 20 us .. 13 ms
+             [0] + [50 * 1.3 ** i for i in range(22)],     # u: 0, 50 us .. 12 ms
+             [0] + [2 * 1.4 ** i for i in range(20)])      # o: 0, 2 us .. 1.2 ms
+    best = [100.0, 0.0, 5.0]
+    cache = {}
+
+    def cost(x):
+        key = tuple(x)
+        if key not in cache:
+            cache[key] = score(meas, predict(info, ranks, rails, mbits, x[0], x[1], x[2],
+                                             sizes))
+        return cache[key]
+    for _ in range(4):
+        before = list(best)
+        for i, grid in enumerate(grids):
+            best[i] = min(grid, key=lambda v: cost(best[:i] + [v] + best[i + 1:]))
+        if best == before:
+            break
+    return best[0], best[1], best[2]
 
 
 def fmt(us):
@@ -95,6 +109,7 @@ def main():
     ap.add_argument("--mbits", type=float, required=True)
     ap.add_argument("--hop-us", type=float)
     ap.add_argument("--round-us", type=float)
+    ap.add_argument("--send-us", type=float, default=5.0)
     ap.add_argument("--fit", action="store_true")
     ap.add_argument("--info", default=os.path.join(ROOT, "build", "bin", "ccmpi_info"))
     a = ap.parse_args()
@@ -103,12 +118,12 @@ def main():
         sys.exit("bcast_model.py: no forced broadcasts at %d hosts in %s" % (a.ranks, a.results))
     sizes = sorted({k[1] for k in meas})
     if a.fit:
-        hop, rnd = fit(a.info, a.ranks, a.rails, a.mbits, meas, sizes)
+        hop, rnd, send = fit(a.info, a.ranks, a.rails, a.mbits, meas, sizes)
     elif a.hop_us is not None and a.round_us is not None:
-        hop, rnd = a.hop_us, a.round_us
+        hop, rnd, send = a.hop_us, a.round_us, a.send_us
     else:
-        sys.exit("bcast_model.py: give --hop-us and --round-us, or --fit")
-    pred = predict(a.info, a.ranks, a.rails, a.mbits, hop, rnd, sizes)
+        sys.exit("bcast_model.py: give --hop-us and --round-us (and --send-us), or --fit")
+    pred = predict(a.info, a.ranks, a.rails, a.mbits, hop, rnd, send, sizes)
     algs = sorted({k[0] for k in meas if k in pred})
     os.makedirs(a.out, exist_ok=True)
     within = defaultdict(int)
@@ -140,8 +155,9 @@ def main():
         "    " + cmd,
         "",
         "%d hosts, %d rail(s) of %g Mbit/s; l (CCMPI_LINK_LATENCY_US) = %.0f us, u "
-        "(CCMPI_LANE_ROUND_US) = %.0f us%s." % (a.ranks, a.rails, a.mbits, hop, rnd,
-                                               " (fitted: --fit)" if a.fit else " (given)"),
+        "(CCMPI_LANE_ROUND_US) = %.0f us, o (CCMPI_SEND_OVERHEAD_US) = %.0f us%s." % (
+            a.ranks, a.rails, a.mbits, hop, rnd, send,
+            " (fitted: --fit)" if a.fit else " (given)"),
         "",
         "Points within %d%% of the measured time: **%d of %d**." % (
             TOLERANCE * 100, sum(within.values()), sum(total.values())),
@@ -184,8 +200,8 @@ def main():
               "bound")
         panels.append(p)
     plot.draw(panels, os.path.join(a.out, "model.svg"), cols=4)
-    print("%d of %d points within %d%% (l %.0f us, u %.0f us); %s" % (
-        sum(within.values()), sum(total.values()), TOLERANCE * 100, hop, rnd,
+    print("%d of %d points within %d%% (l %.0f us, u %.0f us, o %.0f us); %s" % (
+        sum(within.values()), sum(total.values()), TOLERANCE * 100, hop, rnd, send,
         os.path.join(a.out, "README.md")))
 
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "base/link.h"
 #include "base/tunables.h"
@@ -23,10 +24,15 @@ namespace {
 Tunable<double> gLatencyUs("CCMPI_LINK_LATENCY_US", 100,
                            "one-way time of a small message between two hosts (microseconds), "
                            "for the broadcasts' cost model (coll/cost_model.h)");
+Tunable<double> gSendUs("CCMPI_SEND_OVERHEAD_US", 5,
+                        "what each message costs its sender before the next can start "
+                        "(microseconds; LogP's o), for the broadcasts' cost model");
 Tunable<double> gRoundUs("CCMPI_LANE_ROUND_US", -1,
                          "what a round of a two-lane pipeline adds to its segments' transfer "
                          "(microseconds), for the broadcasts' cost model; below 0: "
                          "CCMPI_RAIL_HOP_US");
+
+constexpr double kMss = 1448;  // TCP payload per packet (Ethernet, timestamps)
 
 int ceilLog2(int n) {
   int k = 0;
@@ -42,15 +48,44 @@ struct Model {
     const int over = p.rails > 1 && m >= static_cast<double>(p.stripeMin) ? p.rails : 1;
     return m / (b() * over);
   }
-  // One message: a hop (three for a rendezvous: RTS, CTS, data) and its bytes.
-  double msg(double m) const {
-    return (m > static_cast<double>(p.eagerLimit) ? 3 : 1) * p.hopUs + xfer(m);
+  bool eager(double m) const { return m <= static_cast<double>(p.eagerLimit); }
+  // One message: its sender's overhead, a hop (three for a rendezvous: RTS, CTS, data)
+  // and its bytes.
+  double msg(double m) const { return p.sendUs + (eager(m) ? 1 : 3) * p.hopUs + xfer(m); }
+  // The i-th (from 1) of k eager messages of m bytes a sender hands to TCP at once: they
+  // share its cable packet by packet, so it is whole after ((P - 1)·k + i) of its P
+  // packets' times (one packet each: i of them; long ones: about k messages' time).
+  double shared(double m, int i, int k) const {
+    const double packets = std::max(1.0, std::ceil(m / kMss));
+    return i * p.sendUs + ((packets - 1) * k + i) * xfer(m) / packets;
   }
   // A pipeline of `segs` segments of s bytes through `depth` hops, `sends` segments per
   // rank and round on one rail's cable, `extra` per round.
   double pipeline(double s, double segs, int depth, int sends, double extra) const {
     const double rounds = segs + std::max(depth, 1) - 1;
-    return rounds * (msg(s) + (sends - 1) * xfer(s) + extra);
+    return rounds * (msg(s) + (sends - 1) * (xfer(s) + p.sendUs) + extra);
+  }
+  // The binomial tree (bcast_binomial.cc): each rank sends to its children largest
+  // subtree first with blocking sends. Eager ones are all handed to TCP at once and share
+  // the cable (shared()); a rendezvous waits for its transfer, so they go one after the
+  // other. The time is the last rank's arrival, walking the tree.
+  double binomial(double B) const {
+    const int n = p.ranks;
+    std::vector<double> at(static_cast<size_t>(n), 0);
+    for (int v = 0; v < n; ++v) {
+      int low = 1;  // v's lowest set bit (n's next power of two for the root)
+      while (low < n && !(v & low)) low <<= 1;
+      int k = 0;
+      for (int mask = low >> 1; mask > 0; mask >>= 1) k += v + mask < n;
+      int i = 0;
+      for (int mask = low >> 1; mask > 0; mask >>= 1) {
+        if (v + mask >= n) continue;
+        ++i;
+        at[static_cast<size_t>(v + mask)] =
+            at[static_cast<size_t>(v)] + (eager(B) ? p.hopUs + shared(B, i, k) : i * msg(B));
+      }
+    }
+    return *std::max_element(at.begin(), at.end());
   }
   // The two-lane pipelines: half of the buffer down each lane in segments of
   // laneSegment(); with two rails each rank's two segments of a round go on two NICs (a
@@ -75,6 +110,7 @@ BcastCostParams bcastCostParams(int ranks) {
   p.rails = jobRails();
   p.bytesPerSec = tcpPayloadBytesPerSecond(linkMbits());  // found, declared or assumed
   p.hopUs = gLatencyUs.get();
+  p.sendUs = gSendUs.get();
   p.roundUs = gRoundUs.get() >= 0 ? gRoundUs.get() : railHopUs();
   p.mcastLanes = std::max(1, std::min(transport::mcast().lanes(), p.rails));
   p.eagerLimit = p2p::eagerLimit();
@@ -89,16 +125,11 @@ double predictBcastUs(const std::string& a, uint64_t bytes, const BcastCostParam
   const double B = static_cast<double>(bytes);
   const int n = p.ranks;
   if (n == 1) return 0;
-  if (a == "binomial") {
-    // Blocking sends to the children, largest subtree first: a rendezvous one waits for
-    // its transfer, so they go one after the other; eager ones are all handed to TCP at
-    // once and share the cable, so the k-th level's k messages take k transfers and the
-    // last leaf has its data after L + (L-1) + ... + 1 of them.
-    const int L = ceilLog2(n);
-    if (B > static_cast<double>(p.eagerLimit)) return L * m.msg(B);
-    return L * p.hopUs + L * (L + 1) / 2.0 * m.xfer(B);
-  }
-  if (a == "linear") return m.msg(B) + (n - 2) * m.xfer(B);
+  if (a == "binomial") return m.binomial(B);
+  // The root's n - 1 sends at once: the last is whole after all of them.
+  if (a == "linear")
+    return m.eager(B) ? p.hopUs + m.shared(B, n - 1, n - 1)
+                      : m.msg(B) + (n - 2) * (m.xfer(B) + p.sendUs);
   if (a == "chain" || a == "binary_tree") {
     const double s0 = static_cast<double>(pipelineSegment());
     const double s = s0 > 0 ? std::min(s0, B) : B;
@@ -126,7 +157,7 @@ double predictBcastUs(const std::string& a, uint64_t bytes, const BcastCostParam
     // limit waits for its acknowledgements (one more hop).
     const double wire = static_cast<double>(transport::mcast().wireBytes(bytes));
     const double wireRate = m.b() * 1538.0 / 1448.0 * p.mcastLanes;
-    return p.hopUs * (bytes > transport::mcastEagerLimit() ? 2 : 1) + wire / wireRate;
+    return p.sendUs + p.hopUs * (bytes > transport::mcastEagerLimit() ? 2 : 1) + wire / wireRate;
   }
   return -1;
 }

@@ -8,8 +8,10 @@
 //    pays it three times (RTS, CTS, data);
 //  - roundUs: what a round of a two-lane pipeline adds to its segments' transfer (the
 //    rail-directed segment's rendezvous and acknowledgement; CCMPI_RAIL_HOP_US).
-// Both are given (CCMPI_LINK_LATENCY_US; CCMPI_LANE_ROUND_US, else CCMPI_RAIL_HOP_US, which
-// also sizes the lanes' segments) or fitted to measurements by
+//  - sendUs: what a message costs its sender before the next can start (LogP's o), which
+//    grows with the ranks sharing a host's cores.
+// They are given (CCMPI_LINK_LATENCY_US; CCMPI_LANE_ROUND_US, else CCMPI_RAIL_HOP_US, which
+// also sizes the lanes' segments; CCMPI_SEND_OVERHEAD_US) or fitted to measurements by
 // bench/coll/bcast_model.py, which shows each prediction beside the measured time
 // (docs/results/multirail-model). The rule table may name the algorithm "model": the
 // broadcast then runs the algorithm this model predicts fastest (coll/algorithm.h).
@@ -24,6 +26,7 @@ struct BcastCostParams {
   int rails = 1;
   double bytesPerSec = 0;      // TCP payload of one rail (0: unknown, no predictions)
   double hopUs = 0;            // l
+  double sendUs = 0;           // o: a message's cost to its sender (CCMPI_SEND_OVERHEAD_US)
   double roundUs = 0;          // a two-lane pipeline's per-round addition
   int mcastLanes = 1;          // rails a multicast takes (transport/mcast.h lanes)
   uint64_t eagerLimit = 0;     // largest message sent eagerly (CCMPI_EAGER_LIMIT)
