@@ -166,6 +166,12 @@ allgather               9-*     32k-*        mcast                9-*
 allgather               9-*     32k-*        recursive_doubling   9-*
 alltoall                9-*     0-512        bruck                9-*
 alltoall                9-*     512-16383    pairwise             9-*
+# Hosts with two NICs or more (one rank each): two phases at once, each whole on a rail of
+# its own (phased_rails, docs/multirail.md), ahead of one phase at a time striped over both.
+# 16 emulated hosts x 2 rails at 12.5 Mbit/s, 2026-11-28, coll_bench medians, ms (2-3
+# runs each): 16 KiB 166-168 vs 176-177; 64 KiB 507-513 vs 740-781; 256 KiB 1468-1533
+# vs 1585-1643 (bound 1336); 1 MiB 6180-6387 vs 6384-6442 (bound 5346).
+alltoall                9-*     16k-*        phased_rails         9-*     *       1       2-*
 alltoall                9-*     16k-*        phased               9-*
 ialltoall               9-*     64k-*        phased               9-*
 # Several ranks per host (9 or more ranks on 2-8 hosts): the phases are host-level
