@@ -696,6 +696,18 @@ bool railJoins(int peer, int rail) {
   return false;
 }
 
+// For a send's start: railJoins, or not known yet. Before the first connection to peer
+// is open its rails are undecided (railsTo says rail 0 alone); a rail-directed send then
+// goes by rendezvous all the same, and its CTS, which comes over the open connection,
+// decides (startStriped). Otherwise the first messages to a peer, a broadcast root's
+// whole first two-tree broadcast for instance, would all take rail 0.
+bool railMayJoin(int peer, int rail) {
+  if (!g.tcp) return false;
+  g.tcp->railsTo(peer);  // decides, once the connection is open
+  if (!g.tcp->railsDecided(peer)) return static_cast<size_t>(rail) < g.tcp->rails().size();
+  return railJoins(peer, rail);
+}
+
 // Whether s (contiguous, its CTS just in, allowing stripes) goes over several rails to
 // peer: then the stripes are sent, one per rail, in proportion to the rails' rates.
 // A rail-directed send (isendOnRail) goes whole on its rail while that rail is up.
@@ -1345,7 +1357,7 @@ int startSend(Request* s) {
   // travels as a stripe on its rail while the envelope keeps its place on rail 0.
   const bool directed = s->rail > 0 && s->bytes >= kRailDirectMin.get() && kStripe.get() &&
                         s->dt->contiguous() && !viaShm(dest) && !sameHost(dest) &&
-                        railJoins(dest, s->rail);
+                        railMayJoin(dest, s->rail);
   if (!directed && s->rail > 0) s->rail = -1;
   if (!sync && !directed && s->bytes <= kEagerLimit.get()) {
     if (viaShm(dest) && (s->dt->contiguous() || s->bytes == 0) &&

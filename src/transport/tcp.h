@@ -79,6 +79,8 @@ class TcpTransport {
   // The rails (indices into rails()) this rank shares with peer, rail 0 first; rail 0
   // alone for a peer on this host or one not connected yet. Reads the peer's card once.
   const std::vector<int>& railsTo(int peer);
+  // Whether railsTo(peer) has decided (the connection to peer has been open).
+  bool railsDecided(int peer) const { return peers_[static_cast<size_t>(peer)].railsKnown; }
   // Mbit/s of the slower end of a rail to peer (0 = unknown).
   double railMbits(int peer, int rail) const;
   // Queues f on the connection of that rail to peer (rail 0: send()), opening it on first
