@@ -761,6 +761,17 @@ case "$CASE" in
     for k in 1 2 3; do sent1=$((sent1 + $(nic_tx $k r1) - b1[k])); done
     echo "two_tree: the hosts sent $sent1 bytes on r1"
     [ "$sent1" -ge 1048576 ] || fail "two_tree: r1 carried only $sent1 bytes"
+    # The job's first communication a two-tree broadcast of 4 MiB from rank 0: the root's
+    # edges take both rails from the first segment (its first messages to each peer go by
+    # rendezvous, and the CTS, over the connection then open, decides the rail), so host
+    # 1 sends half of it, 2 MiB, on r1 (before, 0: every first contact took r0).
+    b1[1]=$(nic_tx 1 r1)
+    run timeout 120 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" -n 3 \
+      --env CCMPI_BCAST_ALGORITHM=two_tree --env CCMPI_BCAST_LANE_SEGMENT=16k "$RAILS" first-bcast
+    [ "$RC" -eq 0 ] && grep -q "^PASS rails_stripe" "$WORK/out" || fail "first two_tree: rc $RC"
+    sent1=$(($(nic_tx 1 r1) - b1[1]))
+    echo "first two_tree: the root's host sent $sent1 bytes on r1"
+    [ "$sent1" -ge 1800000 ] || fail "first two_tree: the root sent only $sent1 bytes on r1"
     # The phased Alltoall with a phase per rail (phased_rails): its two phases run at once,
     # the second's messages whole on r1, every element of every count checked.
     run timeout 120 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" -n 3 \

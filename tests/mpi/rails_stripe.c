@@ -8,7 +8,10 @@
  *                           "round K" after each one (a test takes a rail down meanwhile)
  *   rails_stripe bcasts N   the same with N broadcasts of 4 MiB from rank K % size (run
  *                           with a rail-aware broadcast forced: its segments go on chosen
- *                           rails) */
+ *                           rails)
+ *   rails_stripe first-bcast  one broadcast of 4 MiB from rank 0 as the job's first
+ *                           communication, checked (a rail-aware broadcast's first
+ *                           messages to each peer go on their rails all the same) */
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -109,6 +112,22 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CHECK(size >= 2, "needs 2 ranks or more");
+  if (argc == 2 && strcmp(argv[1], "first-bcast") == 0) {
+    const size_t n = (4u << 20) + 4321;
+    unsigned char* b = malloc(n);
+    CHECK(b, "out of memory");
+    if (rank == 0)
+      fill(b, n, 0, 7);
+    else
+      memset(b, 0, n);
+    CHECK_MPI(MPI_Bcast(b, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD));
+    verify(b, n, 0, 7);
+    free(b);
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    test_pass("rails_stripe");
+    CHECK_MPI(MPI_Finalize());
+    return 0;
+  }
   int rounds = 0;
   const int bcasts = argc == 3 && strcmp(argv[1], "bcasts") == 0;
   if (argc == 3 && (strcmp(argv[1], "rounds") == 0 || bcasts)) rounds = atoi(argv[2]);
