@@ -80,12 +80,14 @@ Tunable<double> kTestDrop("CCMPI_MCAST_TEST_DROP", 0,
                           "receiver drops on arrival (they are then repaired)");
 
 constexpr uint32_t kMagic = 0x434D4343u;  // "CCMC"
-constexpr double kCongestedLoss = 0.01;
+constexpr double kCongestedLoss = 0.01;   // repaired share of a message that slows pacing
 // A lane whose socket holds more than this many bursts (CCMPI_MCAST_BURST, counted with
 // the kernel's buffer overhead) takes no data while another lane has room; where every
-// lane is that full the sender looks again after kCrowdedWaitNs.
+// lane is that full the sender looks again after kCrowdedWaitNs. The sender reads a
+// socket's queue (SIOCOUTQ) at most every kQueueReadNs and counts what it adds since.
 constexpr int64_t kLaneQueueBursts = 3;
-constexpr int64_t kCrowdedWaitNs = 200'000;  // repaired share of a message that slows pacing
+constexpr int64_t kCrowdedWaitNs = 200'000;
+constexpr int64_t kQueueReadNs = 1'000'000;
 constexpr uint8_t kVersion = 1;
 constexpr size_t kHdr = 64;
 constexpr size_t kMac = 8;
@@ -582,11 +584,12 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
       // kLaneQueueBursts bursts takes no data while another lane has room, so a rail that
       // other traffic slows (TCP repairs, the job's messages) does not fall tens of
       // milliseconds behind the others.
-      queued[k] = 0;
-      if (nl > 1) {
+      if (nl > 1 && now - l.queuedAtNs >= kQueueReadNs) {
         int q = 0;
-        if (::ioctl(l.fd, SIOCOUTQ, &q) == 0) queued[k] = q;
+        l.queued = ::ioctl(l.fd, SIOCOUTQ, &q) == 0 ? q : 0;
+        l.queuedAtNs = now;
       }
+      queued[k] = nl > 1 ? l.queued : 0;
     }
     const int64_t queueCap = kLaneQueueBursts * static_cast<int64_t>(burst_);
     unsigned total = 0;
@@ -721,6 +724,7 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
       sent[k] = static_cast<unsigned>(got);
       for (int i = 0; i < got; ++i) {
         l.allowance -= static_cast<double>(iov[k][i].iov_len + kWireExtra);
+        l.queued += static_cast<int64_t>(iov[k][i].iov_len + kWireExtra) * 3 / 2;
         ++stats_.sentPackets;
         stats_.sentBytes += iov[k][i].iov_len;
       }
@@ -749,8 +753,8 @@ int McastTransport::sendSome(McastSendOp* op, bool* done, int64_t* wakeNs) {
       for (unsigned j = 0; j < redoCount; ++j)
         low = std::min<uint64_t>(low, static_cast<uint64_t>(redo[j]) * frag);
       tx->sent = low;  // NAKs for holes at or after the first refused fragment are premature
-      if (tx->sentLog.empty() || tx->sentLog.back().second < low)
-        tx->sentLog.emplace_back(now, low);
+      for (int k = 0; k < nl; ++k)
+        if (sent[k] > 0) tx->lastSentNs = now;
     }
     if (full) {
       bool progressed = false;
@@ -1180,28 +1184,30 @@ void McastTransport::onTcpPayload(int peer, const FrameHeader& h, const PayloadT
     auto it = tx_.find(key);
     if (it == tx_.end() || it->second.len != h.msgSize) return;  // not ours (yet): re-asked
     Tx& tx = it->second;
-    tx.repaired = true;
     const uint32_t frag = fragSize();
     // Bytes multicast so recently that they may still be on their way are not repaired:
-    // in the socket's queue (SIOCOUTQ at the lane's rate, with the kernel's overhead, so
-    // rather long), and a NAK period for the switch and the receiver. A receiver that
+    // those sent within the time the sockets' queues take to drain (SIOCOUTQ at the
+    // lane's rate, with the kernel's overhead, so rather long) plus a NAK period for the
+    // switch and the receiver; the pacing bounds how many that can be. A receiver that
     // went quiet (descheduled on a busy host, or the root was) would otherwise have
     // everything in flight sent again over TCP, on lane 0's rail, which then falls
     // further behind. It asks again after its back-off.
+    const int64_t now = progress::Engine::nowNs();
     int64_t inFlightNs = static_cast<int64_t>(kNakUs.get()) * 1000;
+    double rates = 0;
     for (const auto& l : lanes_) {
       int q = 0;
+      rates += l->rate * scale_;
       if (l->rate > 0 && ::ioctl(l->fd, SIOCOUTQ, &q) == 0)
         inFlightNs = std::max(inFlightNs, static_cast<int64_t>(kNakUs.get()) * 1000 +
                                               static_cast<int64_t>(q / (l->rate * scale_) * 1e9));
     }
-    const int64_t before = progress::Engine::nowNs() - inFlightNs;
-    uint64_t settled = 0;
-    for (const auto& [at, upTo] : tx.sentLog) {
-      if (at > before) break;
-      settled = upTo;
-    }
-    settled = std::min(settled, tx.sent);
+    const int64_t recentNs = std::max<int64_t>(0, inFlightNs - (now - tx.lastSentNs));
+    const double recent = recentNs > 0
+                              ? static_cast<double>(recentNs) * 1e-9 * rates +
+                                    static_cast<double>(burst_) * static_cast<double>(lanes_.size())
+                              : 0;
+    const uint64_t settled = tx.sent - std::min<uint64_t>(tx.sent, static_cast<uint64_t>(recent));
     // Whole fragments per repair frame: the receiver marks fragments fully covered.
     const uint64_t step = std::max<uint64_t>(1, kRepairFrame / frag) * frag;
     for (size_t i = 0; i + 16 <= t.keep; i += 16) {

@@ -46,7 +46,6 @@
 #include <set>
 #include <string>
 #include <tuple>
-#include <utility>
 #include <vector>
 
 #include "base/siphash.h"
@@ -257,11 +256,9 @@ class McastTransport final : public progress::EventHandler {
   struct Tx {
     const unsigned char* data = nullptr;
     uint64_t len = 0;
-    uint64_t sent = 0;  // bytes multicast so far: NAKs for later ones are premature
-    // (time, sent) after each batch that moved sent on: what was out by when.
-    std::vector<std::pair<int64_t, uint64_t>> sentLog;
-    bool repaired = false;  // a receiver asked for some of it
-    bool slowed = false;    // its repairs slowed the pacing down (paceFeedback)
+    uint64_t sent = 0;       // bytes multicast so far: NAKs for later ones are premature
+    int64_t lastSentNs = 0;  // when a datagram of it last went out
+    bool slowed = false;     // its repairs slowed the pacing down (the NAK handler)
     uint64_t repairBytes = 0;
     int receivers = 0;
     int acksLeft = 0;
@@ -287,6 +284,9 @@ class McastTransport final : public progress::EventHandler {
     // A lane beyond the first whose socket refused a datagram for good (its interface is
     // down, say) takes none until then; the others carry its share and its end marks.
     int64_t downUntilNs = 0;
+    // What its socket holds (SIOCOUTQ, read at queuedAtNs) plus what went out since.
+    int64_t queued = 0;
+    int64_t queuedAtNs = 0;
     void onEvent(uint32_t) override { owner->readPackets(fd); }
   };
   // A socket bound to the port on interface `addr` (IPv4 `ia`), sending there; -1 with

@@ -113,25 +113,35 @@ uint64_t haveBits(int probed) {
   return b;
 }
 
-// After a probe round with AND `all`: the most lanes any round reached (`best`, 0 while
-// lane 0 has not reached every rank), and whether the agreement is settled. It is not
-// while lane 0 failed, or while the next lane failed that every rank has (and rounds
-// are left: the caller decides on the last round).
-bool probeSettled(uint64_t all, int probed, uint8_t* best) {
+// After probe round `round` with AND `all` (both agreement forms): the most lanes any
+// round reached so far (`best`, 0 while lane 0 has not reached every rank) and what
+// follows: kOn with `best` lanes, kAgain, or kOff. Another round is run while lane 0
+// failed, or while the next lane failed that every rank has and would probe again; after
+// the last, a lane that never reached every rank is probed in the first round only on
+// this process's later communicators (gLanesWithout).
+enum class ProbeNext { kOn, kAgain, kOff };
+ProbeNext afterProbeRound(uint64_t all, int probed, int round, uint8_t* best) {
   if (all & 1) *best = std::max(*best, lanesOf(all));
-  if (*best == 0) return false;
-  return *best >= probed || !(all >> (kHaveShift + *best) & 1);
-}
-
-// The last round is over and lane `best` (every rank has it) never reached every rank:
-// later communicators probe it in their first round only.
-void noteLaneWithout(uint64_t all, int probed, uint8_t best) {
-  if (best == 0 || best >= probed || !(all >> (kHaveShift + best) & 1)) return;
-  gLanesWithout |= uint64_t{1} << best;
+  const bool nextLaneWanted = *best < probed && (all >> (kHaveShift + *best) & 1);
+  if (*best > 0 && !nextLaneWanted) {
+    log::debug("multicast on %d lane(s)", *best);
+    return ProbeNext::kOn;
+  }
+  if (round + 1 < kProbeRounds) {
+    log::info("multicast probe round %d: %s did not reach every rank by multicast; trying again",
+              round + 1, *best ? "a later lane" : "the probe");
+    return ProbeNext::kAgain;
+  }
+  if (*best == 0) {
+    log::info("multicast probe round %d did not reach every rank by multicast", kProbeRounds);
+    return ProbeNext::kOff;
+  }
+  gLanesWithout |= uint64_t{1} << *best;
   log::info(
       "multicast lane %d did not reach every rank in %d probe rounds; the communicator "
       "uses %d lane(s)",
-      best, kProbeRounds, best);
+      *best, kProbeRounds, *best);
+  return ProbeNext::kOn;
 }
 
 // The probe of lane k: its own message (sub k), on that lane alone.
@@ -258,23 +268,12 @@ class Agreement {
       st->appendAgree(s, st->via_, skip);
       s.local([st, round] {
         McastGroup& g = *st->g_;
-        const uint64_t all = st->via_[0];
-        if (probeSettled(all, st->lanes_, &st->best_)) {
+        const ProbeNext next = afterProbeRound(st->via_[0], st->lanes_, round, &st->best_);
+        if (next == ProbeNext::kOn) {
           g.lanes = st->best_;
           g.state = McastGroup::State::kOn;
           transport::mcast().noteCommLanes(g.lanes);
-          log::debug("multicast on %d lane(s)", g.lanes);
-        } else if (round + 1 < kProbeRounds) {
-          log::info(
-              "multicast probe round %d: %s did not reach every rank by multicast; trying "
-              "again",
-              round + 1, st->best_ ? "a later lane" : "the probe");
-        } else if (st->best_ > 0) {
-          noteLaneWithout(all, st->lanes_, st->best_);
-          g.lanes = st->best_;
-          g.state = McastGroup::State::kOn;
-          transport::mcast().noteCommLanes(g.lanes);
-        } else {
+        } else if (next == ProbeNext::kOff) {
           const bool mine = (st->myVia_ & 1) != 0;
           if (st->c_.rank == 0 || !mine) noteOff(st->c_, probeFailure(g, mine));
           leaveGroup(g);
@@ -396,7 +395,7 @@ class Agreement {
   uint64_t via_[2] = {0, 0};                   // lanes whose probe came by multicast, unused
   uint64_t myVia_ = 0;                         // this rank's bits of via_[0]
   const int lanes_ = probeLanes();             // lanes probed
-  uint8_t best_ = 0;                           // the most lanes a round reached (probeSettled)
+  uint8_t best_ = 0;                           // the most lanes a round reached (afterProbeRound)
   int lane_ = 0;                               // the lane being probed
   int phase_ = 0;
   int sent_ = 0;
@@ -466,7 +465,7 @@ McastGroup* mcastGroup(comm::Comm& c) {
   // round, so all ranks run the same rounds. Where multicast does not work at all, this
   // costs about 3 s once per communicator (CCMPI_MCAST_PORT=0 switches it off at once).
   // With several lanes, each lane has a probe of its own (sub k) on that lane alone, and
-  // a later lane that failed is probed again like lane 0 (probeSettled).
+  // a later lane that failed is probed again like lane 0 (afterProbeRound).
   bool via = true;
   int rc = MPI_SUCCESS;
   const int lanes = probeLanes();
@@ -505,16 +504,10 @@ McastGroup* mcastGroup(comm::Comm& c) {
       best = 0;
       break;
     }
-    if (probeSettled(allBits, lanes, &best)) break;
-    if (round + 1 < kProbeRounds)
-      log::info("multicast probe round %d: %s did not reach every rank by multicast; trying again",
-                round + 1, best ? "a later lane" : "the probe");
-    else
-      noteLaneWithout(allBits, lanes, best);
+    if (afterProbeRound(allBits, lanes, round, &best) != ProbeNext::kAgain) break;
   }
   all = best > 0;
   if (!all) {
-    log::info("multicast probe round %d did not reach every rank by multicast", kProbeRounds);
     if (c.rank == 0 || !via) noteOff(c, probeFailure(*g, via));
     leaveGroup(*g);
     g->state = McastGroup::State::kOff;
@@ -522,7 +515,6 @@ McastGroup* mcastGroup(comm::Comm& c) {
   }
   g->lanes = best;
   m.noteCommLanes(best);
-  log::debug("multicast on %d lane(s)", g->lanes);
   g->state = McastGroup::State::kOn;
   return g;
 }
