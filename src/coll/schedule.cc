@@ -79,7 +79,12 @@ void Schedule::forEachStep(const std::function<void(size_t, const StepView&)>& f
   for (size_t i = 0; i < steps_.size(); ++i) {
     while (round + 1 < starts.size() && starts[round + 1] <= i) ++round;
     const Step& s = steps_[i];
-    StepView v{s.kind, s.late, s.peer, 0};
+    StepView v{s.kind,
+               s.late,
+               s.peer,
+               0,
+               s.after >= 0 ? static_cast<int>(static_cast<size_t>(s.after) - starts[round]) : -1,
+               s.rail};
     if (s.kind == Step::Kind::kSend || s.kind == Step::Kind::kRecv || s.kind == Step::Kind::kCopy ||
         s.kind == Step::Kind::kReduce)
       v.bytes = dataBytes(s.count, s.type);
@@ -87,23 +92,31 @@ void Schedule::forEachStep(const std::function<void(size_t, const StepView&)>& f
   }
 }
 
-void Schedule::send(const void* buf, int64_t count, MPI_Datatype type, int peer, int rail) {
+void Schedule::send(const void* buf, int64_t count, MPI_Datatype type, int peer, int rail,
+                    int after) {
   Step s{Step::Kind::kSend};
   s.src = buf;
   s.count = count;
   s.type = type;
   s.peer = peer;
   s.rail = rail;
+  // A step of this round, before this one; anything else could never be waited for.
+  if (after >= 0 &&
+      (static_cast<size_t>(after) < roundStart_ || static_cast<size_t>(after) >= steps_.size()) &&
+      !buildError_)
+    buildError_ = MPI_ERR_INTERN;
+  s.after = after;
   add(std::move(s));
 }
 
-void Schedule::recv(void* buf, int64_t count, MPI_Datatype type, int peer) {
+int Schedule::recv(void* buf, int64_t count, MPI_Datatype type, int peer) {
   Step s{Step::Kind::kRecv};
   s.dst = buf;
   s.count = count;
   s.type = type;
   s.peer = peer;
   add(std::move(s));
+  return static_cast<int>(steps_.size() - 1);
 }
 
 void Schedule::recvLate(void* buf, int64_t count, MPI_Datatype type, int peer) {
@@ -179,6 +192,8 @@ int Schedule::start(p2p::Request* owner) {
   pending_.clear();
   late_.clear();
   polls_.clear();
+  waiting_.clear();
+  stepReq_.clear();
   firstPending_ = 0;
   running_ = true;
   --comm_.idleRefs;
@@ -193,12 +208,29 @@ int Schedule::start(p2p::Request* owner) {
   return MPI_SUCCESS;
 }
 
+int Schedule::post(const Step& s, p2p::Request** r) {
+  switch (s.kind) {
+    case Step::Kind::kSend:
+      return s.rail >= 0
+                 ? p2p::isendOnRail(s.src, s.count, s.type, s.peer, tag_, comm_, kCtx, s.rail, r)
+                 : p2p::isend(s.src, s.count, s.type, s.peer, tag_, comm_, kCtx,
+                              p2p::SendMode::kStandard, r);
+    case Step::Kind::kRecv:
+      return p2p::irecv(s.dst, s.count, s.type, s.peer, tag_, comm_, kCtx, r);
+    default:
+      return MPI_ERR_INTERN;
+  }
+}
+
 void Schedule::runRound(size_t round) {
   const size_t first = rounds_[round];
   const size_t last = round + 1 < rounds_.size() ? rounds_[round + 1] : steps_.size();
   // The late receives of the previous round complete with this one.
   pending_.insert(pending_.end(), late_.begin(), late_.end());
   late_.clear();
+  roundFirst_ = first;
+  stepReq_.assign(last - first, nullptr);
+  waiting_.clear();
   const bool lastRound = round + 1 == rounds_.size();
   for (size_t i = first; i < last && !error_; ++i) {
     const Step& s = steps_[i];
@@ -206,13 +238,14 @@ void Schedule::runRound(size_t round) {
     p2p::Request* r = nullptr;
     switch (s.kind) {
       case Step::Kind::kSend:
-        rc = s.rail >= 0
-                 ? p2p::isendOnRail(s.src, s.count, s.type, s.peer, tag_, comm_, kCtx, s.rail, &r)
-                 : p2p::isend(s.src, s.count, s.type, s.peer, tag_, comm_, kCtx,
-                              p2p::SendMode::kStandard, &r);
+        if (s.after >= 0) {
+          waiting_.push_back(i);
+          continue;
+        }
+        rc = post(s, &r);
         break;
       case Step::Kind::kRecv:
-        rc = p2p::irecv(s.dst, s.count, s.type, s.peer, tag_, comm_, kCtx, &r);
+        rc = post(s, &r);
         break;
       case Step::Kind::kCopy:
         rc = copyLocal(s.src, s.count, s.type, s.dst, s.rcount, s.rtype);
@@ -231,8 +264,40 @@ void Schedule::runRound(size_t round) {
       }
     }
     if (r) (s.late && !lastRound ? late_ : pending_).push_back(r);
+    stepReq_[i - first] = r;
     if (rc) error_ = rc;
   }
+}
+
+// Posts the waiting sends whose step has completed, each only after the earlier waiting
+// sends to its peer. True if any was posted.
+bool Schedule::postWaiting() {
+  bool posted = false;
+  // Peers with an earlier send still waiting: a few (a pipeline's children).
+  std::vector<int> held;
+  size_t kept = 0;
+  for (size_t w = 0; w < waiting_.size(); ++w) {
+    const size_t i = waiting_[w];
+    const Step& s = steps_[i];
+    const p2p::Request* dep = stepReq_[static_cast<size_t>(s.after) - roundFirst_];
+    const bool ready = !error_ && (dep == nullptr || dep->complete);
+    if (!ready || std::find(held.begin(), held.end(), s.peer) != held.end()) {
+      if (std::find(held.begin(), held.end(), s.peer) == held.end()) held.push_back(s.peer);
+      waiting_[kept++] = i;
+      continue;
+    }
+    p2p::Request* r = nullptr;
+    if (int rc = post(s, &r)) {
+      error_ = rc;
+      waiting_[kept++] = i;
+      continue;
+    }
+    pending_.push_back(r);
+    stepReq_[i - roundFirst_] = r;
+    posted = true;
+  }
+  waiting_.resize(kept);
+  return posted;
 }
 
 bool Schedule::advance() {
@@ -251,12 +316,15 @@ bool Schedule::advance() {
       for (size_t i : polls_)
         if (steps_[i].abort) steps_[i].abort();
       polls_.clear();
+      waiting_.clear();  // never posted: nothing to withdraw
     }
+    bool failed = false;  // a step failed in this pass: withdraw the others first (above)
     for (size_t k = 0; k < polls_.size();) {
       bool done = false;
       const int rc = steps_[polls_[k]].pollFn(&done);
       if (rc != MPI_SUCCESS) {
         error_ = rc;
+        failed = true;
         polls_.erase(polls_.begin() + static_cast<std::ptrdiff_t>(k));
         break;
       }
@@ -267,14 +335,19 @@ bool Schedule::advance() {
         ++k;
       }
     }
-    if (error_) continue;
+    if (!failed && !error_ && !waiting_.empty()) {
+      progressed |= postWaiting();
+      failed = error_ != MPI_SUCCESS;
+    }
+    if (failed) continue;
     while (firstPending_ < pending_.size() && pending_[firstPending_]->complete) ++firstPending_;
-    if (firstPending_ < pending_.size() || !polls_.empty()) break;
+    if (firstPending_ < pending_.size() || !polls_.empty() || !waiting_.empty()) break;
     for (p2p::Request* r : pending_) {
       const int rc = p2p::wait(r, MPI_STATUS_IGNORE);  // complete: only releases
       if (rc && !error_) error_ = rc;
     }
     pending_.clear();
+    stepReq_.clear();
     firstPending_ = 0;
     while (!error_ && next_ < rounds_.size() && roundSkip_[next_] && roundSkip_[next_]()) ++next_;
     if (!error_ && next_ == rounds_.size() && !late_.empty()) {

@@ -65,8 +65,18 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   // rail >= 0: the message's data goes on that rail of the host (p2p::isendOnRail), where
   // it joins the two ranks (rail 0: whole on rail 0, not striped); otherwise (-1) the
   // ordinary way.
-  void send(const void* buf, int64_t count, MPI_Datatype type, int peer, int rail = -1);
-  void recv(void* buf, int64_t count, MPI_Datatype type, int peer);
+  //
+  // after >= 0 (a step of the same round, as recv() returned it): the send is posted only
+  // once that step has completed, not when the round starts, and the round waits for it
+  // too. Such sends keep their order per peer: one is posted only when every earlier
+  // send of the round to the same peer has been. A pipeline is then one round: each
+  // segment is forwarded as soon as it is in, while the next ones are on their way,
+  // rather than one segment per round with every rank in step (a round's handshakes then
+  // overlap the data, and one slow edge does not stall the whole tree's round).
+  void send(const void* buf, int64_t count, MPI_Datatype type, int peer, int rail = -1,
+            int after = -1);
+  // Returns the step's index, for a later send's `after`.
+  int recv(void* buf, int64_t count, MPI_Datatype type, int peer);
   // A receive posted in this round but awaited only at the end of the next one (phased
   // exchanges post the receive, then tell the sender they are ready, in one round).
   void recvLate(void* buf, int64_t count, MPI_Datatype type, int peer);
@@ -125,6 +135,9 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
     bool late;      // kRecv posted in one round and awaited at the end of the next
     int peer;       // kSend, kRecv
     int64_t bytes;  // kSend, kRecv, kReduce: count x type size; kCopy: the source's
+    int after;      // kSend: the step of the same round (its index within the round) it
+                    // waits for (send's `after`), or -1
+    int rail;       // kSend: send's `rail`, or -1
   };
   // fn(round, step) for every step, round by round, in the order they run.
   void forEachStep(const std::function<void(size_t, const StepView&)>& fn) const;
@@ -142,7 +155,8 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
     MPI_Datatype rtype = MPI_DATATYPE_NULL;  // copy destination type
     MPI_Op op = MPI_OP_NULL;
     int peer = 0;
-    int rail = -1;  // kSend
+    int rail = -1;   // kSend
+    int after = -1;  // kSend: step index it waits for (send's `after`)
     std::function<int()> fn;
     PollFn pollFn;
     std::function<void()> abort;
@@ -151,6 +165,8 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   void add(Step s);
   MPI_Datatype keep(MPI_Datatype t);
   void runRound(size_t round);
+  int post(const Step& s, p2p::Request** r);
+  bool postWaiting();
   void finish();
 
   comm::Comm& comm_;
@@ -174,6 +190,11 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   std::vector<p2p::Request*> pending_;
   std::vector<p2p::Request*> late_;  // posted this round, joining pending_ in the next
   std::vector<size_t> polls_;        // polled steps of the current round not yet done
+  // The current round: its first step, each step's request (while the round runs), and
+  // its sends waiting for an earlier step (send's `after`), in step order.
+  size_t roundFirst_ = 0;
+  std::vector<p2p::Request*> stepReq_;
+  std::vector<size_t> waiting_;
   std::vector<std::function<void()>> onStart_;
   size_t firstPending_ = 0;  // pending_[0..firstPending_) are known complete
   int error_ = MPI_SUCCESS;
