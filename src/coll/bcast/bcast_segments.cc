@@ -3,13 +3,19 @@
 //
 // The packed buffer (B = count x size bytes) is split into lanes, one per tree (one lane:
 // the whole buffer; two: each tree carries half, cut at an element), and each lane is cut
-// into segments of `seg` bytes. A rank at depth d of a lane receives its segment k in round
-// k + d - 1 and forwards it to the lane's children in round k + d (the root sends segment
-// k in round k), so a tree of depth D moves S segments in S + D - 1 rounds and each link
-// carries every byte of its lane once. Both ends of every message post it in the same
-// round: with two trees a rank's parent in one may be its child in the other, and rounds
-// numbered per rank would wait on each other. A child may name a rail
-// (docs/multirail.md): the segments to it then travel on that NIC (Schedule::send).
+// into segments of `seg` bytes. The whole pipeline is one round of the schedule: a rank
+// posts the receive of every segment at once and forwards segment k of a lane to the
+// lane's children as soon as it is in (Schedule::send's `after`), so each link carries
+// every byte of its lane once, and a tree of depth D moves S segments in about S + D - 1
+// segment times. Nothing holds a rank's lanes or segments in step with each other: the
+// rendezvous handshakes of the next segments overlap the data of the current one, and a
+// lane whose parent is slow does not stall the other lane. (Rounds in lockstep, one
+// segment per round, left each cable idle about half the time: a round ended only when
+// every handshake of the slowest edge had.) Segments go out to each child in the order
+// (k, lane), which is also the order the child posts its receives from that parent in:
+// with two trees a rank's parent in one may be its parent or its child in the other. A
+// child may name a rail (docs/multirail.md): the segments to it then travel on that NIC
+// (Schedule::send).
 //
 // The segment grid is in bytes, the same at every rank whatever its datatype (ranks may
 // use different types of the same signature, e.g. contiguous(3, MPI_INT) x k at the root
@@ -56,38 +62,28 @@ void addBcastLanes(Schedule& s, void* buf, int64_t count, MPI_Datatype type,
   auto segsOf = [&](size_t l) { return (lo[l + 1] - lo[l] + seg - 1) / seg; };
   int64_t most = 0;
   for (size_t l = 0; l < lanes.size(); ++l) most = std::max(most, segsOf(l));
-  auto post = [&](size_t l, int64_t k, bool send) {
-    const int64_t off = lo[l] + k * seg, len = std::min(seg, lo[l + 1] - off);
-    const BcastLane& lane = lanes[l];
-    if (typed) {
-      void* at = elemAt(buf, off / size, dt);
-      if (send)
-        for (const auto& [child, rail] : lane.children) s.send(at, len / size, type, child, rail);
-      else
-        s.recv(at, len / size, type, lane.parent);
-    } else if (send) {
-      for (const auto& [child, rail] : lane.children)
-        s.send(bytes + off, len, MPI_BYTE, child, rail);
-    } else {
-      s.recv(bytes + off, len, MPI_BYTE, lane.parent);
-    }
+  auto at = [&](size_t l, int64_t k) -> std::pair<int64_t, int64_t> {
+    const int64_t off = lo[l] + k * seg;
+    return {off, std::min(seg, lo[l + 1] - off)};
   };
-  int deepest = 0;
-  for (const BcastLane& l : lanes) deepest = std::max(deepest, l.parent < 0 ? 0 : l.depth);
-  for (int64_t t = 0; t <= most + deepest; ++t) {
-    // Receives first, lane by lane, then the sends: a parent that feeds both lanes of a
-    // rank (2 ranks) sends them in lane order, and the receives are posted in that order.
-    for (int pass = 0; pass < 2; ++pass)
-      for (size_t l = 0; l < lanes.size(); ++l) {
-        const int64_t segs = segsOf(l);
-        const BcastLane& lane = lanes[l];
-        const int64_t d = lane.parent < 0 ? 0 : lane.depth;
-        const int64_t in = t - d + 1, out = t - d;
-        if (pass == 0 && lane.parent >= 0 && in >= 0 && in < segs) post(l, in, false);
-        if (pass == 1 && out >= 0 && out < segs && !lane.children.empty()) post(l, out, true);
+  // Every segment's receive, then its forwarding, in the order (k, lane).
+  for (int64_t k = 0; k < most; ++k)
+    for (size_t l = 0; l < lanes.size(); ++l) {
+      if (k >= segsOf(l)) continue;
+      const BcastLane& lane = lanes[l];
+      const auto [off, len] = at(l, k);
+      int in = -1;
+      if (lane.parent >= 0)
+        in = typed ? s.recv(elemAt(buf, off / size, dt), len / size, type, lane.parent)
+                   : s.recv(bytes + off, len, MPI_BYTE, lane.parent);
+      for (const auto& [child, rail] : lane.children) {
+        if (typed)
+          s.send(elemAt(buf, off / size, dt), len / size, type, child, rail, in);
+        else
+          s.send(bytes + off, len, MPI_BYTE, child, rail, in);
       }
-    s.endRound();
-  }
+    }
+  s.endRound();
   if (!typed && !dt.contiguous() && !root) {
     s.copy(bytes, total, MPI_BYTE, buf, count, type);
     s.endRound();
