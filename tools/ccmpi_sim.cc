@@ -43,6 +43,7 @@
 #include "coll/node/topology.h"
 #include "coll/phased/phased.h"
 #include "coll/plan.h"
+#include "coll/rules.h"
 #include "comm/comm.h"
 #include "sim/sim.h"
 
@@ -279,6 +280,9 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   MPI_Init(&argc, &argv);
+  // After MPI_Init, which found this process's one rail: the rail-aware algorithms put
+  // their edges on the simulated hosts' rails, and the rules see their count.
+  ccmpi::coll::setJobRails(rails);
   const auto t0 = std::chrono::steady_clock::now();
 
   ccmpi::comm::Comm c;
@@ -422,7 +426,8 @@ int main(int argc, char** argv) {
         }
         switch (s.kind) {
           case K::kSend:
-            p.ops.push_back({Op::Kind::kSend, false, s.peer, static_cast<double>(s.bytes)});
+            p.ops.push_back({Op::Kind::kSend, false, s.peer, static_cast<double>(s.bytes), s.after,
+                             static_cast<int8_t>(std::min(s.rail, 127))});
             break;
           case K::kRecv:
             p.ops.push_back({Op::Kind::kRecv, s.late, s.peer, static_cast<double>(s.bytes)});

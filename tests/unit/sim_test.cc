@@ -323,6 +323,43 @@ TEST(SimRanks, StripesLargeMessagesOverRails) {
   EXPECT_NEAR(r.time, 0.5, 1e-9);
 }
 
+// A chain 0 -> 1 -> 2 of four pieces in one round: rank 1 forwards each piece once it is
+// in (Op::after), so the last reaches rank 2 one piece time after it reached rank 1 (5
+// piece times in all); posted when the round starts, rank 1 would send what it has not got.
+TEST(SimRanks, SendsAfterAReceiveForwardEachPieceAsItComes) {
+  const double piece = 1e5;
+  Simulator s(oneSwitch(3), zeroCosts(), 3, 1);
+  Program mid;
+  mid.endRound();
+  for (int k = 0; k < 4; ++k) {
+    const int in = static_cast<int>(mid.ops.size());
+    mid.ops.push_back(recv(0, piece));
+    mid.ops.push_back({Op::Kind::kSend, false, 2, piece, in});
+  }
+  const Result r =
+      runAll(s, {rounds({{send(1, piece), send(1, piece), send(1, piece), send(1, piece)}}), mid,
+                 rounds({{recv(1, piece), recv(1, piece), recv(1, piece), recv(1, piece)}})});
+  EXPECT_NEAR(r.rankEnd[1], 5 * piece / kRate, 1e-9);
+  EXPECT_NEAR(r.rankEnd[2], 5 * piece / kRate, 1e-9);
+}
+
+// A send naming a rail takes it whole: rank 0's two messages, one on each rail, go at once
+// (one message time); on one rail they would share the cable (two).
+TEST(SimRanks, ASendNamingARailTakesIt) {
+  Topology t = oneSwitch(3);
+  t.rails = 2;
+  Costs c = zeroCosts();
+  c.stripeMin = 1e12;
+  for (int rail : {1, 0}) {
+    Simulator s(t, c, 3, 1);
+    const Result r =
+        runAll(s, {rounds({{{Op::Kind::kSend, false, 1, 1e6, -1, 0},
+                            {Op::Kind::kSend, false, 2, 1e6, -1, static_cast<int8_t>(rail)}}}),
+                   rounds({{recv(0, 1e6)}}), rounds({{recv(0, 1e6)}})});
+    EXPECT_NEAR(r.time, (rail == 1 ? 1e6 : 2e6) / kRate, 1e-9) << rail;
+  }
+}
+
 TEST(SimRanks, LateReceiveIsAwaitedAtTheEndOfTheNextRound) {
   // Rank 1 posts a late receive in round 0 and sends in round 1; rank 0 sends only after
   // it got that message. The late receive must not hold round 0 back (else: deadlock).

@@ -32,6 +32,8 @@ constexpr CostField kCostFields[] = {
     {"shm_latency", &Costs::shmLatency, "seconds, one way within a host"},
     {"shm_rate", &Costs::shmRate, "bytes/s within a host"},
     {"stripe_min", &Costs::stripeMin, "bytes from which a message is striped over the rails"},
+    {"rail_direct_min", &Costs::railDirectMin,
+     "bytes from which a rail-aware collective's send takes its rail (by rendezvous)"},
     {"fifo_bytes", &Costs::fifoBytes,
      "bytes up to which messages leave a host in the order written (larger ones share)"},
     {"link_efficiency", &Costs::linkEfficiency,
@@ -217,9 +219,11 @@ void Simulator::flowOrLocal(double now, int msg, double bytes, int src, int dst,
   res_->wireBytes += bytes;
   const FlowKind k = onArrive == Ev::kArrive ? kData : onArrive == Ev::kRtsArrive ? kRts : kCts;
   int parts = 1;
-  if (k == kData && topo_.rails > 1 && bytes >= costs_.stripeMin) parts = topo_.rails;
+  const int rail = k == kData ? msgs_[static_cast<size_t>(msg)].rail : -1;
+  if (k == kData && rail < 0 && topo_.rails > 1 && bytes >= costs_.stripeMin) parts = topo_.rails;
   if (k == kData) msgs_[static_cast<size_t>(msg)].partsLeft = parts;
-  for (int r = 0; r < parts; ++r) {
+  for (int p = 0; p < parts; ++p) {
+    const int r = rail >= 0 ? rail : p;
     const Send piece{msg, bytes / parts, static_cast<uint8_t>(k)};
     if (piece.bytes + costs_.frameBytes <= kOneFrame) {
       // Control frames and one-frame messages go between the pieces of a long transfer
@@ -254,7 +258,7 @@ void Simulator::transmit(double now, int src, int dst, int rail, const Send& pie
     push(now + topo_.latency + (net_.hops(hs, hd) + 1) * frame, arrivalOf(k), dst, piece.msg);
     return;
   }
-  if (k == kData && piece.bytes == msgs_[static_cast<size_t>(piece.msg)].bytes &&
+  if (k == kData && rail == 0 && piece.bytes == msgs_[static_cast<size_t>(piece.msg)].bytes &&
       piece.bytes + costs_.frameBytes <= costs_.fifoBytes) {
     // Behind the small messages written before it on this host's NIC queue (a whole
     // message, not a stripe: rail 0).
@@ -302,6 +306,9 @@ void Simulator::runRound(int rank, double now) {
   const uint64_t last =
       st.round + 1 < p.rounds ? roundStarts_[p.firstRound + st.round + 1] : p.opsEnd;
   st.pendingCur = 0;
+  st.first = first;
+  st.waiting.clear();
+  st.done.clear();
   // Counted first, so a step that completes at once does not end the round early.
   for (uint64_t i = first; i < last; ++i) {
     const Op& o = ops_[i];
@@ -319,24 +326,14 @@ void Simulator::runRound(int rank, double now) {
       case Op::Kind::kLocalReduce:
         t += o.bytes / costs_.reduceRate;
         break;
-      case Op::Kind::kSend: {
-        t += costs_.sendPost;
-        const int32_t m = matchOrOpen(rank, o.peer, true);
-        Msg& msg = msgs_[static_cast<size_t>(m)];
-        msg.src = rank;
-        msg.dst = o.peer;
-        msg.bytes = o.bytes;
-        msg.sendPosted = true;
-        msg.rendezvous = o.bytes > costs_.eagerLimit;
-        if (msg.rendezvous) {
-          flowOrLocal(t, static_cast<int>(m), 0, rank, o.peer, Ev::kRtsArrive);
-        } else {
-          flowOrLocal(t, static_cast<int>(m), o.bytes, rank, o.peer, Ev::kArrive);
-          // An eager send completes once its bytes are in the connection's buffer.
-          push(t + o.bytes / costs_.copyRate, Ev::kSendLocal, rank, m);
+      case Op::Kind::kSend:
+        if (o.after >= 0) {
+          if (st.done.empty()) st.done.assign(last - first, 0);
+          st.waiting.push_back(i);
+          break;
         }
+        t = postSend(rank, o, t);
         break;
-      }
       case Op::Kind::kRecv: {
         t += costs_.recvPost;
         const int32_t m = matchOrOpen(o.peer, rank, false);
@@ -344,6 +341,7 @@ void Simulator::runRound(int rank, double now) {
         msg.recvPosted = true;
         msg.recvLate = o.late;
         msg.recvRound = st.round;
+        msg.recvOp = static_cast<int64_t>(i);
         if (msg.sendPosted) matched(t, static_cast<int>(m));
         break;
       }
@@ -381,6 +379,55 @@ void Simulator::runRound(int rank, double now) {
   st.cpu = t;
   st.posted = true;
   if (st.pendingCur == 0 && st.latePrev == 0) endRound(rank, t);
+}
+
+// Posts a send at t (the rank's CPU free); returns when the CPU is free again.
+double Simulator::postSend(int rank, const Op& o, double t) {
+  t += costs_.sendPost;
+  const int32_t m = matchOrOpen(rank, o.peer, true);
+  Msg& msg = msgs_[static_cast<size_t>(m)];
+  msg.src = rank;
+  msg.dst = o.peer;
+  msg.bytes = o.bytes;
+  msg.sendPosted = true;
+  // A rail other than the first from railDirectMin bytes, by rendezvous; rail 0 whole.
+  msg.rail = -1;
+  if (o.rail > 0 && o.rail < topo_.rails && o.bytes >= costs_.railDirectMin &&
+      hostOf(rank) != hostOf(o.peer))
+    msg.rail = o.rail;
+  else if (o.rail >= 0 && topo_.rails > 1)
+    msg.rail = 0;
+  msg.rendezvous = o.bytes > costs_.eagerLimit || msg.rail > 0;
+  if (msg.rendezvous) {
+    flowOrLocal(t, static_cast<int>(m), 0, rank, o.peer, Ev::kRtsArrive);
+  } else {
+    flowOrLocal(t, static_cast<int>(m), o.bytes, rank, o.peer, Ev::kArrive);
+    // An eager send completes once its bytes are in the connection's buffer.
+    push(t + o.bytes / costs_.copyRate, Ev::kSendLocal, rank, m);
+  }
+  return t;
+}
+
+// Posts the rank's waiting sends whose receive is done, each after the earlier waiting
+// sends to its peer (coll::Schedule::postWaiting).
+void Simulator::postWaiting(int rank, double now) {
+  RankState& st = state_[static_cast<size_t>(rank)];
+  double t = std::max(now, st.cpu);
+  std::vector<int32_t> held;
+  std::vector<uint64_t> still;
+  for (size_t w = 0; w < st.waiting.size(); ++w) {
+    const uint64_t i = st.waiting[w];
+    const Op& o = ops_[i];
+    const bool isHeld = std::find(held.begin(), held.end(), o.peer) != held.end();
+    if (isHeld || !st.done[static_cast<size_t>(o.after)]) {
+      if (!isHeld) held.push_back(o.peer);
+      still.push_back(i);
+      continue;
+    }
+    t = postSend(rank, o, t);
+  }
+  st.cpu = t;
+  st.waiting = std::move(still);
 }
 
 // The rank's current round is done at t: the late receives it posted become the next
@@ -534,7 +581,14 @@ bool Simulator::run(Result* out, std::string* why) {
         msg.recvDone = true;
         const bool late = msg.recvLate;
         const uint32_t round = msg.recvRound;
+        const int64_t op = msg.recvOp;
         releaseMsg(static_cast<int32_t>(e.b));
+        RankState& st = state_[static_cast<size_t>(e.a)];
+        if (!st.waiting.empty() && !late && op >= 0 && static_cast<uint64_t>(op) >= st.first &&
+            static_cast<uint64_t>(op) - st.first < st.done.size()) {
+          st.done[static_cast<size_t>(static_cast<uint64_t>(op) - st.first)] = 1;
+          postWaiting(e.a, e.t);
+        }
         opDone(e.a, e.t, late, round);
         break;
       }

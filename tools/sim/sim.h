@@ -45,6 +45,7 @@ struct Costs {
   double shmLatency = 1e-6;     // one way within a host
   double shmRate = 5e9;         // bytes/s within a host
   double stripeMin = 262144;    // bytes from which a message is striped over the rails
+  double railDirectMin = 8192;  // bytes from which a send naming a rail takes it (Op::rail)
   // Messages up to this many bytes leave a host (each rail) in the order they were written:
   // a socket hands that much to the NIC's queue at once (TCP's initial window, 10
   // segments, after an idle connection), the queue is first in, first out, and drains at
@@ -78,6 +79,13 @@ struct Op {
   bool late = false;  // kRecv: awaited at the end of the next round
   int32_t peer = -1;  // rank (kMcastRecv: the root); kMcast*: group id in `groups`
   double bytes = 0;
+  // kSend: posted only once the op `after` of the same round (its index from the round's
+  // first op: a receive) has completed, and after the earlier such sends to the same peer
+  // (coll::Schedule::send's `after`); -1: when the round starts.
+  int32_t after = -1;
+  // kSend: the rail its data takes (coll::Schedule::send's `rail`: from railDirectMin bytes
+  // on, by rendezvous; rail 0 whole, not striped); -1: the ordinary way.
+  int8_t rail = -1;
 };
 
 // One rank's collective: ops, and where each round starts.
@@ -120,6 +128,8 @@ class Simulator {
     bool sendPosted = false, recvPosted = false;
     bool recvLate = false;
     uint32_t recvRound = 0;
+    int64_t recvOp = -1;  // the receive's op (index in ops_)
+    int8_t rail = -1;     // the data's one rail (a rail-directed send), or -1
     bool dataArrived = false, rtsArrived = false, ctsSent = false, rendezvous = false;
     int partsLeft = 0;  // striped data still in flight
     bool sendDone = false, recvDone = false;
@@ -141,6 +151,11 @@ class Simulator {
     bool finished = false;
     bool posted = false;  // the current round's steps are posted
     double cpu = 0;       // when the rank's CPU is free
+    // Rounds with sends that wait for a receive (Op::after): the round's first op, its
+    // receives done (by op), and the waiting sends (ops_ indices, in order).
+    uint64_t first = 0;
+    std::vector<uint8_t> done;
+    std::vector<uint64_t> waiting;
   };
 
   enum class Ev : uint8_t {
@@ -165,6 +180,8 @@ class Simulator {
   int hostOf(int rank) const { return rank / perHost_; }
   void push(double t, Ev k, int32_t a, int64_t b = 0);
   void runRound(int rank, double now);
+  double postSend(int rank, const Op& o, double t);
+  void postWaiting(int rank, double now);
   void endRound(int rank, double t);
   void opDone(int rank, double t, bool late, uint32_t lateRound);
   // A TCP connection per ordered pair of ranks and rail carries its messages one after
