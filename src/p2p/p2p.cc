@@ -457,6 +457,10 @@ class DataStream final : public transport::OutFrame {
 void sendControl(int peer, const transport::FrameHeader& h) {
   auto* f = new MsgFrame;
   f->setFrame(h);
+  // A clear-to-send or a stripe acknowledgement need not wait for the eager messages
+  // queued to the peer before it (a pipeline's segments: the peer's next transfer to us
+  // would wait for all of them); matching orders neither.
+  f->urgent = h.type == transport::FrameType::kCts || h.type == transport::FrameType::kStripeAck;
   route(peer, f);
 }
 

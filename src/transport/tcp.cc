@@ -264,6 +264,14 @@ class TcpConn final : public progress::EventHandler {
   bool idle() const { return outq_.empty(); }
 
   void enqueue(OutFrame* f) {
+    if (f->urgent && outq_.size() > 1 && !consuming_) {
+      // Behind the frame being written (the front) and the urgent frames before it. (Not
+      // while consume() walks the queue: the bytes written belong to the frames in order.)
+      auto at = outq_.begin() + 1;
+      while (at != outq_.end() && (*at)->urgent) ++at;
+      outq_.insert(at, f);
+      return;
+    }
     outq_.push_back(f);
     if (outq_.size() == 1 && st_ != State::kConnecting) flush();
   }
@@ -445,6 +453,7 @@ class TcpConn final : public progress::EventHandler {
   uint64_t challenge_[2] = {0, 0};
   uint64_t myNonce_ = 0;
   std::deque<OutFrame*> outq_;
+  bool consuming_ = false;  // consume() is walking outq_ (enqueue only appends)
 
  private:
   friend class TcpTransport;
@@ -511,6 +520,11 @@ class TcpConn final : public progress::EventHandler {
   }
 
   void consume(size_t n) {
+    consuming_ = true;
+    struct Done {
+      bool& flag;
+      ~Done() { flag = false; }
+    } done{consuming_};
     while (n > 0 && !outq_.empty()) {
       OutFrame* f = outq_.front();
       if (n >= f->bytesLeft) {

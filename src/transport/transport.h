@@ -31,6 +31,12 @@ class OutFrame {
   // written, in wire order, and clears the flag. refill() may set the flag again.
   virtual void prepare() {}
   bool unprepared = false;
+  // A control frame that carries no envelope and concerns a transfer already agreed (a
+  // rendezvous clear-to-send, a striped transfer's acknowledgement): it goes ahead of the
+  // frames queued to the peer that have not started (after the other such frames), so it
+  // never waits behind eager messages written before it. Nothing that matching orders
+  // (an eager message, a request to send) may set it.
+  bool urgent = false;
 
   unsigned char hdr[kHeaderBytes];
   iovec iov[4];
