@@ -436,7 +436,8 @@ int main(int argc, char** argv) {
             p.ops.push_back({Op::Kind::kLocalCopy, false, -1, static_cast<double>(s.bytes)});
             break;
           case K::kReduce:
-            p.ops.push_back({Op::Kind::kLocalReduce, false, -1, static_cast<double>(s.bytes)});
+            p.ops.push_back(
+                {Op::Kind::kLocalReduce, false, -1, static_cast<double>(s.bytes), s.after});
             break;
           case K::kLocal:
             break;  // bookkeeping: no cost modelled

@@ -136,15 +136,23 @@ void Schedule::copy(const void* src, int64_t scount, MPI_Datatype stype, void* d
   add(std::move(s));
 }
 
-void Schedule::reduce(MPI_Op op, const void* in, void* inout, int64_t count, MPI_Datatype type) {
-  if (count == 0) return;
+int Schedule::reduce(MPI_Op op, const void* in, void* inout, int64_t count, MPI_Datatype type,
+                     int after) {
+  if (count == 0) return -1;
+  if (after >= 0 &&
+      (static_cast<size_t>(after) < roundStart_ || static_cast<size_t>(after) >= steps_.size() ||
+       steps_[static_cast<size_t>(after)].kind != Step::Kind::kRecv) &&
+      !buildError_)
+    buildError_ = MPI_ERR_INTERN;
   Step s{Step::Kind::kReduce};
+  s.after = after;
   s.op = op;
   s.src = in;
   s.dst = inout;
   s.count = count;
   s.type = type;
   add(std::move(s));
+  return static_cast<int>(steps_.size() - 1);
 }
 
 void Schedule::local(std::function<int()> fn) {
@@ -194,6 +202,7 @@ int Schedule::start(p2p::Request* owner) {
   polls_.clear();
   waiting_.clear();
   stepReq_.clear();
+  stepRan_.clear();
   firstPending_ = 0;
   running_ = true;
   --comm_.idleRefs;
@@ -230,6 +239,7 @@ void Schedule::runRound(size_t round) {
   late_.clear();
   roundFirst_ = first;
   stepReq_.assign(last - first, nullptr);
+  stepRan_.assign(last - first, 0);
   waiting_.clear();
   const bool lastRound = round + 1 == rounds_.size();
   for (size_t i = first; i < last && !error_; ++i) {
@@ -251,6 +261,10 @@ void Schedule::runRound(size_t round) {
         rc = copyLocal(s.src, s.count, s.type, s.dst, s.rcount, s.rtype);
         break;
       case Step::Kind::kReduce:
+        if (s.after >= 0) {
+          waiting_.push_back(i);
+          continue;
+        }
         rc = op::apply(s.op, s.src, s.dst, s.count, s.type);
         break;
       case Step::Kind::kLocal:
@@ -263,27 +277,40 @@ void Schedule::runRound(size_t round) {
         break;
       }
     }
+    stepRan_[i - first] = 1;
     if (r) (s.late && !lastRound ? late_ : pending_).push_back(r);
     stepReq_[i - first] = r;
     if (rc) error_ = rc;
   }
 }
 
-// Posts the waiting sends whose step has completed, each only after the earlier waiting
-// sends to its peer. True if any was posted.
+// Runs the waiting steps whose step has completed: reductions in step order, each send
+// after the earlier waiting sends to its peer. True if any ran.
 bool Schedule::postWaiting() {
-  bool posted = false;
+  bool ran = false;
   // Peers with an earlier send still waiting: a few (a pipeline's children).
   std::vector<int> held;
+  bool reduceHeld = false;  // an earlier reduction is still waiting
   size_t kept = 0;
   for (size_t w = 0; w < waiting_.size(); ++w) {
     const size_t i = waiting_[w];
     const Step& s = steps_[i];
-    const p2p::Request* dep = stepReq_[static_cast<size_t>(s.after) - roundFirst_];
-    const bool ready = !error_ && (dep == nullptr || dep->complete);
-    if (!ready || std::find(held.begin(), held.end(), s.peer) != held.end()) {
-      if (std::find(held.begin(), held.end(), s.peer) == held.end()) held.push_back(s.peer);
+    const size_t d = static_cast<size_t>(s.after) - roundFirst_;
+    const p2p::Request* dep = stepReq_[d];
+    const bool depDone = dep ? dep->complete : stepRan_[d] != 0;
+    const bool isSend = s.kind == Step::Kind::kSend;
+    const bool wasHeld =
+        isSend ? std::find(held.begin(), held.end(), s.peer) != held.end() : reduceHeld;
+    if (error_ || !depDone || wasHeld) {
+      if (isSend && !wasHeld) held.push_back(s.peer);
+      if (!isSend) reduceHeld = true;
       waiting_[kept++] = i;
+      continue;
+    }
+    if (!isSend) {
+      if (int rc = op::apply(s.op, s.src, s.dst, s.count, s.type)) error_ = rc;
+      stepRan_[i - roundFirst_] = 1;
+      ran = true;
       continue;
     }
     p2p::Request* r = nullptr;
@@ -294,10 +321,11 @@ bool Schedule::postWaiting() {
     }
     pending_.push_back(r);
     stepReq_[i - roundFirst_] = r;
-    posted = true;
+    stepRan_[i - roundFirst_] = 1;
+    ran = true;
   }
   waiting_.resize(kept);
-  return posted;
+  return ran;
 }
 
 bool Schedule::advance() {
@@ -348,6 +376,7 @@ bool Schedule::advance() {
     }
     pending_.clear();
     stepReq_.clear();
+    stepRan_.clear();
     firstPending_ = 0;
     while (!error_ && next_ < rounds_.size() && roundSkip_[next_] && roundSkip_[next_]()) ++next_;
     if (!error_ && next_ == rounds_.size() && !late_.empty()) {

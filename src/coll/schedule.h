@@ -66,16 +66,16 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   // it joins the two ranks (rail 0: whole on rail 0, not striped); otherwise (-1) the
   // ordinary way.
   //
-  // after >= 0 (a step of the same round, as recv() returned it): the send is posted only
-  // once that step has completed, not when the round starts, and the round waits for it
-  // too. Such sends keep their order per peer: one is posted only when every earlier
-  // send of the round to the same peer has been. A pipeline is then one round: each
+  // after >= 0 (a step of the same round, as recv() or reduce() returned it): the send is
+  // posted only once that step has completed, not when the round starts, and the round
+  // waits for it too. Such sends keep their order per peer: one is posted only when every
+  // earlier send of the round to the same peer has been. A pipeline is then one round: each
   // segment is forwarded as soon as it is in, while the next ones are on their way,
   // rather than one segment per round with every rank in step (a round's handshakes then
   // overlap the data, and one slow edge does not stall the whole tree's round).
   void send(const void* buf, int64_t count, MPI_Datatype type, int peer, int rail = -1,
             int after = -1);
-  // Returns the step's index, for a later send's `after`.
+  // Returns the step's index, for a later step's `after`.
   int recv(void* buf, int64_t count, MPI_Datatype type, int peer);
   // A receive posted in this round but awaited only at the end of the next one (phased
   // exchanges post the receive, then tell the sender they are ready, in one round).
@@ -83,8 +83,13 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   // copyLocal(src, scount, stype, dst, rcount, rtype).
   void copy(const void* src, int64_t scount, MPI_Datatype stype, void* dst, int64_t rcount,
             MPI_Datatype rtype);
-  // inout = in (op) inout, elementwise (op::apply).
-  void reduce(MPI_Op op, const void* in, void* inout, int64_t count, MPI_Datatype type);
+  // inout = in (op) inout, elementwise (op::apply). after >= 0 (a receive of the same
+  // round): done once that receive has completed, not when the round starts; such
+  // reductions run in step order (one only after every earlier waiting one), so a send
+  // `after` the last of several has all of them in its buffer. Returns the step's index
+  // (-1 when count is 0: nothing to do or wait for).
+  int reduce(MPI_Op op, const void* in, void* inout, int64_t count, MPI_Datatype type,
+             int after = -1);
   // Any local work; returns an MPI error class.
   void local(std::function<int()> fn);
   // An operation that completes over time: fn is called when the round runs and then on
@@ -135,8 +140,8 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
     bool late;      // kRecv posted in one round and awaited at the end of the next
     int peer;       // kSend, kRecv
     int64_t bytes;  // kSend, kRecv, kReduce: count x type size; kCopy: the source's
-    int after;      // kSend: the step of the same round (its index within the round) it
-                    // waits for (send's `after`), or -1
+    int after;      // kSend, kReduce: the step of the same round (its index within the
+                    // round) it waits for (`after`), or -1
     int rail;       // kSend: send's `rail`, or -1
   };
   // fn(round, step) for every step, round by round, in the order they run.
@@ -156,7 +161,7 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
     MPI_Op op = MPI_OP_NULL;
     int peer = 0;
     int rail = -1;   // kSend
-    int after = -1;  // kSend: step index it waits for (send's `after`)
+    int after = -1;  // kSend, kReduce: step index it waits for (`after`)
     std::function<int()> fn;
     PollFn pollFn;
     std::function<void()> abort;
@@ -190,10 +195,12 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   std::vector<p2p::Request*> pending_;
   std::vector<p2p::Request*> late_;  // posted this round, joining pending_ in the next
   std::vector<size_t> polls_;        // polled steps of the current round not yet done
-  // The current round: its first step, each step's request (while the round runs), and
-  // its sends waiting for an earlier step (send's `after`), in step order.
+  // The current round: its first step, each step's request (while the round runs) or
+  // whether it ran (a local step), and its steps waiting for an earlier one (`after`), in
+  // step order.
   size_t roundFirst_ = 0;
   std::vector<p2p::Request*> stepReq_;
+  std::vector<uint8_t> stepRan_;
   std::vector<size_t> waiting_;
   std::vector<std::function<void()>> onStart_;
   size_t firstPending_ = 0;  // pending_[0..firstPending_) are known complete

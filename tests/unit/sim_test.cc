@@ -343,6 +343,26 @@ TEST(SimRanks, SendsAfterAReceiveForwardEachPieceAsItComes) {
   EXPECT_NEAR(r.rankEnd[2], 5 * piece / kRate, 1e-9);
 }
 
+// A reduction waiting for a receive runs once that is in, and a send waiting for the last
+// reduction goes once both have run: rank 1 combines its two children's pieces (in at
+// 0.2 s: they share its port) in 0.1 s each and sends the result to rank 3 (0.1 s).
+TEST(SimRanks, ReductionsAfterReceivesThenTheSend) {
+  const double piece = 1e5;
+  Costs c = zeroCosts();
+  c.reduceRate = kRate;
+  Simulator s(oneSwitch(4), c, 4, 1);
+  Program mid;
+  mid.endRound();
+  mid.ops.push_back(recv(0, piece));
+  mid.ops.push_back({Op::Kind::kLocalReduce, false, -1, piece, 0});
+  mid.ops.push_back(recv(2, piece));
+  mid.ops.push_back({Op::Kind::kLocalReduce, false, -1, piece, 2});
+  mid.ops.push_back({Op::Kind::kSend, false, 3, piece, 3});
+  const Result r = runAll(s, {rounds({{send(1, piece)}}), mid, rounds({{send(1, piece)}}),
+                              rounds({{recv(1, piece)}})});
+  EXPECT_NEAR(r.rankEnd[3], 0.5, 1e-9);
+}
+
 // A send naming a rail takes it whole: rank 0's two messages, one on each rail, go at once
 // (one message time); on one rail they would share the cable (two).
 TEST(SimRanks, ASendNamingARailTakesIt) {

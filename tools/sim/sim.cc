@@ -324,6 +324,11 @@ void Simulator::runRound(int rank, double now) {
         t += o.bytes / costs_.copyRate;
         break;
       case Op::Kind::kLocalReduce:
+        if (o.after >= 0) {
+          if (st.done.empty()) st.done.assign(last - first, 0);
+          st.waiting.push_back(i);
+          break;
+        }
         t += o.bytes / costs_.reduceRate;
         break;
       case Op::Kind::kSend:
@@ -408,20 +413,29 @@ double Simulator::postSend(int rank, const Op& o, double t) {
   return t;
 }
 
-// Posts the rank's waiting sends whose receive is done, each after the earlier waiting
-// sends to its peer (coll::Schedule::postWaiting).
+// Runs the rank's waiting ops whose op is done: reductions in order, each send after the
+// earlier waiting sends to its peer (coll::Schedule::postWaiting).
 void Simulator::postWaiting(int rank, double now) {
   RankState& st = state_[static_cast<size_t>(rank)];
   double t = std::max(now, st.cpu);
   std::vector<int32_t> held;
+  bool reduceHeld = false;
   std::vector<uint64_t> still;
   for (size_t w = 0; w < st.waiting.size(); ++w) {
     const uint64_t i = st.waiting[w];
     const Op& o = ops_[i];
-    const bool isHeld = std::find(held.begin(), held.end(), o.peer) != held.end();
+    const bool isSend = o.kind == Op::Kind::kSend;
+    const bool isHeld =
+        isSend ? std::find(held.begin(), held.end(), o.peer) != held.end() : reduceHeld;
     if (isHeld || !st.done[static_cast<size_t>(o.after)]) {
-      if (!isHeld) held.push_back(o.peer);
+      if (isSend && !isHeld) held.push_back(o.peer);
+      if (!isSend) reduceHeld = true;
       still.push_back(i);
+      continue;
+    }
+    if (!isSend) {  // a reduction: done once run (a send after it may go in this pass)
+      t += o.bytes / costs_.reduceRate;
+      st.done[static_cast<size_t>(i - st.first)] = 1;
       continue;
     }
     t = postSend(rank, o, t);

@@ -79,9 +79,10 @@ struct Op {
   bool late = false;  // kRecv: awaited at the end of the next round
   int32_t peer = -1;  // rank (kMcastRecv: the root); kMcast*: group id in `groups`
   double bytes = 0;
-  // kSend: posted only once the op `after` of the same round (its index from the round's
-  // first op: a receive) has completed, and after the earlier such sends to the same peer
-  // (coll::Schedule::send's `after`); -1: when the round starts.
+  // kSend, kLocalReduce: done only once the op `after` of the same round (its index from
+  // the round's first op: a receive, or for a send a reduction) has completed; a send also
+  // after the earlier such sends to the same peer, a reduction after the earlier such
+  // reductions (coll::Schedule's `after`); -1: when the round starts.
   int32_t after = -1;
   // kSend: the rail its data takes (coll::Schedule::send's `rail`: from railDirectMin bytes
   // on, by rendezvous; rail 0 whole, not striped); -1: the ordinary way.

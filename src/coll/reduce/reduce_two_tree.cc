@@ -6,12 +6,14 @@
 // sends or receives two edges on one rail), so each NIC carries half of the vector each
 // way. Commutative ops only (partial results combine ranks out of rank order).
 //
-// Rounds are aligned by height (leaves 0): a rank of height h in a lane sends its segment
-// k to its parent in round k+h, and the parent posts that receive in the same round. A
-// rank reduces its children's segment k into its accumulator (the lane's part of its own
-// input, copied) just before it sends it on; each child's partial results land in a
-// temporary of the lane's size, so a fast child never overwrites a segment not yet
-// combined.
+// The pipeline is one round of the schedule (like the broadcast's, bcast_segments.cc): a
+// rank posts the receive of every segment from every child at once, reduces a child's
+// segment k into its accumulator (the lane's part of its own input, copied) as soon as it
+// is in, and sends segment k on to its parent once every child's has been combined
+// (Schedule's `after`; the reductions run in step order). Leaves send everything at once.
+// Each child's partial results land in a temporary of the lane's size, so a fast child
+// never overwrites a segment not yet combined. Segments go to a parent in the order
+// (k, lane), the order the parent posts its receives from that child in.
 //
 // The two-tree allreduce is this reduction to rank 0 followed by the two-tree broadcast
 // from rank 0 in one schedule.
@@ -54,28 +56,20 @@ void addReduceTwoLanes(Schedule& s, const void* sendbuf, void* recvbuf, int64_t 
       from[l].push_back(s.temp(lo[l + 1] - lo[l], type));
   auto segsOf = [&](int l) { return (lo[l + 1] - lo[l] + seg - 1) / seg; };
   const int64_t most = std::max(segsOf(0), segsOf(1));
-  const int top = std::max(lanes[0].height, lanes[1].height);
-  for (int64_t t = 0; t <= most + top; ++t) {
-    // Receives (children of every height, in lane and child order), then this rank's own
-    // combining and sending.
-    for (int l = 0; l < 2; ++l)
-      for (size_t c = 0; c < lanes[l].children.size(); ++c) {
-        const LaneChild& child = lanes[l].children[c];
-        const int64_t k = t - child.height;
-        if (k < 0 || k >= segsOf(l)) continue;
-        const int64_t off = k * seg, len = std::min(seg, lo[l + 1] - lo[l] - off);
-        s.recv(elemAt(from[l][c], off, dt), len, type, real(child.rank));
-      }
+  for (int64_t k = 0; k < most; ++k)
     for (int l = 0; l < 2; ++l) {
-      const int64_t k = t - lanes[l].height;
-      if (k < 0 || k >= segsOf(l)) continue;
+      if (k >= segsOf(l)) continue;
       const int64_t off = k * seg, len = std::min(seg, lo[l + 1] - lo[l] - off);
       void* at = elemAt(acc, lo[l] + off, dt);
-      for (void* part : from[l]) s.reduce(op, elemAt(part, off, dt), at, len, type);
-      if (v != 0) s.send(at, len, type, real(lanes[l].parent), lanes[l].parentRail);
+      int combined = -1;  // the last reduction of this segment
+      for (size_t c = 0; c < lanes[l].children.size(); ++c) {
+        void* part = elemAt(from[l][c], off, dt);
+        const int in = s.recv(part, len, type, real(lanes[l].children[c].rank));
+        combined = s.reduce(op, part, at, len, type, in);
+      }
+      if (v != 0) s.send(at, len, type, real(lanes[l].parent), lanes[l].parentRail, combined);
     }
-    s.endRound();
-  }
+  s.endRound();
 }
 
 int reduceTwoTreeSchedule(Plan& p) {
