@@ -3,7 +3,11 @@
 // last ones short or empty when B is not a multiple of n or smaller than n), and scattered
 // down a binomial tree so that block i ends up at relative rank i (v = r - root mod n).
 // A rank receives once, from v minus its lowest set bit, the blocks of its subtree
-// [v, v + lowbit) and then sends each child v + 2^k its subtree's blocks, all at once.
+// [v, v + lowbit) and then sends each child v + 2^k its subtree's blocks, one after the
+// other, the largest subtree first. (All at once, the sends shared the rank's cable, so
+// the first child, whose subtree is on the longest path, had its half only when the root
+// had sent everything: 2.5 s instead of 1.3 for the scatter of 4 MiB on 16 hosts x 2 rails
+// at 12.5 Mbit/s, in ccmpi-sim and on the emulated cluster alike.)
 // ceil(log2 n) hops; the root sends about B (n-1)/n bytes in all. Empty ranges move no
 // message (both sides compute them alike).
 //
@@ -59,8 +63,8 @@ void addBcastScatterBytes(Schedule& s, unsigned char* bytes, int64_t total, int6
     int64_t off, len;
     range(v + mask, v + 2 * mask, &off, &len);
     if (len > 0) s.send(bytes + off, len, MPI_BYTE, (v + mask + root) % n);
+    s.endRound();
   }
-  s.endRound();
 }
 
 }  // namespace ccmpi::coll
