@@ -59,11 +59,14 @@ struct Model {
     const double packets = std::max(1.0, std::ceil(m / kMss));
     return i * p.sendUs + ((packets - 1) * k + i) * xfer(m) / packets;
   }
-  // A pipeline of `segs` segments of s bytes through `depth` hops, `sends` segments per
-  // rank and round on one rail's cable, `extra` per round.
+  // A pipeline of `segs` segments of s bytes through `depth` hops, flowing: each rank
+  // forwards a segment as soon as it is in (bcast_segments.cc), `sends` segments on one
+  // rail's cable for every segment it receives. The first segment goes down the depth, a
+  // whole message and `extra` a hop; the others follow at the pace of the busiest cable.
   double pipeline(double s, double segs, int depth, int sends, double extra) const {
-    const double rounds = segs + std::max(depth, 1) - 1;
-    return rounds * (msg(s) + (sends - 1) * (xfer(s) + p.sendUs) + extra);
+    const double pace = sends * (xfer(s) + p.sendUs);
+    const double hop = msg(s) + (sends - 1) * (xfer(s) + p.sendUs) + extra;
+    return std::max(depth, 1) * hop + (segs - 1) * pace;
   }
   // The binomial tree (bcast_binomial.cc): each rank sends to its children largest
   // subtree first with blocking sends. Eager ones are all handed to TCP at once and share
@@ -88,9 +91,8 @@ struct Model {
     return *std::max_element(at.begin(), at.end());
   }
   // The two-lane pipelines: half of the buffer down each lane in segments of
-  // laneSegment(); with two rails each rank's two segments of a round go on two NICs (a
-  // rail-directed send from CCMPI_RAIL_DIRECT_MIN: a rendezvous, u more), with one both
-  // on the same.
+  // laneSegment(); with two rails a rank's two lanes go on two NICs (a rail-directed send
+  // from CCMPI_RAIL_DIRECT_MIN: a rendezvous, u more a hop), with one both on the same.
   double twoLanes(double B, int depth) const {
     const double s = static_cast<double>(laneSegment(static_cast<int64_t>(B), depth));
     const double lane = B / 2;

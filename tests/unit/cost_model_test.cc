@@ -56,6 +56,18 @@ TEST(CostModel, LinearSendsEverythingAtOnce) {
   EXPECT_DOUBLE_EQ(predictBcastUs("linear", 5000, p), 10 + 300 + 5000 + 14 * (5000 + 10.0));
 }
 
+TEST(CostModel, PipelinesFlow) {
+  // The chain of 16 ranks, 4 segments of 64 KiB (CCMPI_BCAST_SEGMENT's default), eager:
+  // the first segment takes 15 hops of a whole message (o + l + s/b), the other 3 follow
+  // one segment time (s/b + o) apart.
+  const double s = 65536;
+  EXPECT_DOUBLE_EQ(predictBcastUs("chain", 4 * 65536, params(10)),
+                   15 * (10 + 100 + s) + 3 * (s + 10));
+  // The binary tree (depth 4): an interior rank sends every segment twice on its cable.
+  EXPECT_DOUBLE_EQ(predictBcastUs("binary_tree", 4 * 65536, params(10)),
+                   4 * (10 + 100 + s + (s + 10)) + 3 * 2 * (s + 10));
+}
+
 TEST(CostModel, NoModelNoRate) {
   EXPECT_EQ(predictBcastUs("nosuch", 1000, params(0)), -1);
   BcastCostParams p = params(0);
