@@ -8,7 +8,10 @@
 // done: a multicast message being paced out or awaited). Running a round executes its
 // steps in order: local operations at once, communication posted without waiting. The
 // next round starts when every request and polled operation of the current one has
-// completed, so a step may use anything earlier rounds received or sent. Temporary
+// completed, so a step may use anything earlier rounds received or sent. Within a round, a
+// send or a reduction may wait for a receive of the same round (`after`): a pipeline is
+// then one round whose segments flow through a rank as they come, with no rank in step
+// with another. Temporary
 // buffers belong to the schedule and live as long as it does.
 //
 // Running schedules sit on a list that the progress engine advances on every poll (a
