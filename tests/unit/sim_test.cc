@@ -358,8 +358,8 @@ TEST(SimRanks, ReductionsAfterReceivesThenTheSend) {
   mid.ops.push_back(recv(2, piece));
   mid.ops.push_back({Op::Kind::kLocalReduce, false, -1, piece, 2});
   mid.ops.push_back({Op::Kind::kSend, false, 3, piece, 3});
-  const Result r = runAll(s, {rounds({{send(1, piece)}}), mid, rounds({{send(1, piece)}}),
-                              rounds({{recv(1, piece)}})});
+  const Result r = runAll(
+      s, {rounds({{send(1, piece)}}), mid, rounds({{send(1, piece)}}), rounds({{recv(1, piece)}})});
   EXPECT_NEAR(r.rankEnd[3], 0.5, 1e-9);
 }
 
