@@ -100,11 +100,7 @@ void Schedule::send(const void* buf, int64_t count, MPI_Datatype type, int peer,
   s.type = type;
   s.peer = peer;
   s.rail = rail;
-  // A step of this round, before this one; anything else could never be waited for.
-  if (after >= 0 &&
-      (static_cast<size_t>(after) < roundStart_ || static_cast<size_t>(after) >= steps_.size()) &&
-      !buildError_)
-    buildError_ = MPI_ERR_INTERN;
+  checkAfter(after, false);
   s.after = after;
   add(std::move(s));
 }
@@ -117,6 +113,15 @@ int Schedule::recv(void* buf, int64_t count, MPI_Datatype type, int peer) {
   s.peer = peer;
   add(std::move(s));
   return static_cast<int>(steps_.size() - 1);
+}
+
+// `after` must name a step of the round being built (a receive where `recvOnly`): any
+// other could never be waited for.
+void Schedule::checkAfter(int after, bool recvOnly) {
+  if (after < 0 || buildError_) return;
+  const size_t a = static_cast<size_t>(after);
+  if (a < roundStart_ || a >= steps_.size() || (recvOnly && steps_[a].kind != Step::Kind::kRecv))
+    buildError_ = MPI_ERR_INTERN;
 }
 
 void Schedule::recvLate(void* buf, int64_t count, MPI_Datatype type, int peer) {
@@ -139,11 +144,7 @@ void Schedule::copy(const void* src, int64_t scount, MPI_Datatype stype, void* d
 int Schedule::reduce(MPI_Op op, const void* in, void* inout, int64_t count, MPI_Datatype type,
                      int after) {
   if (count == 0) return -1;
-  if (after >= 0 &&
-      (static_cast<size_t>(after) < roundStart_ || static_cast<size_t>(after) >= steps_.size() ||
-       steps_[static_cast<size_t>(after)].kind != Step::Kind::kRecv) &&
-      !buildError_)
-    buildError_ = MPI_ERR_INTERN;
+  checkAfter(after, true);
   Step s{Step::Kind::kReduce};
   s.after = after;
   s.op = op;
@@ -241,6 +242,9 @@ void Schedule::runRound(size_t round) {
   stepReq_.assign(last - first, nullptr);
   stepRan_.assign(last - first, 0);
   waiting_.clear();
+  waitPeers_ = 0;
+  waitReduces_ = 0;
+  held_.clear();
   const bool lastRound = round + 1 == rounds_.size();
   for (size_t i = first; i < last && !error_; ++i) {
     const Step& s = steps_[i];
@@ -249,6 +253,12 @@ void Schedule::runRound(size_t round) {
     switch (s.kind) {
       case Step::Kind::kSend:
         if (s.after >= 0) {
+          // Counted once per peer (held_ gathers them): postWaiting stops when all of them
+          // are held.
+          if (std::find(held_.begin(), held_.end(), s.peer) == held_.end()) {
+            held_.push_back(s.peer);
+            ++waitPeers_;
+          }
           waiting_.push_back(i);
           continue;
         }
@@ -262,6 +272,7 @@ void Schedule::runRound(size_t round) {
         break;
       case Step::Kind::kReduce:
         if (s.after >= 0) {
+          ++waitReduces_;
           waiting_.push_back(i);
           continue;
         }
@@ -285,14 +296,19 @@ void Schedule::runRound(size_t round) {
 }
 
 // Runs the waiting steps whose step has completed: reductions in step order, each send
-// after the earlier waiting sends to its peer. True if any ran.
+// after the earlier waiting sends to its peer. True if any ran. Called on every advance
+// while steps wait, so it allocates nothing and stops scanning once every peer and the
+// reductions are held (a pipeline's list is hundreds of segments long; the ready ones are
+// at its front).
 bool Schedule::postWaiting() {
   bool ran = false;
   // Peers with an earlier send still waiting: a few (a pipeline's children).
-  std::vector<int> held;
+  std::vector<int>& held = held_;
+  held.clear();
   bool reduceHeld = false;  // an earlier reduction is still waiting
-  size_t kept = 0;
-  for (size_t w = 0; w < waiting_.size(); ++w) {
+  size_t kept = 0, w = 0;
+  for (; w < waiting_.size(); ++w) {
+    if (held.size() == waitPeers_ && (reduceHeld || waitReduces_ == 0)) break;
     const size_t i = waiting_[w];
     const Step& s = steps_[i];
     const size_t d = static_cast<size_t>(s.after) - roundFirst_;
@@ -310,6 +326,7 @@ bool Schedule::postWaiting() {
     if (!isSend) {
       if (int rc = op::apply(s.op, s.src, s.dst, s.count, s.type)) error_ = rc;
       stepRan_[i - roundFirst_] = 1;
+      --waitReduces_;
       ran = true;
       continue;
     }
@@ -324,6 +341,11 @@ bool Schedule::postWaiting() {
     stepRan_[i - roundFirst_] = 1;
     ran = true;
   }
+  // The rest (not looked at) stays, in order.
+  kept = static_cast<size_t>(std::copy(waiting_.begin() + static_cast<std::ptrdiff_t>(w),
+                                       waiting_.end(),
+                                       waiting_.begin() + static_cast<std::ptrdiff_t>(kept)) -
+                             waiting_.begin());
   waiting_.resize(kept);
   return ran;
 }

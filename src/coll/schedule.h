@@ -174,6 +174,7 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   MPI_Datatype keep(MPI_Datatype t);
   void runRound(size_t round);
   int post(const Step& s, p2p::Request** r);
+  void checkAfter(int after, bool recvOnly);
   bool postWaiting();
   void finish();
 
@@ -205,6 +206,9 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   std::vector<p2p::Request*> stepReq_;
   std::vector<uint8_t> stepRan_;
   std::vector<size_t> waiting_;
+  size_t waitPeers_ = 0;    // distinct peers of the round's waiting sends
+  size_t waitReduces_ = 0;  // waiting reductions not yet run
+  std::vector<int> held_;   // postWaiting's scratch: peers with a send still waiting
   std::vector<std::function<void()>> onStart_;
   size_t firstPending_ = 0;  // pending_[0..firstPending_) are known complete
   int error_ = MPI_SUCCESS;

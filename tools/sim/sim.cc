@@ -418,9 +418,10 @@ double Simulator::postSend(int rank, const Op& o, double t) {
 void Simulator::postWaiting(int rank, double now) {
   RankState& st = state_[static_cast<size_t>(rank)];
   double t = std::max(now, st.cpu);
-  std::vector<int32_t> held;
+  std::vector<int32_t>& held = held_;  // scratch, reused: no allocation per receive
+  held.clear();
   bool reduceHeld = false;
-  std::vector<uint64_t> still;
+  size_t kept = 0;
   for (size_t w = 0; w < st.waiting.size(); ++w) {
     const uint64_t i = st.waiting[w];
     const Op& o = ops_[i];
@@ -430,7 +431,7 @@ void Simulator::postWaiting(int rank, double now) {
     if (isHeld || !st.done[static_cast<size_t>(o.after)]) {
       if (isSend && !isHeld) held.push_back(o.peer);
       if (!isSend) reduceHeld = true;
-      still.push_back(i);
+      st.waiting[kept++] = i;
       continue;
     }
     if (!isSend) {  // a reduction: done once run (a send after it may go in this pass)
@@ -441,7 +442,7 @@ void Simulator::postWaiting(int rank, double now) {
     t = postSend(rank, o, t);
   }
   st.cpu = t;
-  st.waiting = std::move(still);
+  st.waiting.resize(kept);
 }
 
 // The rank's current round is done at t: the late receives it posted become the next

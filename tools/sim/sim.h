@@ -259,6 +259,7 @@ class Simulator {
   std::vector<double> mcastArrived_;            // per group: data at the receivers, or -1
   std::vector<std::vector<int>> mcastWaiting_;  // per group: receivers posted before that
   std::vector<Event> heap_;
+  std::vector<int32_t> held_;  // postWaiting's scratch
   uint64_t seq_ = 0;
   Result* res_ = nullptr;
 };
