@@ -700,7 +700,7 @@ case "$CASE" in
     ;;
 
   rails)
-    : "${MPIRUN:?}" "${RAILS:?}" "${CCMPI_INFO:?}" "${COLL_BCAST:?}" "${COLL_ALLTOALL:?}"
+    : "${MPIRUN:?}" "${RAILS:?}" "${CCMPI_INFO:?}" "${COLL_BCAST:?}" "${COLL_REDUCE:?}" "${COLL_ALLTOALL:?}"
     new_name rl; n=$NAME
     run "$CLUSTER" up --hosts 3 --rails 2 --rate 200mbit --name "$n" --owner $$
     [ "$RC" -eq 0 ] || fail "up failed (rc $RC)"
@@ -761,6 +761,22 @@ case "$CASE" in
     for k in 1 2 3; do sent1=$((sent1 + $(nic_tx $k r1) - b1[k])); done
     echo "two_tree: the hosts sent $sent1 bytes on r1"
     [ "$sent1" -ge 1048576 ] || fail "two_tree: r1 carried only $sent1 bytes"
+    # Two and three ranks: a parent may send both lanes to one child (and a child both to
+    # one parent), on different rails; the segments that leave rail 0 are posted first
+    # except to a peer the other lane's send reaches first, whose receives match in lane
+    # order. Every element checked, from every root; reductions of every op.
+    for np in 2 3; do
+      for alg in two_tree two_chain; do
+        run timeout 120 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" -n $np \
+          --env CCMPI_BCAST_ALGORITHM=$alg --env CCMPI_BCAST_LANE_SEGMENT=16k "$COLL_BCAST"
+        [ "$RC" -eq 0 ] && grep -q "^PASS coll_bcast" "$WORK/out" || fail "$alg on $np: rc $RC"
+      done
+      run timeout 120 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" -n $np \
+        --env CCMPI_REDUCE_ALGORITHM=two_tree --env CCMPI_ALLREDUCE_ALGORITHM=two_tree \
+        --env CCMPI_BCAST_LANE_SEGMENT=16k "$COLL_REDUCE"
+      [ "$RC" -eq 0 ] && grep -q "^PASS coll_reduce" "$WORK/out" ||
+        fail "two_tree reductions on $np: rc $RC"
+    done
     # The job's first communication a two-tree broadcast of 4 MiB from rank 0: the root's
     # edges take both rails from the first segment (its first messages to each peer go by
     # rendezvous, and the CTS, over the connection then open, decides the rail), so host

@@ -66,23 +66,45 @@ void addBcastLanes(Schedule& s, void* buf, int64_t count, MPI_Datatype type,
     const int64_t off = lo[l] + k * seg;
     return {off, std::min(seg, lo[l + 1] - off)};
   };
-  // Every segment's receive, then its forwarding, in the order (k, lane).
-  for (int64_t k = 0; k < most; ++k)
+  // Every segment's receives, then its forwarding, in the order (k, lane). A send that
+  // leaves rail 0 (rail-directed: a rendezvous whose request and clear-to-send travel on
+  // rail 0) is posted before those that stay on it, unless one of them goes to the same
+  // child earlier (the child's receives match that order): posted after, the request
+  // would queue on the NIC behind the whole of the eager segment just handed to TCP.
+  std::vector<int> in(lanes.size());
+  struct Out {
+    size_t lane;
+    int child, rail;
+  };
+  std::vector<Out> outs, later;
+  std::vector<int> stays;  // children of sends of this segment that stay on rail 0
+  for (int64_t k = 0; k < most; ++k) {
+    outs.clear();
+    later.clear();
+    stays.clear();
     for (size_t l = 0; l < lanes.size(); ++l) {
+      in[l] = -1;
       if (k >= segsOf(l)) continue;
-      const BcastLane& lane = lanes[l];
-      const auto [off, len] = at(l, k);
-      int in = -1;
-      if (lane.parent >= 0)
-        in = typed ? s.recv(elemAt(buf, off / size, dt), len / size, type, lane.parent)
-                   : s.recv(bytes + off, len, MPI_BYTE, lane.parent);
-      for (const auto& [child, rail] : lane.children) {
-        if (typed)
-          s.send(elemAt(buf, off / size, dt), len / size, type, child, rail, in);
-        else
-          s.send(bytes + off, len, MPI_BYTE, child, rail, in);
+      if (lanes[l].parent >= 0) {
+        const auto [off, len] = at(l, k);
+        in[l] = typed ? s.recv(elemAt(buf, off / size, dt), len / size, type, lanes[l].parent)
+                      : s.recv(bytes + off, len, MPI_BYTE, lanes[l].parent);
+      }
+      for (const auto& [child, rail] : lanes[l].children) {
+        const bool ahead = rail > 0 && std::find(stays.begin(), stays.end(), child) == stays.end();
+        (ahead ? outs : later).push_back({l, child, rail});
+        if (!ahead) stays.push_back(child);
       }
     }
+    outs.insert(outs.end(), later.begin(), later.end());
+    for (const Out& o : outs) {
+      const auto [off, len] = at(o.lane, k);
+      if (typed)
+        s.send(elemAt(buf, off / size, dt), len / size, type, o.child, o.rail, in[o.lane]);
+      else
+        s.send(bytes + off, len, MPI_BYTE, o.child, o.rail, in[o.lane]);
+    }
+  }
   s.endRound();
   if (!typed && !dt.contiguous() && !root) {
     s.copy(bytes, total, MPI_BYTE, buf, count, type);

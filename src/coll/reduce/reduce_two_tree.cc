@@ -56,19 +56,34 @@ void addReduceTwoLanes(Schedule& s, const void* sendbuf, void* recvbuf, int64_t 
       from[l].push_back(s.temp(lo[l + 1] - lo[l], type));
   auto segsOf = [&](int l) { return (lo[l + 1] - lo[l] + seg - 1) / seg; };
   const int64_t most = std::max(segsOf(0), segsOf(1));
-  for (int64_t k = 0; k < most; ++k)
+  // Per segment, both lanes' receives and reductions, then the sends up: one that leaves
+  // rail 0 first (as in bcast_segments.cc: a rendezvous request posted after an eager
+  // segment waits on the NIC behind all of it), unless both go to the same parent, whose
+  // receives match them in lane order.
+  const bool swap =
+      lanes[0].parent != lanes[1].parent && lanes[0].parentRail <= 0 && lanes[1].parentRail > 0;
+  int combined[2];  // the last reduction of this segment in each lane
+  for (int64_t k = 0; k < most; ++k) {
     for (int l = 0; l < 2; ++l) {
+      combined[l] = -1;
       if (k >= segsOf(l)) continue;
       const int64_t off = k * seg, len = std::min(seg, lo[l + 1] - lo[l] - off);
       void* at = elemAt(acc, lo[l] + off, dt);
-      int combined = -1;  // the last reduction of this segment
       for (size_t c = 0; c < lanes[l].children.size(); ++c) {
         void* part = elemAt(from[l][c], off, dt);
         const int in = s.recv(part, len, type, real(lanes[l].children[c].rank));
-        combined = s.reduce(op, part, at, len, type, in);
+        combined[l] = s.reduce(op, part, at, len, type, in);
       }
-      if (v != 0) s.send(at, len, type, real(lanes[l].parent), lanes[l].parentRail, combined);
     }
+    if (v == 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      const int l = swap ? 1 - i : i;
+      if (k >= segsOf(l)) continue;
+      const int64_t off = k * seg, len = std::min(seg, lo[l + 1] - lo[l] - off);
+      s.send(elemAt(acc, lo[l] + off, dt), len, type, real(lanes[l].parent), lanes[l].parentRail,
+             combined[l]);
+    }
+  }
   s.endRound();
 }
 
