@@ -141,6 +141,9 @@ int predict(int argc, char** argv) {
   }
   if (sizes.empty()) sizes = {1, 1024, 16384, 65536, 262144, 1048576, 4194304};
   ccmpi::coll::setJobRails(static_cast<int>(rails));
+  // The job's ranks per core as MPI_Init would set it: CCMPI_RANKS_PER_CORE, else none
+  // (a rank of its own per core).
+  if (const char* rpc = getenv("CCMPI_RANKS_PER_CORE")) ccmpi::coll::setJobRanksPerCore(atoi(rpc));
   ccmpi::coll::BcastCostParams p = ccmpi::coll::bcastCostParams(static_cast<int>(ranks));
   p.mcastLanes = std::min<int>(static_cast<int>(rails), ccmpi::transport::kMcastMaxLanes);
   for (uint64_t b : sizes)

@@ -32,75 +32,186 @@ Tunable<double> gRoundUs("CCMPI_LANE_ROUND_US", -1,
                          "(microseconds), for the broadcasts' cost model; below 0: "
                          "CCMPI_RAIL_HOP_US");
 
-constexpr double kMss = 1448;  // TCP payload per packet (Ethernet, timestamps)
+Tunable<double> gBurstBytes("CCMPI_LINK_BURST_BYTES", 0,
+                            "bytes a cable that has been idle passes at once (a shaper's token "
+                            "bucket: the emulated cluster's --bucket frames of 1448), for the "
+                            "broadcasts' cost model");
+Tunable<double> gLinkShare("CCMPI_LINK_SHARE", 1,
+                           "share of the link's payload rate one TCP stream gets (0..1), for "
+                           "the broadcasts' cost model");
+Tunable<double> gDuplexShare("CCMPI_LINK_DUPLEX_SHARE", 1,
+                             "share of a cable's payload rate left to data when the cable also "
+                             "carries the acknowledgements of data coming the other way "
+                             "(0..1), for the broadcasts' cost model");
+Tunable<double> gCpuUs("CCMPI_MESSAGE_CPU_US", 0,
+                       "CPU time of waking a rank for a message (microseconds: the context "
+                       "switches, the receive and what it sends on) when the job's ranks "
+                       "outnumber their machine's cores, for the broadcasts' cost model");
 
-int ceilLog2(int n) {
-  int k = 0;
-  while ((1 << k) < n) ++k;
-  return k;
+constexpr double kMss = 1448;  // TCP payload per packet (Ethernet, timestamps)
+// Rings longer than this are costed in closed form rather than step by step.
+constexpr int kRingSteps = 1024;
+
+// A tree over ranks 0..n-1 (0 the root): each rank's sends in the order it makes them,
+// as (child, bytes); empty messages are left out.
+using Tree = std::vector<std::vector<std::pair<int, double>>>;
+
+// The binomial tree (bcast_binomial.cc, bcast_scatter_bytes.cc): v sends to v + 2^k for
+// every 2^k below its lowest set bit, largest first; `bytes(v, mask)` what that edge
+// carries.
+template <typename Bytes>
+Tree binomialTree(int n, Bytes bytes) {
+  Tree t(static_cast<size_t>(n));
+  for (int v = 0; v < n; ++v) {
+    int low = 1;  // v's lowest set bit (n's next power of two for the root)
+    while (low < n && !(v & low)) low <<= 1;
+    for (int mask = low >> 1; mask > 0; mask >>= 1)
+      if (v + mask < n) {
+        const double m = bytes(v, mask);
+        if (m > 0) t[static_cast<size_t>(v)].emplace_back(v + mask, m);
+      }
+  }
+  return t;
 }
 
 struct Model {
   const BcastCostParams& p;
   double b() const { return p.bytesPerSec * 1e-6; }
-  // The bytes of one message of m on the wire: striped over the rails from stripeMin.
-  double xfer(double m) const {
+  // Bytes per microsecond a message of m gets: striped over the rails from stripeMin.
+  double rate(double m) const {
     const int over = p.rails > 1 && m >= static_cast<double>(p.stripeMin) ? p.rails : 1;
-    return m / (b() * over);
+    return b() * over * p.linkShare;
   }
+  double xfer(double m) const { return m / rate(m); }
+  // The same on a cable that has been idle: its first burstBytes pass at once.
+  double idle(double m) const { return std::max(0.0, m - p.burstBytes) / rate(m); }
+  // In a stream through ranks that send and receive at once (pipelines, rings).
+  double duplex(double m) const { return xfer(m) / std::max(0.05, p.duplexShare); }
   bool eager(double m) const { return m <= static_cast<double>(p.eagerLimit); }
-  // One message: its sender's overhead, a hop (three for a rendezvous: RTS, CTS, data)
-  // and its bytes.
-  double msg(double m) const { return p.sendUs + (eager(m) ? 1 : 3) * p.hopUs + xfer(m); }
-  // The i-th (from 1) of k eager messages of m bytes a sender hands to TCP at once: they
-  // share its cable packet by packet, so it is whole after ((P - 1)·k + i) of its P
-  // packets' times (one packet each: i of them; long ones: about k messages' time).
-  double shared(double m, int i, int k) const {
-    const double packets = std::max(1.0, std::ceil(m / kMss));
-    return i * p.sendUs + ((packets - 1) * k + i) * xfer(m) / packets;
-  }
-  // A pipeline of `segs` segments of s bytes through `depth` hops, flowing: each rank
-  // forwards a segment as soon as it is in (bcast_segments.cc), `sends` segments on one
-  // rail's cable for every segment it receives. The first segment goes down the depth, a
-  // whole message and `extra` a hop; the others follow at the pace of the busiest cable.
-  double pipeline(double s, double segs, int depth, int sends, double extra) const {
-    const double pace = sends * (xfer(s) + p.sendUs);
-    const double hop = msg(s) + (sends - 1) * (xfer(s) + p.sendUs) + extra;
-    return std::max(depth, 1) * hop + (segs - 1) * pace;
-  }
-  // The binomial tree (bcast_binomial.cc): each rank sends to its children largest
-  // subtree first with blocking sends. Eager ones are all handed to TCP at once and share
-  // the cable (shared()); a rendezvous waits for its transfer, so they go one after the
-  // other. The time is the last rank's arrival, walking the tree.
-  double binomial(double B) const {
-    const int n = p.ranks;
-    std::vector<double> at(static_cast<size_t>(n), 0);
-    for (int v = 0; v < n; ++v) {
-      int low = 1;  // v's lowest set bit (n's next power of two for the root)
-      while (low < n && !(v & low)) low <<= 1;
-      int k = 0;
-      for (int mask = low >> 1; mask > 0; mask >>= 1) k += v + mask < n;
-      int i = 0;
-      for (int mask = low >> 1; mask > 0; mask >>= 1) {
-        if (v + mask >= n) continue;
-        ++i;
-        at[static_cast<size_t>(v + mask)] =
-            at[static_cast<size_t>(v)] + (eager(B) ? p.hopUs + shared(B, i, k) : i * msg(B));
+  // One message on an idle cable: its sender's overhead, a hop (three for a rendezvous:
+  // RTS, CTS, data) and its bytes.
+  double msg(double m) const { return p.sendUs + (eager(m) ? 1 : 3) * p.hopUs + idle(m); }
+
+  // When each rank has its data, walking `t` from the root (at 0). A parent's sends go in
+  // order: a rendezvous waits for its transfer (the blocking sends of the binomial tree,
+  // one send per round in the scatter), so the next starts after it; a run of eager ones
+  // is handed to TCP at once and shares the cable packet by packet, so each is whole once
+  // the cable has carried, of every message of the run, as much as it has (a packet less
+  // of those after it). The time is the last rank's.
+  double walk(const Tree& t, std::vector<double>* at) const {
+    const size_t n = t.size();
+    at->assign(n, -1);
+    (*at)[0] = 0;
+    std::vector<int> order{0};
+    for (size_t q = 0; q < order.size(); ++q) {
+      const auto& kids = t[static_cast<size_t>(order[q])];
+      double cursor = (*at)[static_cast<size_t>(order[q])];
+      bool cableIdle = true;
+      for (size_t i = 0; i < kids.size();) {
+        const double m = kids[i].second;
+        if (!eager(m)) {
+          cursor += p.sendUs + 3 * p.hopUs + (cableIdle ? idle(m) : xfer(m));
+          (*at)[static_cast<size_t>(kids[i].first)] = cursor;
+          order.push_back(kids[i].first);
+          cableIdle = true;  // the next one's handshake leaves the cable idle
+          ++i;
+          continue;
+        }
+        size_t end = i;
+        while (end < kids.size() && eager(kids[end].second)) ++end;
+        for (size_t j = i; j < end; ++j) {
+          const double mj = kids[j].second;
+          double carried = 0;
+          for (size_t k = i; k < end; ++k)
+            carried += std::min(kids[k].second, k <= j ? mj : std::max(0.0, mj - kMss));
+          if (cableIdle) carried = std::max(0.0, carried - p.burstBytes);
+          (*at)[static_cast<size_t>(kids[j].first)] =
+              cursor + static_cast<double>(j - i + 1) * p.sendUs + p.hopUs + carried / rate(mj);
+          order.push_back(kids[j].first);
+        }
+        cursor += static_cast<double>(end - i) * p.sendUs;
+        cableIdle = false;
+        i = end;
       }
     }
-    return *std::max_element(at.begin(), at.end());
+    return *std::max_element(at->begin(), at->end());
   }
+  double walk(const Tree& t) const {
+    std::vector<double> at;
+    return walk(t, &at);
+  }
+
+  // A pipeline of `segs` segments of s bytes down `t` (its edges carry s each), flowing:
+  // each rank forwards a segment as soon as it is in (bcast_segments.cc). The first goes
+  // down the tree as a message of s would; the others follow at the pace of the busiest
+  // cable, `sends` segments for every one it receives.
+  double pipeline(const Tree& t, double segs, int sends) const {
+    return walk(t) + (segs - 1) * sends * (duplex(t[0].front().second) + p.sendUs);
+  }
+
   // The two-lane pipelines: half of the buffer down each lane in segments of
   // laneSegment(); with two rails a rank's two lanes go on two NICs (a rail-directed send
   // from CCMPI_RAIL_DIRECT_MIN: a rendezvous, u more a hop), with one both on the same.
-  double twoLanes(double B, int depth) const {
+  double laneSeg(double B, int depth) const {
     const double s = static_cast<double>(laneSegment(static_cast<int64_t>(B), depth));
-    const double lane = B / 2;
-    const double seg = std::min(s, lane);
-    const double segs = std::ceil(lane / seg);
+    return std::max(1.0, std::min(s, B / 2));
+  }
+  double laneSegments(double B, int depth) const {
+    return std::max(1.0, std::ceil(B / 2 / laneSeg(B, depth)));
+  }
+  double twoLanes(double B, int depth) const {
+    const double seg = laneSeg(B, depth);
+    const double segs = laneSegments(B, depth);
     const bool rails = p.rails >= 2;
     const bool directed = rails && seg >= static_cast<double>(p.railDirectMin);
-    return pipeline(seg, segs, depth, rails ? 1 : 2, directed ? p.roundUs : 0);
+    const int sends = rails ? 1 : 2;
+    const double pace = sends * (duplex(seg) + p.sendUs);
+    const double hop =
+        msg(seg) + (sends - 1) * (xfer(seg) + p.sendUs) + (directed ? 2 * p.hopUs + p.roundUs : 0);
+    return std::max(depth, 1) * hop + (segs - 1) * pace;
+  }
+
+  // Van de Geijn's: the blocks of ceil(B/n) scattered down the binomial tree (each edge
+  // carries its subtree's blocks), then the ring (bcast_scatter_ring_allgather.cc): at
+  // step i rank v sends block v - i to v + 1 once it has it (from v - 1 at step i - 1),
+  // after its own scatter and its previous send, and a rendezvous block also after the
+  // receiver's scatter (its receive is posted then).
+  double scatterRing(double B) const {
+    const int n = p.ranks;
+    const double chunk = std::ceil(B / n);
+    auto blockBytes = [&](int64_t first, int64_t last) {
+      return std::max(0.0, std::min(B, static_cast<double>(std::min<int64_t>(last, n)) * chunk) -
+                               std::min(B, static_cast<double>(first) * chunk));
+    };
+    std::vector<double> ready;
+    const double scatter =
+        walk(binomialTree(n, [&](int v, int mask) { return blockBytes(v + mask, v + 2 * mask); }),
+             &ready);
+    auto block = [&](int64_t i) { return blockBytes(i, i + 1); };
+    const double c = block(0);
+    const double step = p.sendUs + (eager(c) ? 1 : 3) * p.hopUs + duplex(c);
+    if (n > kRingSteps) return scatter + (n - 1) * step;
+    // sent[v]: when v's send of the current step ends (-1: none yet); in[v]: when v has
+    // the block it sends at this step.
+    std::vector<double> sent(static_cast<size_t>(n), -1), in(ready), next(static_cast<size_t>(n));
+    double last = scatter;
+    for (int i = 0; i < n - 1; ++i) {
+      for (int v = 0; v < n; ++v) {
+        const auto vs = static_cast<size_t>(v), right = static_cast<size_t>((v + 1) % n);
+        const double m = block(((v - i) % n + n) % n);
+        if (m <= 0) {
+          next[right] = ready[right];
+          continue;
+        }
+        double start = std::max({ready[vs], in[vs], sent[vs]});
+        if (!eager(m)) start = std::max(start, ready[right]);
+        sent[vs] = start + (i == 0 ? p.sendUs + (eager(m) ? 1 : 3) * p.hopUs + idle(m) : step);
+        next[right] = sent[vs];
+        last = std::max(last, sent[vs]);
+      }
+      in.swap(next);
+    }
+    return last;
   }
 };
 
@@ -118,50 +229,79 @@ BcastCostParams bcastCostParams(int ranks) {
   p.eagerLimit = p2p::eagerLimit();
   p.stripeMin = p2p::stripeMin();
   p.railDirectMin = p2p::railDirectMin();
+  p.burstBytes = std::max(0.0, gBurstBytes.get());
+  p.linkShare = std::clamp(gLinkShare.get(), 0.05, 1.0);
+  p.duplexShare = std::clamp(gDuplexShare.get(), 0.05, 1.0);
+  p.cpuUs = std::max(0.0, gCpuUs.get());
+  const int perCore = jobRanksPerCore();
+  p.cores = perCore > 1 ? std::max(1, ranks / perCore) : 0;
   return p;
 }
 
-double predictBcastUs(const std::string& a, uint64_t bytes, const BcastCostParams& p) {
-  if (p.bytesPerSec <= 0 || p.ranks < 1) return -1;
-  const Model m{p};
-  const double B = static_cast<double>(bytes);
+namespace {
+
+// The broadcast's time on the network, and how often its ranks are woken for a message
+// (*wakes, the CPU bound's count): once per message received down a tree, once per
+// segment in the two-lane pipelines (a rank's two lanes arrive together), and once for the
+// whole ring of the scatter-allgather (its ranks stay busy).
+double networkUs(const Model& m, const std::string& a, double B, double* wakes) {
+  const BcastCostParams& p = m.p;
   const int n = p.ranks;
-  if (n == 1) return 0;
-  if (a == "binomial") return m.binomial(B);
-  // The root's n - 1 sends at once: the last is whole after all of them.
-  if (a == "linear")
-    return m.eager(B) ? p.hopUs + m.shared(B, n - 1, n - 1)
-                      : m.msg(B) + (n - 2) * (m.xfer(B) + p.sendUs);
+  *wakes = n - 1;
+  if (a == "binomial") return m.walk(binomialTree(n, [B](int, int) { return B; }));
+  // The root's n - 1 sends at once: eager ones share its cable, the last is whole after
+  // all of them; rendezvous ones follow each other's transfers.
+  if (a == "linear") {
+    if (!m.eager(B)) return m.msg(B) + (n - 2) * (m.xfer(B) + p.sendUs);
+    Tree t(static_cast<size_t>(n));
+    for (int v = 1; v < n; ++v) t[0].emplace_back(v, B);
+    return m.walk(t);
+  }
   if (a == "chain" || a == "binary_tree") {
     const double s0 = static_cast<double>(pipelineSegment());
     const double s = s0 > 0 ? std::min(s0, B) : B;
-    const double segs = s > 0 ? std::ceil(B / s) : 1;
-    if (a == "chain") return m.pipeline(s, segs, n - 1, 1, 0);
-    int depth = 0;
-    while ((2 << depth) <= n) ++depth;  // floor(log2 n)
-    return m.pipeline(s, segs, depth, n > 2 ? 2 : 1, 0);
+    const double segs = s > 0 ? std::max(1.0, std::ceil(B / s)) : 1;
+    *wakes = (n - 1) * segs;
+    Tree t(static_cast<size_t>(n));
+    for (int v = 0; v < n; ++v)
+      for (int c : a == "chain" ? std::vector<int>{v + 1} : std::vector<int>{2 * v + 1, 2 * v + 2})
+        if (c < n) t[static_cast<size_t>(v)].emplace_back(c, std::max(1.0, s));
+    return m.pipeline(t, segs, a == "chain" || n <= 2 ? 1 : 2);
   }
   if (a == "scatter_ring_allgather") {
-    // The binomial scatter halves the buffer at every level; the ring then passes n - 1
-    // blocks of B/n on.
-    double t = 0;
-    for (int k = 1; k <= ceilLog2(n); ++k) t += m.msg(B / std::pow(2.0, k));
-    return t + (n - 1) * m.msg(std::ceil(B / n));
+    *wakes = std::min<double>(n - 1, std::max(1.0, B)) + (n - 1);
+    return m.scatterRing(B);
   }
-  if (a == "two_tree") {
-    int depth = 0;
-    twoTreeEdges(n, &depth);
+  if (a == "two_tree" || a == "two_chain") {
+    int depth = n - 1;
+    if (a == "two_tree") twoTreeEdges(n, &depth);
+    *wakes = (n - 1) * m.laneSegments(B, depth);
     return m.twoLanes(B, depth);
   }
-  if (a == "two_chain") return m.twoLanes(B, n - 1);
   if (a == "mcast") {
+    *wakes = n;
     // Paced at the link's wire rate on every lane; a message above the multicast eager
     // limit waits for its acknowledgements (one more hop).
-    const double wire = static_cast<double>(transport::mcast().wireBytes(bytes));
+    const double wire = static_cast<double>(transport::mcast().wireBytes(static_cast<uint64_t>(B)));
     const double wireRate = m.b() * 1538.0 / 1448.0 * p.mcastLanes;
-    return p.sendUs + p.hopUs * (bytes > transport::mcastEagerLimit() ? 2 : 1) + wire / wireRate;
+    return p.sendUs + p.hopUs * (B > static_cast<double>(transport::mcastEagerLimit()) ? 2 : 1) +
+           wire / wireRate;
   }
   return -1;
+}
+
+}  // namespace
+
+double predictBcastUs(const std::string& a, uint64_t bytes, const BcastCostParams& p) {
+  if (p.bytesPerSec <= 0 || p.ranks < 1) return -1;
+  if (p.ranks == 1) return 0;
+  const Model m{p};
+  const double B = static_cast<double>(bytes);
+  double wakes = 0;
+  const double net = networkUs(m, a, B, &wakes);
+  if (net < 0 || p.cores <= 0 || p.cpuUs <= 0) return net;
+  // Ranks outnumber cores: the wake-ups' CPU time over the cores is a floor.
+  return std::max(net, wakes * p.cpuUs / p.cores);
 }
 
 std::vector<std::string> bcastByModel(uint64_t bytes, const BcastCostParams& p) {

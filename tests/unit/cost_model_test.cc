@@ -1,5 +1,6 @@
-// The broadcasts' cost model (coll/cost_model.h): the binomial tree walk and the linear
-// broadcast against their closed forms.
+// The broadcasts' cost model (coll/cost_model.h): the tree walks, the pipelines, the
+// scatter-ring and the machine's terms (an idle cable's burst, the CPU floor) against
+// closed forms worked by hand.
 #include "coll/cost_model.h"
 
 #include <gtest/gtest.h>
@@ -63,9 +64,60 @@ TEST(CostModel, PipelinesFlow) {
   const double s = 65536;
   EXPECT_DOUBLE_EQ(predictBcastUs("chain", 4 * 65536, params(10)),
                    15 * (10 + 100 + s) + 3 * (s + 10));
-  // The binary tree (depth 4): an interior rank sends every segment twice on its cable.
+  // The binary tree: an interior rank sends every segment to two children at once, and
+  // they share its cable packet by packet (the first is whole a packet before the
+  // second). The last rank is 15, the first child of 7, 3 and 1 and the only child of 7:
+  // three hops of two segments less a packet, one of one segment; then 3 more segments,
+  // each sent twice on the busiest cables.
   EXPECT_DOUBLE_EQ(predictBcastUs("binary_tree", 4 * 65536, params(10)),
-                   4 * (10 + 100 + s + (s + 10)) + 3 * 2 * (s + 10));
+                   3 * (10 + 100 + 2 * s - 1448) + (10 + 100 + s) + 3 * 2 * (s + 10));
+  // Traffic both ways leaves the pipelines' streams a share of the cable (duplexShare),
+  // not their first segment.
+  BcastCostParams p = params(10);
+  p.duplexShare = 0.5;
+  EXPECT_DOUBLE_EQ(predictBcastUs("chain", 4 * 65536, p), 15 * (10 + 100 + s) + 3 * (2 * s + 10));
+}
+
+TEST(CostModel, AnIdleCablePassesItsBurstAtOnce) {
+  // The chain's one segment finds every cable idle: each hop carries 1000 bytes less.
+  BcastCostParams p = params(10);
+  p.burstBytes = 1000;
+  const double s = 65536;
+  EXPECT_DOUBLE_EQ(predictBcastUs("chain", 65536, p), 15 * (10 + 100 + s - 1000));
+  // Linear: the root's cable is idle once, for the first bytes of all 15 messages.
+  EXPECT_DOUBLE_EQ(predictBcastUs("linear", 1000, p), 100 + 15 * 10 + 15 * 1000.0 - 1000);
+  // A stream's share of the link slows every byte (linkShare).
+  p.burstBytes = 0;
+  p.linkShare = 0.5;
+  EXPECT_DOUBLE_EQ(predictBcastUs("chain", 65536, p), 15 * (10 + 100 + 2 * s));
+}
+
+TEST(CostModel, ScatterThenRing) {
+  // 4 ranks, 4000 bytes: blocks of 1000, eager, o = 0. The scatter: the root hands 2000
+  // bytes for ranks 2-3 and 1000 for rank 1 to TCP at once; rank 1's is whole after 2000
+  // bytes of the cable, rank 2's after 2552 (its last packet after the other message);
+  // rank 2 then sends rank 3 its 1000. So the ranks have their blocks at 0, 2100, 2652 and
+  // 3752. The ring: a step costs l + 1000 = 1100 and starts when the block to forward
+  // has arrived, the rank's own scatter is done and its previous send is out: rank 0's last
+  // send (step 2) starts at 5952 (rank 3's step-1 send, itself waiting on rank 3's
+  // step-0 send from 3752 to 4852).
+  BcastCostParams p = params(0);
+  p.ranks = 4;
+  EXPECT_DOUBLE_EQ(predictBcastUs("scatter_ring_allgather", 4000, p), 7052);
+}
+
+TEST(CostModel, RanksOutnumberingCoresHaveACpuFloor) {
+  // 16 ranks on 2 cores, 1000 us a wake-up: the binomial tree of 1 byte wakes 15 ranks,
+  // 7.5 ms of the two cores, more than its 4 hops of 100 us.
+  BcastCostParams p = params(0);
+  p.cores = 2;
+  p.cpuUs = 1000;
+  EXPECT_DOUBLE_EQ(predictBcastUs("binomial", 1, p), 15 * 1000 / 2.0);
+  // Multicast: the sender and 15 receivers.
+  EXPECT_NEAR(predictBcastUs("mcast", 1, p), 16 * 1000 / 2.0, 1e-9);
+  // Without the floor (a core per rank) the network's time alone.
+  p.cores = 0;
+  EXPECT_DOUBLE_EQ(predictBcastUs("binomial", 1, p), 4 * 100 + 4 * 1);
 }
 
 TEST(CostModel, NoModelNoRate) {
