@@ -107,12 +107,15 @@ def fit(info, a, meas, sizes, start):
             cache[key] = score(meas, predict(info, a, x, sizes))
         return cache[key]
     found = []
-    for hop in (50, 100, 200, 400):
+    for hop in (50, 100, 150, 200, 300, 400, 600):
         best = [hop] + list(start[1:])
-        for _ in range(6):
+        for n in range(8):
             before = list(best)
+            # The first pass holds the starting hop, so that each start finds its own
+            # neighbourhood.
             for i, (_, _, grid) in enumerate(COSTS):
-                best[i] = min(grid, key=lambda v: cost(best[:i] + [v] + best[i + 1:]))
+                if i or n:
+                    best[i] = min(grid, key=lambda v: cost(best[:i] + [v] + best[i + 1:]))
             if best == before:
                 break
         found.append(best)

@@ -240,32 +240,45 @@ BcastCostParams bcastCostParams(int ranks) {
 
 namespace {
 
+// The wake-ups of a tree's ranks for one message each: a whole one for a rank that sends
+// it on, half for one that only receives it.
+double wakesOf(const Tree& t) {
+  double w = 0;
+  for (size_t v = 1; v < t.size(); ++v) w += t[v].empty() ? 0.5 : 1;
+  return w;
+}
+
 // The broadcast's time on the network, and how often its ranks are woken for a message
-// (*wakes, the CPU bound's count): once per message received down a tree, once per
-// segment in the two-lane pipelines (a rank's two lanes arrive together), and once for the
-// whole ring of the scatter-allgather (its ranks stay busy).
+// (*wakes, the CPU bound's count; wakesOf()): once per message received down a tree,
+// once per segment in the two-lane pipelines (a rank's two lanes arrive together), and
+// once for the whole ring of the scatter-allgather (its ranks stay busy).
 double networkUs(const Model& m, const std::string& a, double B, double* wakes) {
   const BcastCostParams& p = m.p;
   const int n = p.ranks;
   *wakes = n - 1;
-  if (a == "binomial") return m.walk(binomialTree(n, [B](int, int) { return B; }));
+  if (a == "binomial") {
+    const Tree t = binomialTree(n, [B](int, int) { return B; });
+    *wakes = wakesOf(t);
+    return m.walk(t);
+  }
   // The root's n - 1 sends at once: eager ones share its cable, the last is whole after
   // all of them; rendezvous ones follow each other's transfers.
   if (a == "linear") {
     if (!m.eager(B)) return m.msg(B) + (n - 2) * (m.xfer(B) + p.sendUs);
     Tree t(static_cast<size_t>(n));
     for (int v = 1; v < n; ++v) t[0].emplace_back(v, B);
+    *wakes = wakesOf(t);
     return m.walk(t);
   }
   if (a == "chain" || a == "binary_tree") {
     const double s0 = static_cast<double>(pipelineSegment());
     const double s = s0 > 0 ? std::min(s0, B) : B;
     const double segs = s > 0 ? std::max(1.0, std::ceil(B / s)) : 1;
-    *wakes = (n - 1) * segs;
     Tree t(static_cast<size_t>(n));
     for (int v = 0; v < n; ++v)
       for (int c : a == "chain" ? std::vector<int>{v + 1} : std::vector<int>{2 * v + 1, 2 * v + 2})
         if (c < n) t[static_cast<size_t>(v)].emplace_back(c, std::max(1.0, s));
+    *wakes = wakesOf(t) * segs;
     return m.pipeline(t, segs, a == "chain" || n <= 2 ? 1 : 2);
   }
   if (a == "scatter_ring_allgather") {
@@ -279,7 +292,7 @@ double networkUs(const Model& m, const std::string& a, double B, double* wakes) 
     return m.twoLanes(B, depth);
   }
   if (a == "mcast") {
-    *wakes = n;
+    *wakes = 1 + (n - 1) / 2.0;  // the sender, and receivers that send nothing on
     // Paced at the link's wire rate on every lane; a message above the multicast eager
     // limit waits for its acknowledgements (one more hop).
     const double wire = static_cast<double>(transport::mcast().wireBytes(static_cast<uint64_t>(B)));

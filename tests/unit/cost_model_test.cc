@@ -107,14 +107,17 @@ TEST(CostModel, ScatterThenRing) {
 }
 
 TEST(CostModel, RanksOutnumberingCoresHaveACpuFloor) {
-  // 16 ranks on 2 cores, 1000 us a wake-up: the binomial tree of 1 byte wakes 15 ranks,
-  // 7.5 ms of the two cores, more than its 4 hops of 100 us.
+  // 16 ranks on 2 cores, 1000 us a wake-up that sends on (half for one that only
+  // receives): the binomial tree of 1 byte wakes 7 ranks that forward and 8 leaves, 5.5
+  // ms of the two cores, more than its 4 hops of 100 us.
   BcastCostParams p = params(0);
   p.cores = 2;
   p.cpuUs = 1000;
-  EXPECT_DOUBLE_EQ(predictBcastUs("binomial", 1, p), 15 * 1000 / 2.0);
+  EXPECT_DOUBLE_EQ(predictBcastUs("binomial", 1, p), (7 + 8 / 2.0) * 1000 / 2);
+  // Linear: 15 receivers that send nothing on.
+  EXPECT_DOUBLE_EQ(predictBcastUs("linear", 1, p), 15 / 2.0 * 1000 / 2);
   // Multicast: the sender and 15 receivers.
-  EXPECT_NEAR(predictBcastUs("mcast", 1, p), 16 * 1000 / 2.0, 1e-9);
+  EXPECT_NEAR(predictBcastUs("mcast", 1, p), (1 + 15 / 2.0) * 1000 / 2, 1e-9);
   // Without the floor (a core per rank) the network's time alone.
   p.cores = 0;
   EXPECT_DOUBLE_EQ(predictBcastUs("binomial", 1, p), 4 * 100 + 4 * 1);
