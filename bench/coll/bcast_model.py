@@ -252,7 +252,9 @@ def main():
         p.add("predicted", [(s, pred[(alg, s)] / 1000) for s in sizes if (alg, s) in meas],
               "bound")
         panels.append(p)
-    plot.draw(panels, os.path.join(a.out, "model.svg"), cols=4)
+    if not plot.draw(panels, os.path.join(a.out, "model.svg"), cols=4):
+        print("bcast_model.py: no plot written (this Python has no matplotlib; Debian's "
+              "python3-matplotlib is /usr/bin/python3's)", file=sys.stderr)
     print("%d of %d points within %d%% (l %.0f us, u %.0f us, o %.0f us, c %.0f us, "
           "e %.3f, d %.2f); %s" % (sum(within.values()), sum(total.values()), TOLERANCE * 100,
                           *costs, os.path.join(a.out, "README.md")))
