@@ -54,7 +54,14 @@ constexpr int kRingSteps = 1024;
 
 // A tree over ranks 0..n-1 (0 the root): each rank's sends in the order it makes them,
 // as (child, bytes); empty messages are left out.
-using Tree = std::vector<std::vector<std::pair<int, double>>>;
+// An edge that is acknowledged blocks its parent until the child's empty answer is back
+// (the scatter's, bcast_scatter_bytes.cc).
+struct Edge {
+  int to;
+  double bytes;
+  bool acked = false;
+};
+using Tree = std::vector<std::vector<Edge>>;
 
 // The binomial tree (bcast_binomial.cc, bcast_scatter_bytes.cc): v sends to v + 2^k for
 // every 2^k below its lowest set bit, largest first; `bytes(v, mask)` what that edge
@@ -68,7 +75,7 @@ Tree binomialTree(int n, Bytes bytes) {
     for (int mask = low >> 1; mask > 0; mask >>= 1)
       if (v + mask < n) {
         const double m = bytes(v, mask);
-        if (m > 0) t[static_cast<size_t>(v)].emplace_back(v + mask, m);
+        if (m > 0) t[static_cast<size_t>(v)].push_back({v + mask, m});
       }
   }
   return t;
@@ -108,26 +115,27 @@ struct Model {
       double cursor = (*at)[static_cast<size_t>(order[q])];
       bool cableIdle = true;
       for (size_t i = 0; i < kids.size();) {
-        const double m = kids[i].second;
-        if (!eager(m)) {
-          cursor += p.sendUs + 3 * p.hopUs + (cableIdle ? idle(m) : xfer(m));
-          (*at)[static_cast<size_t>(kids[i].first)] = cursor;
-          order.push_back(kids[i].first);
+        const double m = kids[i].bytes;
+        if (!eager(m) || kids[i].acked) {
+          cursor += p.sendUs + (eager(m) ? 1 : 3) * p.hopUs + (cableIdle ? idle(m) : xfer(m));
+          (*at)[static_cast<size_t>(kids[i].to)] = cursor;
+          if (kids[i].acked) cursor += p.hopUs;  // the answer's way back
+          order.push_back(kids[i].to);
           cableIdle = true;  // the next one's handshake leaves the cable idle
           ++i;
           continue;
         }
         size_t end = i;
-        while (end < kids.size() && eager(kids[end].second)) ++end;
+        while (end < kids.size() && eager(kids[end].bytes) && !kids[end].acked) ++end;
         for (size_t j = i; j < end; ++j) {
-          const double mj = kids[j].second;
+          const double mj = kids[j].bytes;
           double carried = 0;
           for (size_t k = i; k < end; ++k)
-            carried += std::min(kids[k].second, k <= j ? mj : std::max(0.0, mj - kMss));
+            carried += std::min(kids[k].bytes, k <= j ? mj : std::max(0.0, mj - kMss));
           if (cableIdle) carried = std::max(0.0, carried - p.burstBytes);
-          (*at)[static_cast<size_t>(kids[j].first)] =
+          (*at)[static_cast<size_t>(kids[j].to)] =
               cursor + static_cast<double>(j - i + 1) * p.sendUs + p.hopUs + carried / rate(mj);
-          order.push_back(kids[j].first);
+          order.push_back(kids[j].to);
         }
         cursor += static_cast<double>(end - i) * p.sendUs;
         cableIdle = false;
@@ -146,7 +154,7 @@ struct Model {
   // down the tree as a message of s would; the others follow at the pace of the busiest
   // cable, `sends` segments for every one it receives.
   double pipeline(const Tree& t, double segs, int sends) const {
-    return walk(t) + (segs - 1) * sends * (duplex(t[0].front().second) + p.sendUs);
+    return walk(t) + (segs - 1) * sends * (duplex(t[0].front().bytes) + p.sendUs);
   }
 
   // The two-lane pipelines: half of the buffer down each lane in segments of
@@ -183,10 +191,12 @@ struct Model {
       return std::max(0.0, std::min(B, static_cast<double>(std::min<int64_t>(last, n)) * chunk) -
                                std::min(B, static_cast<double>(first) * chunk));
     };
+    Tree t = binomialTree(n, [&](int v, int mask) { return blockBytes(v + mask, v + 2 * mask); });
+    for (auto& kids : t)  // acknowledged: large enough, and a sibling after it
+      for (size_t i = 0; i + 1 < kids.size(); ++i)
+        kids[i].acked = kids[i].bytes >= static_cast<double>(kScatterAckMin);
     std::vector<double> ready;
-    const double scatter =
-        walk(binomialTree(n, [&](int v, int mask) { return blockBytes(v + mask, v + 2 * mask); }),
-             &ready);
+    const double scatter = walk(t, &ready);
     auto block = [&](int64_t i) { return blockBytes(i, i + 1); };
     const double c = block(0);
     const double step = p.sendUs + (eager(c) ? 1 : 3) * p.hopUs + duplex(c);
@@ -266,7 +276,7 @@ double networkUs(const Model& m, const std::string& a, double B, double* wakes) 
   if (a == "linear") {
     if (!m.eager(B)) return m.msg(B) + (n - 2) * (m.xfer(B) + p.sendUs);
     Tree t(static_cast<size_t>(n));
-    for (int v = 1; v < n; ++v) t[0].emplace_back(v, B);
+    for (int v = 1; v < n; ++v) t[0].push_back({v, B});
     *wakes = wakesOf(t);
     return m.walk(t);
   }
@@ -277,7 +287,7 @@ double networkUs(const Model& m, const std::string& a, double B, double* wakes) 
     Tree t(static_cast<size_t>(n));
     for (int v = 0; v < n; ++v)
       for (int c : a == "chain" ? std::vector<int>{v + 1} : std::vector<int>{2 * v + 1, 2 * v + 2})
-        if (c < n) t[static_cast<size_t>(v)].emplace_back(c, std::max(1.0, s));
+        if (c < n) t[static_cast<size_t>(v)].push_back({c, std::max(1.0, s)});
     *wakes = wakesOf(t) * segs;
     return m.pipeline(t, segs, a == "chain" || n <= 2 ? 1 : 2);
   }

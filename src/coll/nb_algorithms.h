@@ -187,6 +187,11 @@ unsigned char* addBcastPackBytes(Schedule& s, void* buf, int64_t count, MPI_Data
                                  int root);
 void addBcastScatterBytes(Schedule& s, unsigned char* bytes, int64_t total, int64_t chunk,
                           int root);
+// A send completes once its data is in the socket's buffer, so a parent's next send of
+// the scatter would start while the last is still on the cable and share it. A child whose
+// range is at least this large, and that has a later sibling with data, answers its data
+// with an empty message, and the parent sends to the next child only then.
+inline constexpr int64_t kScatterAckMin = 16 * 1024;
 void addBcastUnpackBytes(Schedule& s, unsigned char* bytes, void* buf, int64_t count,
                          MPI_Datatype type, int root);
 // gatherv, scatterv (building blocks)

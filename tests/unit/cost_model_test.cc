@@ -104,6 +104,11 @@ TEST(CostModel, ScatterThenRing) {
   BcastCostParams p = params(0);
   p.ranks = 4;
   EXPECT_DOUBLE_EQ(predictBcastUs("scatter_ring_allgather", 4000, p), 7052);
+  // Blocks of 20000 (kScatterAckMin and up): the root's first child answers, so the
+  // second starts only then (40100 + 100) and has its block at 60300; rank 3 has it at
+  // 60200 from rank 2. The ring's steps of 20100 then end with ranks 1-3's last sends at
+  // 120600 (rank 2's step 1 starts when rank 1's step-0 send is out, at 80400).
+  EXPECT_DOUBLE_EQ(predictBcastUs("scatter_ring_allgather", 80000, p), 120600);
 }
 
 TEST(CostModel, RanksOutnumberingCoresHaveACpuFloor) {
