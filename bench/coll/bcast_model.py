@@ -8,7 +8,8 @@
 
 Each RESULTS_CSV is a ccmpi-bench results.csv with the broadcasts forced ("ccmpi:<algorithm>"
 rows of test bcast; `ccmpi-bench multirail` writes one); where several measure the same
-algorithm and size, the row of the most repetitions counts (the last of equals). The
+algorithm and size, the last file given counts (a later run of some algorithms replaces
+those of an earlier full one). The
 predictions come from `ccmpi_info --predict bcast RANKS RAILS SIZES...` (the library's own
 model, the one the rule "model" selects by) with CCMPI_LINK_MBITS, CCMPI_LINK_BURST_BYTES
 (--bucket frames of 1448 bytes: the emulated cluster's token buckets), CCMPI_RANKS_PER_CORE
@@ -43,7 +44,8 @@ TOLERANCE = 0.15
 
 def measured(paths, ranks):
     """{(algorithm, bytes): median us} of the forced broadcasts at `ranks` hosts, and
-    {(algorithm, bytes): repetitions}: of several files, the row of the most repetitions."""
+    {(algorithm, bytes): repetitions}: of several files, the row of the last that has the
+    point (a later run of some algorithms replaces those of an earlier full one)."""
     out, reps = {}, {}
     for path in paths:
         with open(path) as f:
@@ -54,10 +56,8 @@ def measured(paths, ranks):
                 if int(row["hosts"]) != ranks:
                     continue
                 key = (impl.split(":", 1)[1], int(row["size"]))
-                n = int(row.get("reps") or 1)
-                if n >= reps.get(key, 0):
-                    out[key] = float(row["median_us"])
-                    reps[key] = n
+                out[key] = float(row["median_us"])
+                reps[key] = int(row.get("reps") or 1)
     return out, reps
 
 
@@ -196,7 +196,7 @@ def main():
         "# The broadcasts' cost model beside measured times",
         "",
         "Predicted by `src/coll/cost_model.cc` (`ccmpi_info --predict bcast %d %d`), measured "
-        "in %s (of several measures of one point, the one of the most repetitions). "
+        "in %s (of several measures of one point, the last file's). "
         "Generated %s UTC by:" % (
             a.ranks, a.rails, ", ".join("`%s`" % r for r in a.results),
             datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M")),

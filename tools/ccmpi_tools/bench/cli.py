@@ -81,8 +81,9 @@ def parser():
     p.add_argument("--timeout", metavar="S",
                    help="seconds per program run (default 600, npb 1800, --quick 120)")
     p.add_argument("--keep", action="store_true", help="keep the raw outputs (printed path)")
-    p.add_argument("--ccmpi-algorithms", default="all", metavar="all|auto",
-                   help="auto: no forced ccmpi variants")
+    p.add_argument("--ccmpi-algorithms", default="all", metavar="all|auto|NAME,...",
+                   help="auto: no forced ccmpi variants; a comma-separated list: only "
+                   "those of each collective's algorithms forced")
     p.add_argument("--sweep-openmpi", action="store_true",
                    help="redo the stored Open MPI sweep")
     p.add_argument("--no-openmpi-best", dest="openmpi_best", action="store_false",
@@ -137,8 +138,9 @@ def options(argv, here, source):
         if not (o.rails.isdigit() and 1 <= int(o.rails) <= 8):
             die("--rails needs 1 to 8")
         o.rails = int(o.rails)
-    if o.ccmpi_algorithms not in ("all", "auto"):
-        die("--ccmpi-algorithms is all or auto")
+    if o.ccmpi_algorithms not in ("all", "auto") and not all(
+            a.replace("_", "").isalnum() for a in o.ccmpi_algorithms.split(",")):
+        die("--ccmpi-algorithms is all, auto or a comma-separated list of algorithm names")
     if os.geteuid() != 0:
         die("needs root (it builds an emulated cluster with ccmpi-cluster)")
     o.cluster = os.path.join(here, "ccmpi-cluster")

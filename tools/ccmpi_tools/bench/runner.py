@@ -293,13 +293,16 @@ class Runner:
             v.append("ccmpi")
             if e.test == "npb":
                 v.append("ccmpi-compress")
-            if self.o.ccmpi_algorithms == "all" and e.coll:
+            if self.o.ccmpi_algorithms != "auto" and e.coll:
                 if e.coll not in self.ccmpi_alg_cache:
                     self.ccmpi_alg_cache[e.coll] = impls_mod.ccmpi_algorithms(self.o.build,
                                                                               e.coll)
                 algs = self.ccmpi_alg_cache[e.coll]
                 # With a single algorithm the automatic choice is that algorithm.
                 if len(algs) > 1:
+                    if self.o.ccmpi_algorithms != "all":
+                        chosen = self.o.ccmpi_algorithms.split(",")
+                        algs = [a for a in algs if a in chosen]
                     v += ["ccmpi:" + a for a in algs]
         if e.ccmpi_only:
             return v
