@@ -71,13 +71,14 @@ int startSendrecv(const char* func, const void* sendbuf, int64_t sendcount, MPI_
   }
   Request* recv = nullptr;
   Request* send = nullptr;
-  if (int rc =
-          p2p::irecv(recvbuf, recvcount, recvtype, source, recvtag, *c, p2p::Ctx::kPt2pt, &recv))
-    return raiseComm(comm, func, rc);
+  // The send first, as p2p::sendrecv explains.
   if (int rc = p2p::isend(sendbuf, sendcount, sendtype, dest, sendtag, *c, p2p::Ctx::kPt2pt,
-                          p2p::SendMode::kStandard, &send)) {
-    p2p::cancel(recv);
-    p2p::wait(recv, MPI_STATUS_IGNORE);
+                          p2p::SendMode::kStandard, &send))
+    return raiseComm(comm, func, rc);
+  if (int rc =
+          p2p::irecv(recvbuf, recvcount, recvtype, source, recvtag, *c, p2p::Ctx::kPt2pt, &recv)) {
+    p2p::cancel(send);
+    p2p::wait(send, MPI_STATUS_IGNORE);
     return raiseComm(comm, func, rc);
   }
   *out = combine(*c, recv, send, std::move(copy));

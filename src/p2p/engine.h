@@ -22,11 +22,13 @@ uint64_t eagerLimit();
 
 struct Counters {
   uint64_t eagerSent = 0, rndvSent = 0, selfSent = 0, unexpected = 0;
-  uint64_t cmaPulled = 0;     // rendezvous messages received by a single-copy read
-  uint64_t cmaSplit = 0;      // of those, split with the sender (each copied half)
-  uint64_t striped = 0;       // rendezvous sends striped over several rails (docs/multirail.md)
-  uint64_t restriped = 0;     // stripes sent again after their rail failed
-  uint64_t railDirected = 0;  // rendezvous sends whose data went on a chosen rail (isendOnRail)
+  uint64_t cmaPulled = 0;      // rendezvous messages received by a single-copy read
+  uint64_t cmaSplit = 0;       // of those, split with the sender (each copied half)
+  uint64_t striped = 0;        // rendezvous sends striped over several rails (docs/multirail.md)
+  uint64_t restriped = 0;      // stripes sent again after their rail failed
+  uint64_t railDirected = 0;   // rendezvous sends whose data went on a chosen rail (isendOnRail)
+  uint64_t exchangeHeld = 0;   // streams held for the peer's request (CCMPI_EXCHANGE_WAIT_US)
+  uint64_t exchangeFreed = 0;  // of those, started by the peer's request rather than the wait
 };
 const Counters& counters();
 

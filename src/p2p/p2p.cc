@@ -37,6 +37,7 @@
 #include <unordered_map>
 
 #include "base/error.h"
+#include "base/link.h"
 #include "base/log.h"
 #include "base/tunables.h"
 #include "compress/frame.h"
@@ -910,6 +911,105 @@ int cancelSend(Request* s) {
   return 0;
 }
 
+// ---------- exchanges: a stream held for the peer's request ----------
+//
+// Two ranks that exchange large messages (a halo exchange: MPI_Irecv, MPI_Isend, wait)
+// each send a request to send; the later one, finding the earlier one's request already
+// in, answers it with a clear-to-send and then sends its own request. The earlier one
+// reads that clear-to-send first and starts streaming its data to the peer at once, and
+// its clear-to-send for the peer's request, arriving a frame later, queues behind that
+// data on the connection (ccmpi's frame, the socket's unsent bytes, what is in flight):
+// the peer's data starts that much later, and the exchange of 256 KiB at 12.5 Mbit/s took
+// 1.34x one way. So a stream to a peer of this host's TCP connections for which a matching
+// receive is posted waits briefly before it starts: the peer's request, if it comes, is
+// answered first, and the stream starts when it has been (or when the wait is over).
+
+Tunable<double> kExchangeWaitUs(
+    "CCMPI_EXCHANGE_WAIT_US", -1,
+    "microseconds a rendezvous transfer to a rank on another host waits, once cleared to "
+    "send, for that rank's own request to send when a receive from it is posted (an "
+    "exchange: its clear-to-send then goes before this data); 0 = never; -1 = auto (two "
+    "control frames on the link plus 50 us). Only transfers that take 20 times the wait; "
+    "set, also between ranks of one host that talk TCP (CCMPI_SHM=0, islands)");
+
+double exchangeWaitUs() {
+  static const double us = [] {
+    const double set = kExchangeWaitUs.get();
+    if (set >= 0) return set;
+    const double frameBits = (transport::kHeaderBytes + 66 + 24) * 8.0;
+    return 2 * frameBits / std::max(1.0, linkMbits()) + 50;
+  }();
+  return us;
+}
+
+struct HeldStream {
+  Request* s;
+  int peer;
+  bool striped;
+  bool code;
+  int64_t untilNs;
+};
+std::vector<HeldStream> gHeld;
+
+// Starts the data of a send its receiver has cleared (striped over the rails, or one stream).
+void startData(Request* s, int peer, bool striped, bool code) {
+  if (striped) {
+    if (!code && startStriped(s, peer)) return;
+    unregisterId(s);
+  }
+  s->phase = Request::Phase::kStreaming;
+  route(peer, striped ? new DataStream(s, 0, code ? 1 : 0) : new DataStream(s));
+}
+
+// Whether the data of send s, cleared by `peer`, waits for the peer's own request.
+bool holdForExchange(Request* s, int peer, bool striped, bool code) {
+  const double waitUs = exchangeWaitUs();
+  // Within a host (TCP between islands, CCMPI_SHM=0) only when the wait is set: a
+  // connection there has no cable to queue on.
+  if (waitUs <= 0 || !g.tcp || viaShm(peer) || (sameHost(peer) && !kExchangeWaitUs.fromEnv()))
+    return false;
+  const double transferUs =
+      static_cast<double>(s->accepted) / tcpPayloadBytesPerSecond(linkMbits()) * 1e6;
+  if (transferUs < 20 * waitUs) return false;
+  bool receiving = false;
+  for (Request* r = queuesOf(s->context).posted.head; r && !receiving; r = r->qNext)
+    receiving = srcMatches(r->peer, peer);
+  if (!receiving) return false;
+  const int64_t until = progress::Engine::nowNs() + static_cast<int64_t>(waitUs * 1e3);
+  gHeld.push_back({s, peer, striped, code, until});
+  ++g.counters.exchangeHeld;
+  progress::engine().wakeBy(until);
+  return true;
+}
+
+// The held streams to `peer` (its request has come and been answered), or all whose wait
+// is over (peer < 0). True if one started.
+bool releaseHeld(int peer) {
+  if (gHeld.empty()) return false;
+  const int64_t now = peer < 0 ? progress::Engine::nowNs() : 0;
+  std::vector<HeldStream> go;
+  int64_t next = 0;
+  size_t kept = 0;
+  for (const HeldStream& h : gHeld) {
+    if (peer >= 0 ? h.peer == peer : h.untilNs <= now) {
+      go.push_back(h);
+    } else {
+      gHeld[kept++] = h;
+      if (next == 0 || h.untilNs < next) next = h.untilNs;
+    }
+  }
+  gHeld.resize(kept);
+  if (peer >= 0) g.counters.exchangeFreed += go.size();
+  if (next) progress::engine().wakeBy(next);
+  for (const HeldStream& h : go) startData(h.s, h.peer, h.striped, h.code);
+  return !go.empty();
+}
+
+// The progress engine's hook: streams whose wait is over (and the wake-up for the next).
+bool releaseHeldDue() {
+  return releaseHeld(-1);
+}
+
 // ---------- the transport sink ----------
 
 class Sink final : public transport::Sink {
@@ -918,6 +1018,7 @@ class Sink final : public transport::Sink {
     using transport::FrameType;
     switch (h.type) {
       case FrameType::kEager: {
+        releaseHeld(peer);  // the peer's message came whole: nothing to answer first
         Request* r = matchPosted(h.context, peer, h.tag);
         if (h.payloadLen == 0) {
           if (r) {
@@ -972,6 +1073,7 @@ class Sink final : public transport::Sink {
           u->railDirected = railDirected;
           addUnexpected(u);
         }
+        releaseHeld(peer);  // its clear-to-send (when matched) is queued: ours may follow
         return 0;
       }
       case FrameType::kCts: {
@@ -989,10 +1091,7 @@ class Sink final : public transport::Sink {
           const bool code = codecPath(peer) &&
                             compress_channel::eligible(s->dt, s->accepted, &type) &&
                             compress_channel::codeStream(peer, s->accepted);
-          if (!code && startStriped(s, peer)) return 0;
-          unregisterId(s);
-          s->phase = Request::Phase::kStreaming;
-          route(peer, new DataStream(s, 0, code ? 1 : 0));
+          if (!holdForExchange(s, peer, true, code)) startData(s, peer, true, code);
           return 0;
         }
         unregisterId(s);
@@ -1011,8 +1110,7 @@ class Sink final : public transport::Sink {
           completeRequest(s);
           return 0;
         }
-        s->phase = Request::Phase::kStreaming;
-        route(peer, new DataStream(s));
+        if (!holdForExchange(s, peer, false, false)) startData(s, peer, false, false);
         return 0;
       }
       case FrameType::kData: {
@@ -1762,11 +1860,17 @@ int sendrecv(const void* sendbuf, int64_t sendcount, MPI_Datatype sendtype, int 
              comm::Comm& c, MPI_Status* status, Ctx ctx) {
   Request* rr = nullptr;
   Request* sr = nullptr;
-  if (int rc = irecv(recvbuf, recvcount, recvtype, source, recvtag, c, ctx, &rr)) return rc;
-  if (int rc =
-          isend(sendbuf, sendcount, sendtype, dest, sendtag, c, ctx, SendMode::kStandard, &sr)) {
-    cancel(rr);
-    wait(rr, MPI_STATUS_IGNORE);
+  // The send first: a large one's request to send then leaves before the receive is
+  // posted, so when the peer does the same, each side's clear-to-send for the other's
+  // request goes out before its own data (posted the other way round, the later side's
+  // request could reach a peer already streaming its data on the same connection, and the
+  // clear-to-send would wait behind that data: a 256 KiB exchange at 12.5 Mbit/s took
+  // 1.3x a one-way transfer).
+  if (int rc = isend(sendbuf, sendcount, sendtype, dest, sendtag, c, ctx, SendMode::kStandard, &sr))
+    return rc;
+  if (int rc = irecv(recvbuf, recvcount, recvtype, source, recvtag, c, ctx, &rr)) {
+    cancel(sr);
+    wait(sr, MPI_STATUS_IGNORE);
     return rc;
   }
   const int rcs = wait(sr, MPI_STATUS_IGNORE);
@@ -1918,6 +2022,7 @@ int init(transport::TcpTransport* tcp, transport::ShmTransport* shm, int worldRa
   g.me = worldRank;
   g.worldSize = worldSize;
   g.rxCoded.assign(static_cast<size_t>(worldSize), {});
+  progress::engine().addHook(&releaseHeldDue);
   return compress_channel::init(tcp, worldSize);
 }
 
@@ -1935,7 +2040,7 @@ void finalize() {
         "unexpected=%llu cma_pulled=%llu tcp_remote=%llu tcp_paced=%llu "
         "pacing_Bps=%llu shm_frames=%llu shm_wakeups=%llu tcp_opened=%llu cma_split=%llu "
         "striped=%llu restriped=%llu rails_opened=%llu rails_lost=%llu shm_light=%d "
-        "rail_directed=%llu\n",
+        "rail_directed=%llu exchange_held=%llu exchange_freed=%llu\n",
         g.me, static_cast<unsigned long long>(c.eagerSent),
         static_cast<unsigned long long>(c.rndvSent), static_cast<unsigned long long>(c.selfSent),
         static_cast<unsigned long long>(c.unexpected), static_cast<unsigned long long>(c.cmaPulled),
@@ -1949,7 +2054,9 @@ void finalize() {
         static_cast<unsigned long long>(c.restriped),
         static_cast<unsigned long long>(g.tcp ? g.tcp->railsOpened() : 0),
         static_cast<unsigned long long>(g.tcp ? g.tcp->railsLost() : 0),
-        g.shm && g.shm->lightFences() ? 1 : 0, static_cast<unsigned long long>(c.railDirected));
+        g.shm && g.shm->lightFences() ? 1 : 0, static_cast<unsigned long long>(c.railDirected),
+        static_cast<unsigned long long>(c.exchangeHeld),
+        static_cast<unsigned long long>(c.exchangeFreed));
   }
   compress_channel::finalize(g.me);
   amShutdown();
