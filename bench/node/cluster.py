@@ -29,6 +29,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "bench", "common"))
+from emucluster import EmulatedCluster  # noqa: E402
 HOSTS, SLOTS, RATE_MBIT = 4, 4, 25
 PAYLOAD_BPS = RATE_MBIT * 1e6 / 8 * 1448 / 1538
 
@@ -61,25 +63,6 @@ def openmpi_algorithms(coll):
                     algs.append((int(k), v.strip().strip('"')))
             break
     return algs
-
-
-class Cluster:
-    def __init__(self, tool, name):
-        self.tool, self.name = tool, name
-
-    def __enter__(self):
-        subprocess.run([self.tool, "up", "--name", self.name, "--hosts", str(HOSTS), "--slots",
-                        str(SLOTS), "--rate", f"{RATE_MBIT}mbit", "--owner", str(os.getpid())],
-                       check=True, stdout=subprocess.DEVNULL)
-        self.hostfile = subprocess.run([self.tool, "hostfile", "--name", self.name],
-                                       stdout=subprocess.PIPE, text=True,
-                                       check=True).stdout.strip()
-        return self
-
-    def __exit__(self, *exc):
-        subprocess.run([self.tool, "down", "--name", self.name], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        return False
 
 
 def command(impl, cl, build, osu, prog, size, iters, warm, mca):
@@ -125,7 +108,8 @@ def main():
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     start, load_before = time.time(), loadavg()
     results = []  # (point, variant, [seconds], [errors])
-    with Cluster(tool, f"node{os.getpid() % 100000}") as cl:
+    with EmulatedCluster(tool, f"node{os.getpid() % 100000}", HOSTS, f"{RATE_MBIT}mbit",
+                         ["--slots", str(SLOTS)]) as cl:
         for name, prog, size, iters, warm, coll, bound in POINTS:
             variants = [("ccmpi", "ccmpi", []), ("openmpi", "openmpi", []),
                         ("openmpi-han", "openmpi", [("coll_han_priority", "100")])]

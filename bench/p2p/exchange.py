@@ -35,6 +35,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "bench", "common"))
+from emucluster import EmulatedCluster  # noqa: E402
 MODES = ["oneway", "sendrecv", "irecv_isend"]
 
 
@@ -53,24 +55,6 @@ def mbits(rate):
 
 def payload_bytes_per_s(rate):
     return mbits(rate) * 1e6 / 8 * 1448 / 1538
-
-
-class Cluster:
-    def __init__(self, tool, name, rate):
-        self.tool, self.name, self.rate = tool, name, rate
-
-    def __enter__(self):
-        subprocess.run([self.tool, "up", "--name", self.name, "--hosts", "2", "--rate", self.rate,
-                        "--owner", str(os.getpid())], check=True, stdout=subprocess.DEVNULL)
-        self.hostfile = subprocess.run([self.tool, "hostfile", "--name", self.name],
-                                       stdout=subprocess.PIPE, text=True,
-                                       check=True).stdout.strip()
-        return self
-
-    def __exit__(self, *exc):
-        subprocess.run([self.tool, "down", "--name", self.name], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        return False
 
 
 def compile_program(cc, out):
@@ -187,7 +171,7 @@ def main():
         errors = []
         rnd = random.Random(5)
         for rate in rates:
-            with Cluster(tool, f"xch{os.getpid() % 100000}", rate) as cl:
+            with EmulatedCluster(tool, f"xch{os.getpid() % 100000}", 2, rate) as cl:
                 for rep in range(a.reps):
                     order = [(v, m) for v in variants for m in MODES]
                     rnd.shuffle(order)
