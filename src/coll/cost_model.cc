@@ -236,7 +236,7 @@ BcastCostParams bcastCostParams(int ranks) {
   p.sendUs = gSendUs.get();
   p.roundUs = gRoundUs.get() >= 0 ? gRoundUs.get() : railHopUs();
   p.mcastLanes = std::max(1, std::min(transport::mcast().lanes(), p.rails));
-  p.eagerLimit = p2p::remoteEagerLimit();
+  p.eagerLimit = p2p::eagerLimit();
   p.stripeMin = p2p::stripeMin();
   p.railDirectMin = p2p::railDirectMin();
   p.burstBytes = std::max(0.0, gBurstBytes.get());

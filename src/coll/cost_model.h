@@ -42,7 +42,7 @@ struct BcastCostParams {
   double sendUs = 0;           // o: a message's cost to its sender (CCMPI_SEND_OVERHEAD_US)
   double roundUs = 0;          // a two-lane pipeline's per-round addition
   int mcastLanes = 1;          // rails a multicast takes (transport/mcast.h lanes)
-  uint64_t eagerLimit = 0;     // largest message sent eagerly (p2p::remoteEagerLimit)
+  uint64_t eagerLimit = 0;     // largest message sent eagerly (CCMPI_EAGER_LIMIT)
   uint64_t stripeMin = 0;      // smallest message striped over the rails (CCMPI_STRIPE_MIN)
   uint64_t railDirectMin = 0;  // smallest segment sent on its own rail (rendezvous)
   double burstBytes = 0;       // what an idle cable passes at once

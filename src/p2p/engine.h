@@ -19,9 +19,6 @@ void finalize();
 void growPeers(int count);
 // Largest eager message (the transport's frame limit uses it).
 uint64_t eagerLimit();
-// Largest eager message to another host over TCP (CCMPI_EAGER_LIMIT, or, unset, at most
-// a rendezvous DATA frame on a paced connection).
-uint64_t remoteEagerLimit();
 
 struct Counters {
   uint64_t eagerSent = 0, rndvSent = 0, selfSent = 0, unexpected = 0;

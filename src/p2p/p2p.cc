@@ -75,9 +75,8 @@ struct Unexpected {
 namespace {
 
 Tunable<uint64_t> kEagerLimit("CCMPI_EAGER_LIMIT", 64 * 1024,
-                              "largest message (bytes) sent eagerly; larger ones use rendezvous "
-                              "(unset: to another host over a paced connection at most a DATA "
-                              "frame, CCMPI_RNDV_FRAME). Must be the same on every rank");
+                              "largest message (bytes) sent eagerly; larger ones use rendezvous. "
+                              "Must be the same on every rank");
 Tunable<uint64_t> kChunk("CCMPI_RNDV_CHUNK", 256 * 1024,
                          "bytes per DATA frame of a rendezvous transfer from a non-contiguous "
                          "buffer (the pack/send pipelining unit)");
@@ -96,24 +95,6 @@ uint64_t remoteFrame() {
     return std::clamp<uint64_t>(pace / 1000, 16 * 1024, set);
   }();
   return frame;
-}
-
-// The largest eager message to another host over a paced connection: an eager message is
-// one frame, and a connection carries one frame at a time, so a clear-to-send for the
-// peer's message waits behind the rest of it. Capped at a DATA frame's length (a
-// millisecond of the paced rate, from 16 KiB), it waits no longer behind an eager message
-// than behind a rendezvous transfer. Measured on 8 emulated hosts at 25 Mbit/s, where the
-// cap is 16 KiB (2 runs each, 2026-11-28): CloverLeaf 23.1-24.0 -> 19.5-19.8 s, LULESH
-// 419-471 -> 507-511 z/s, HPCG 0.67-0.71 -> 0.74-0.77 GFLOP/s (Open MPI 16.9-17.2 s, 512-536
-// z/s, 0.79-0.83). From about 500 Mbit/s the frame is 64 KiB and nothing changes. Set,
-// CCMPI_EAGER_LIMIT holds for every peer.
-uint64_t remoteEagerLimitValue() {
-  static const uint64_t limit = [] {
-    const uint64_t set = kEagerLimit.get();
-    if (kEagerLimit.fromEnv() || transport::pacingRate() == 0) return set;
-    return std::min(set, remoteFrame());
-  }();
-  return limit;
 }
 
 Tunable<bool> kStripe(
@@ -1480,9 +1461,7 @@ int startSend(Request* s) {
                         s->dt->contiguous() && !viaShm(dest) && !sameHost(dest) &&
                         railMayJoin(dest, s->rail);
   if (!directed && s->rail > 0) s->rail = -1;
-  const uint64_t eagerMax =
-      viaShm(dest) || sameHost(dest) ? kEagerLimit.get() : remoteEagerLimitValue();
-  if (!sync && !directed && s->bytes <= eagerMax) {
+  if (!sync && !directed && s->bytes <= kEagerLimit.get()) {
     if (viaShm(dest) && (s->dt->contiguous() || s->bytes == 0) &&
         eagerIntoRing(dest, s->context, s->tag, s->buf, *s->dt, s->bytes, s->wireId)) {
       // Written into the peer's ring at once: no frame object, the send is complete.
@@ -2113,9 +2092,6 @@ void sendActiveMessage(int peerWorld, uint32_t context, int handler, uint64_t wo
 
 uint64_t eagerLimit() {
   return kEagerLimit.get();
-}
-uint64_t remoteEagerLimit() {
-  return remoteEagerLimitValue();
 }
 const Counters& counters() {
   return g.counters;
