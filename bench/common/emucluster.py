@@ -4,6 +4,7 @@ should this process die first). `args` are more options of `up` (--rails, --slot
 impairments); the hostfile's path is in .hostfile."""
 import os
 import subprocess
+import sys
 
 
 class EmulatedCluster:
@@ -11,9 +12,13 @@ class EmulatedCluster:
         self.tool, self.name, self.hosts, self.rate, self.args = tool, name, hosts, rate, args
 
     def __enter__(self):
-        subprocess.run([self.tool, "up", "--name", self.name, "--hosts", str(self.hosts),
-                        "--rate", self.rate, "--owner", str(os.getpid())] + list(self.args),
-                       check=True, stdout=subprocess.DEVNULL)
+        p = subprocess.run([self.tool, "up", "--name", self.name, "--hosts", str(self.hosts),
+                            "--rate", self.rate, "--owner", str(os.getpid())] + list(self.args),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        sys.stderr.write(p.stderr)
+        if p.returncode != 0:
+            raise RuntimeError("ccmpi-cluster up failed: --hosts %d --rate %s %s" %
+                               (self.hosts, self.rate, " ".join(self.args)))
         self.hostfile = subprocess.run([self.tool, "hostfile", "--name", self.name],
                                        stdout=subprocess.PIPE, text=True,
                                        check=True).stdout.strip()

@@ -67,6 +67,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "bench", "common"))
+from emucluster import EmulatedCluster  # noqa: E402
+
 RATE = "100mbit"
 
 
@@ -125,27 +128,9 @@ def counters(name, hosts):
     return total
 
 
-class Cluster:
-    def __init__(self, tool, name, hosts, setting):
-        self.tool, self.name, self.hosts, self.setting = tool, name, hosts, setting
-
-    def __enter__(self):
-        p = subprocess.run([self.tool, "up", "--name", self.name, "--hosts", str(self.hosts),
-                            "--rate", RATE, "--owner", str(os.getpid())] +
-                           setting_args(self.setting), stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True)
-        sys.stderr.write(p.stderr)
-        if p.returncode != 0:
-            raise RuntimeError(f"ccmpi-cluster up failed for setting {self.setting}")
-        self.hostfile = subprocess.run([self.tool, "hostfile", "--name", self.name],
-                                       stdout=subprocess.PIPE, text=True,
-                                       check=True).stdout.strip()
-        return self
-
-    def __exit__(self, *exc):
-        subprocess.run([self.tool, "down", "--name", self.name], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        return False
+def Cluster(tool, name, hosts, setting):
+    """The cluster of one fault setting (bench/common/emucluster.py)."""
+    return EmulatedCluster(tool, name, hosts, RATE, setting_args(setting))
 
 
 def command(impl, cl, build, exe, iters, nranks=None, extra=()):

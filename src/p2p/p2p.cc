@@ -936,6 +936,8 @@ double exchangeWaitUs() {
   static const double us = [] {
     const double set = kExchangeWaitUs.get();
     if (set >= 0) return set;
+    // A control frame on the wire: ccmpi's header, Ethernet/IP/TCP headers with
+    // timestamps (66 bytes) and the preamble, FCS and inter-frame gap (24).
     const double frameBits = (transport::kHeaderBytes + 66 + 24) * 8.0;
     return 2 * frameBits / std::max(1.0, linkMbits()) + 50;
   }();
