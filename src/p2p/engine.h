@@ -29,6 +29,7 @@ struct Counters {
   uint64_t railDirected = 0;   // rendezvous sends whose data went on a chosen rail (isendOnRail)
   uint64_t exchangeHeld = 0;   // streams held for the peer's request (CCMPI_EXCHANGE_WAIT_US)
   uint64_t exchangeFreed = 0;  // of those, started by the peer's request rather than the wait
+  uint64_t eagerParted = 0;    // eager messages sent in parts (CCMPI_EAGER_FRAME)
 };
 const Counters& counters();
 

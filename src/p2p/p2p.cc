@@ -32,9 +32,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <new>
 #include <unordered_map>
+#include <utility>
 
 #include "base/error.h"
 #include "base/link.h"
@@ -67,6 +69,10 @@ struct Unexpected {
   Request* selfSender = nullptr;    // self rendezvous
   std::vector<unsigned char> data;  // eager payload
   int error = MPI_SUCCESS;          // the payload could not be decoded
+  // An eager message sent in parts (kFlagMore) whose last part has not arrived, and the
+  // receive that matched it meanwhile (delivered when the last part comes).
+  bool partial = false;
+  Request* waiter = nullptr;
   // Links in its context's unexpected queue while it waits there.
   Unexpected* qPrev = nullptr;
   Unexpected* qNext = nullptr;
@@ -96,6 +102,12 @@ uint64_t remoteFrame() {
   }();
   return frame;
 }
+Tunable<uint64_t> kEagerFrame(
+    "CCMPI_EAGER_FRAME", 0,
+    "largest frame of an eager message over TCP: a longer message goes in parts, so a "
+    "clear-to-send queued behind it waits for one part, not the whole message (0 = auto: "
+    "the DATA frame of a transfer to another host, CCMPI_RNDV_FRAME or a millisecond of "
+    "the pacing rate; within a host, whole)");
 
 Tunable<bool> kStripe(
     "CCMPI_STRIPE", true,
@@ -165,6 +177,16 @@ struct State {
   uint32_t lastContext = 0;
   Queues* lastQueues = nullptr;
   std::unordered_map<uint64_t, Request*> byId;  // requests the wire may refer to
+  // Eager messages arriving in parts (kFlagMore), by (source, wire id): where the parts
+  // go, a matched contiguous receive or an Unexpected entry, and the bytes come so far.
+  struct EagerPart {
+    Request* r = nullptr;
+    Unexpected* u = nullptr;
+    uint64_t arrived = 0;
+    uint64_t size = 0;
+    int tag = 0;
+  };
+  std::map<std::pair<int, uint64_t>, EagerPart> eagerParts;
   uint64_t nextId = 1;
   size_t liveRequests = 0;
   Counters counters;
@@ -355,6 +377,68 @@ class MsgFrame final : public transport::OutFrame {
   size_t srcLen_ = 0;
   std::vector<unsigned char> coded_;
 };
+
+// An eager message sent in parts: a kEager frame with kFlagMore holding the first `part`
+// bytes, then kEagerMore frames of at most `part` bytes. Between two parts the connection
+// may carry other frames, a clear-to-send first (tcp.cc: a refilled stream goes behind
+// the frames queued after it).
+class EagerParts final : public transport::OutFrame {
+ public:
+  Request* req = nullptr;    // completed when written (nullptr once completed locally)
+  bool* doneFlag = nullptr;  // set when written (only while the sender is looking)
+  std::vector<unsigned char> owned;
+  // h: the message's kEager header; src: its msgSize packed bytes (may be owned.data()).
+  EagerParts(const transport::FrameHeader& h, const unsigned char* src, uint64_t part)
+      : head_(h), src_(src), part_(part) {
+    transport::FrameHeader first = h;
+    first.flags |= transport::kFlagMore;
+    first.payloadLen = part;
+    setFrame(first, src, part);
+    next_ = part;
+  }
+  bool isStream() const override { return true; }
+  bool refill() override {
+    if (next_ >= head_.msgSize) return false;
+    transport::FrameHeader h = head_;
+    h.type = transport::FrameType::kEagerMore;
+    h.flags = 0;
+    h.offset = next_;
+    h.payloadLen = std::min(part_, head_.msgSize - next_);
+    setFrame(h, src_ + next_, h.payloadLen);
+    next_ += h.payloadLen;
+    return true;
+  }
+  void written() override {
+    if (doneFlag) *doneFlag = true;
+    if (req) completeRequest(req);
+    delete this;
+  }
+  // Copies the message into `owned` so the user's buffer is free (the part being written
+  // follows it there).
+  void ownRemaining() {
+    if (src_ == owned.data()) return;
+    owned.assign(src_, src_ + head_.msgSize);
+    if (iovcnt >= 2 && iov[1].iov_len > 0)
+      iov[1].iov_base = owned.data() + (static_cast<const unsigned char*>(iov[1].iov_base) - src_);
+    src_ = owned.data();
+  }
+
+ private:
+  transport::FrameHeader head_;
+  const unsigned char* src_;
+  uint64_t part_;
+  uint64_t next_ = 0;
+};
+
+// The part size of an eager message of `bytes` to `peer`, or 0 when it goes whole: over
+// TCP a message longer than CCMPI_EAGER_FRAME (auto: a DATA frame to another host).
+uint64_t eagerPart(int peer, uint64_t bytes) {
+  if (viaShm(peer)) return 0;
+  const uint64_t part = kEagerFrame.get() ? std::max<uint64_t>(kEagerFrame.get(), 1024)
+                        : sameHost(peer)  ? 0
+                                          : remoteFrame();
+  return part && bytes > part ? part : 0;
+}
 
 // The DATA stream of a rendezvous send: successive frames of at most kChunk bytes, or
 // of compress_channel::chunkBytes() bytes each coded when it goes out.
@@ -800,6 +884,11 @@ void deliverSelf(Request* r, Request* s) {
 }
 
 void deliverUnexpected(Request* r, Unexpected* u) {
+  if (u->partial) {
+    // Parts still to come: r is served when the last one arrives (Sink::partDone).
+    u->waiter = r;
+    return;
+  }
   if (u->error && r->error == MPI_SUCCESS) r->error = u->error;
   if (u->selfSender) {
     deliverSelf(r, u->selfSender);
@@ -854,6 +943,8 @@ bool takeUnexpected(uint32_t context, int srcWorld, uint64_t wireId) {
   auto& uq = queuesOf(context).unexpected;
   for (Unexpected* u = uq.head; u; u = u->qNext) {
     if (u->srcWorld != srcWorld || u->sreq != wireId) continue;
+    // Arriving in parts: it stays (the send stands, as if matched).
+    if (u->partial) return false;
     uq.erase(u);
     if (Request* s = u->selfSender) {
       s->cancelled = true;
@@ -1042,6 +1133,7 @@ class Sink final : public transport::Sink {
           t->mode = kTargetCoded;
           return 0;
         }
+        if (h.flags & transport::kFlagMore) return firstPart(peer, h, r, t);
         if (r && r->dt->contiguous()) {
           // Matched: the payload goes straight into the receive buffer.
           t->dest = contiguousBase(r);
@@ -1061,6 +1153,8 @@ class Sink final : public transport::Sink {
         t->mode = kTargetStaged;
         return 0;
       }
+      case FrameType::kEagerMore:
+        return nextPart(peer, h, t);
       case FrameType::kRts: {
         Request* r = matchPosted(h.context, peer, h.tag);
         const uint64_t cmaAddr = (h.flags & transport::kFlagCma) ? h.b : 0;
@@ -1232,6 +1326,10 @@ class Sink final : public transport::Sink {
       splitSend(peer, h, static_cast<Request*>(t.cookie));
       return;
     }
+    if (t.mode == kTargetPart) {
+      partStored(peer, h);
+      return;
+    }
     if (t.mode == kTargetCoded) {
       if (h.type == FrameType::kEager)
         onCodedEager(peer, h, t);
@@ -1362,6 +1460,73 @@ class Sink final : public transport::Sink {
   static constexpr int kTargetAm = 5;       // an active message's payload (p2p/am.h)
   static constexpr int kTargetStriped = 6;  // a DATA frame of a striped transfer (cookie)
   static constexpr int kTargetDiscard = 7;  // a stripe sent again that is no longer wanted
+  static constexpr int kTargetPart = 8;     // a part of an eager message sent in parts
+
+  // The first part of an eager message sent in parts (kFlagMore), matched by r or not: a
+  // contiguous receive takes the parts in place; otherwise they gather in an Unexpected
+  // entry, queued at once (so messages behind it from the peer match after it) or waiting
+  // for r, and a receive that matches it before the last part waits for it.
+  int firstPart(int peer, const transport::FrameHeader& h, Request* r,
+                transport::PayloadTarget* t) {
+    auto [it, added] = g.eagerParts.try_emplace({peer, h.a});
+    if (!added) return setErrorCause(MPI_ERR_INTERN, "eager message in parts sent twice");
+    State::EagerPart& p = it->second;
+    p.size = h.msgSize;
+    p.tag = h.tag;
+    if (r && r->dt->contiguous()) {
+      p.r = r;
+      t->dest = contiguousBase(r);
+      t->keep = std::min<uint64_t>(h.payloadLen, r->bytes);
+    } else {
+      Unexpected* u = unexpectedOf(peer, h);
+      u->data.resize(h.msgSize);
+      u->partial = true;
+      if (r)
+        u->waiter = r;
+      else
+        addUnexpected(u);
+      p.u = u;
+      t->dest = u->data.data();
+      t->keep = h.payloadLen;
+    }
+    t->mode = kTargetPart;
+    return 0;
+  }
+  // A later part (kEagerMore): where its bytes go.
+  int nextPart(int peer, const transport::FrameHeader& h, transport::PayloadTarget* t) {
+    auto it = g.eagerParts.find({peer, h.a});
+    if (it == g.eagerParts.end() || it->second.arrived != h.offset ||
+        it->second.size != h.msgSize || it->second.tag != h.tag)
+      return setErrorCause(MPI_ERR_INTERN, "eager part does not fit a message under way");
+    const State::EagerPart& p = it->second;
+    if (p.r) {
+      t->dest = contiguousBase(p.r) + h.offset;
+      t->keep = h.offset < p.r->bytes ? std::min<uint64_t>(h.payloadLen, p.r->bytes - h.offset) : 0;
+    } else {
+      t->dest = p.u->data.data() + h.offset;
+      t->keep = h.payloadLen;
+    }
+    t->mode = kTargetPart;
+    return 0;
+  }
+  // A part's bytes are stored; after the last, the message is delivered.
+  void partStored(int peer, const transport::FrameHeader& h) {
+    auto it = g.eagerParts.find({peer, h.a});
+    State::EagerPart& p = it->second;
+    p.arrived += h.payloadLen;
+    if (p.arrived < p.size) return;
+    const State::EagerPart done = p;
+    g.eagerParts.erase(it);
+    if (done.r) {
+      finishRecv(done.r, peer, done.tag, done.size, std::min(done.size, done.r->bytes));
+      return;
+    }
+    done.u->partial = false;
+    if (Request* w = done.u->waiter) {
+      done.u->waiter = nullptr;
+      deliverUnexpected(w, done.u);
+    }
+  }
 
   // A DATA frame of a striped transfer: any range of the message, on any rail, possibly
   // twice (a rail failed after it wrote the range). Once the receive has completed, a
@@ -1416,6 +1581,33 @@ bool eagerIntoRing(int peer, uint32_t context, int tag, const void* buf,
     return false;
   ++g.counters.eagerSent;
   return true;
+}
+
+// Sends the eager message of s (header h) in parts of `part` bytes (EagerParts).
+void sendEagerParts(Request* s, const transport::FrameHeader& h, uint64_t part) {
+  ++g.counters.eagerParted;
+  std::vector<unsigned char> packed;
+  const unsigned char* src;
+  if (s->dt->contiguous()) {
+    src = static_cast<const unsigned char*>(s->buf) + s->dt->trueLb();
+  } else {
+    packed.resize(s->bytes);
+    s->dt->pack(s->buf, s->count, 0, packed.data(), s->bytes);
+    src = packed.data();
+  }
+  auto* f = new EagerParts(h, src, part);
+  f->owned = std::move(packed);  // the bytes stay where src points
+  bool done = false;
+  f->req = s;
+  f->doneFlag = &done;
+  route(s->peer, f);
+  if (!done) {
+    // Not all in the kernel yet: keep a copy so the send completes locally.
+    f->doneFlag = nullptr;
+    f->req = nullptr;
+    f->ownRemaining();
+    completeRequest(s);
+  }
 }
 
 int startSend(Request* s) {
@@ -1474,10 +1666,14 @@ int startSend(Request* s) {
     h.type = transport::FrameType::kEager;
     h.payloadLen = s->bytes;
     h.a = s->wireId;
-    auto* f = new MsgFrame;
     compress::DataType ctype;
     const bool code = codecPath(dest) && compress_channel::eligible(s->dt, s->bytes, &ctype) &&
                       compress_channel::decide(dest);
+    if (const uint64_t part = code ? 0 : eagerPart(dest, s->bytes)) {
+      sendEagerParts(s, h, part);
+      return MPI_SUCCESS;
+    }
+    auto* f = new MsgFrame;
     const unsigned char* src;
     if (s->dt->contiguous() || s->bytes == 0) {
       src = static_cast<const unsigned char*>(s->buf) + s->dt->trueLb();
@@ -2042,7 +2238,7 @@ void finalize() {
         "unexpected=%llu cma_pulled=%llu tcp_remote=%llu tcp_paced=%llu "
         "pacing_Bps=%llu shm_frames=%llu shm_wakeups=%llu tcp_opened=%llu cma_split=%llu "
         "striped=%llu restriped=%llu rails_opened=%llu rails_lost=%llu shm_light=%d "
-        "rail_directed=%llu exchange_held=%llu exchange_freed=%llu\n",
+        "rail_directed=%llu exchange_held=%llu exchange_freed=%llu eager_parted=%llu\n",
         g.me, static_cast<unsigned long long>(c.eagerSent),
         static_cast<unsigned long long>(c.rndvSent), static_cast<unsigned long long>(c.selfSent),
         static_cast<unsigned long long>(c.unexpected), static_cast<unsigned long long>(c.cmaPulled),
@@ -2058,11 +2254,17 @@ void finalize() {
         static_cast<unsigned long long>(g.tcp ? g.tcp->railsLost() : 0),
         g.shm && g.shm->lightFences() ? 1 : 0, static_cast<unsigned long long>(c.railDirected),
         static_cast<unsigned long long>(c.exchangeHeld),
-        static_cast<unsigned long long>(c.exchangeFreed));
+        static_cast<unsigned long long>(c.exchangeFreed),
+        static_cast<unsigned long long>(c.eagerParted));
   }
   compress_channel::finalize(g.me);
   amShutdown();
   g.rxCoded.clear();
+  // Messages still arriving in parts whose entry is in no queue (a receive waits for it,
+  // or MPI_Mprobe took it).
+  for (auto& [key, p] : g.eagerParts)
+    if (p.u && !queuesOf(p.u->context).unexpected.holds(p.u)) delete p.u;
+  g.eagerParts.clear();
   for (auto& [ctx, q] : g.queues) {
     while (Unexpected* u = q.unexpected.head) {
       q.unexpected.erase(u);

@@ -62,11 +62,13 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
   };
   if (f.magic != kFrameMagic) return bad("magic");
   if (f.reserved != 0 || pad != 0) return bad("reserved bits");
-  if (f.flags &
-      ~(kFlagSync | kFlagCompressed | kFlagCma | kFlagCmaSplit | kFlagStriped | kFlagRail))
+  if (f.flags & ~(kFlagSync | kFlagCompressed | kFlagCma | kFlagCmaSplit | kFlagStriped |
+                  kFlagRail | kFlagMore))
     return bad("flags");
   if ((f.flags & kFlagRail) && static_cast<FrameType>(type) != FrameType::kRts)
     return bad("rail flag outside a request to send");
+  if ((f.flags & kFlagMore) && static_cast<FrameType>(type) != FrameType::kEager)
+    return bad("more flag outside an eager message");
   if (f.src < 0 || f.src >= lim.worldSize) return bad("source rank");
   switch (static_cast<FrameType>(type)) {
     case FrameType::kChallenge:
@@ -88,11 +90,26 @@ DecodeStatus decodeHeader(const void* data, size_t len, const FrameLimits& lim, 
         // A coded payload: at most the message plus the codec's header.
         if (f.msgSize > lim.maxEager) return bad("eager message size");
         if (f.payloadLen > f.msgSize + kCodedOverhead) return bad("eager payload length");
+        if (f.flags & kFlagMore) return bad("compressed eager message in parts");
+      } else if (f.flags & kFlagMore) {
+        // The first part of a message sent in parts (kEagerMore).
+        if (f.msgSize > lim.maxEager) return bad("eager message size");
+        if (f.payloadLen == 0 || f.payloadLen >= f.msgSize) return bad("eager part length");
+        if (f.a == 0) return bad("eager message id");
       } else {
         if (f.payloadLen > lim.maxEager) return bad("eager payload length");
         if (f.payloadLen != f.msgSize) return bad("eager length");
       }
       if (f.offset != 0) return bad("eager offset");
+      break;
+    case FrameType::kEagerMore:
+      if (f.tag < 0 || f.tag > lim.tagUb) return bad("tag");
+      if (f.context >= lim.maxContext) return bad("context id");
+      if (f.flags != 0) return bad("eager part flags");
+      if (f.msgSize > lim.maxEager || f.offset == 0 || f.offset >= f.msgSize || f.payloadLen == 0 ||
+          f.payloadLen > f.msgSize - f.offset)
+        return bad("eager part range");
+      if (f.a == 0) return bad("eager message id");
       break;
     case FrameType::kRts:
       if (f.tag < 0 || f.tag > lim.tagUb) return bad("tag");

@@ -49,6 +49,10 @@ enum class FrameType : uint8_t {
   // the sender's connection of a rail failed (docs/multirail.md): a = the receiver's index
   // of that rail, whose connection to the sender it closes too
   kRailDown = 28,
+  // the rest of an eager message sent in parts (its first frame, kEager, has kFlagMore):
+  // context and tag of the message, msgSize, a = its wire id, payload = bytes [offset,
+  // offset + payloadLen); the parts of one message come in order, on its connection
+  kEagerMore = 29,
 };
 
 // Handler ids of active messages are below this (p2p/am.h).
@@ -66,6 +70,8 @@ enum FrameFlags : uint8_t {
                         // buffer is contiguous); DATA: a frame of such a transfer
   kFlagRail = 32,       // RTS: the sender wants the data on a rail of its choice (a
                         // rail-directed send, p2p.h): stripes allowed at any size
+  kFlagMore = 64,       // eager: the payload is the message's first bytes, kEagerMore frames
+                        // bring the rest (never with kFlagCompressed)
 };
 
 constexpr uint32_t kFrameMagic = 0xCC4D5049u;  // "CCMPI"

@@ -357,7 +357,7 @@ case "$CASE" in
     ;;
 
   mpi)
-    : "${MPIRUN:?}" "${P2P_ORDER:?}" "${P2P_EXCHANGE:?}" "${CLUSTER_HOSTS:?}"
+    : "${MPIRUN:?}" "${P2P_ORDER:?}" "${P2P_EXCHANGE:?}" "${P2P_EAGER_PARTS:?}" "${CLUSTER_HOSTS:?}"
     new_name mp; n=$NAME
     run "$CLUSTER" up --hosts 4 --rate 100mbit --name "$n" --owner $$
     [ "$RC" -eq 0 ] || fail "up failed"
@@ -413,6 +413,14 @@ case "$CASE" in
     sed -n 's/^ccmpi-p2p: rank=.* exchange_held=\([0-9]*\) exchange_freed=\([0-9]*\).*/\1 \2/p' \
       "$WORK/err" | awk '{ held += $1; freed += $2 } END { exit !(held > 0 && freed > 0) }' ||
       fail "p2p_exchange: no stream held and freed: $(grep '^ccmpi-p2p' "$WORK/err")"
+    # Eager messages above a DATA frame (16 KiB on the paced 100mbit links) go in parts,
+    # the default between hosts (p2p.cc, EagerParts).
+    run timeout 60 "$MPIRUN" --hostfile "$hostfile" --launcher "$CLUSTER exec" --iface r0 -n 4 \
+      --env CCMPI_P2P_STATS=1 "$P2P_EAGER_PARTS"
+    [ "$RC" -eq 0 ] && grep -q "^PASS p2p_eager_parts" "$WORK/out" || fail "p2p_eager_parts: rc $RC"
+    sed -n 's/^ccmpi-p2p: rank=0 .* eager_parted=\([0-9]*\).*/\1/p' "$WORK/err" |
+      awk '$1 > 0 { ok = 1 } END { exit !ok }' ||
+      fail "p2p_eager_parts: rank 0 sent nothing in parts: $(grep '^ccmpi-p2p' "$WORK/err")"
     # TCP pacing (CCMPI_TCP_PACING=auto): every connection to another host is paced at the
     # TCP payload rate of the 100mbit link the cluster announces; with off, none is.
     want=$(awk 'BEGIN { printf "%d", 100e6 / 8 * 1448 / 1538 }')

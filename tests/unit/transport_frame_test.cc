@@ -160,6 +160,92 @@ TEST(Frame, CompressedEagerBounds) {
   EXPECT_EQ(roundTrip(h, &out), DecodeStatus::kBad);
 }
 
+// An eager message in parts (p2p.cc EagerParts): its first frame (kFlagMore) holds fewer
+// bytes than the message, the later ones (kEagerMore) the rest, within the eager limit.
+TEST(Frame, EagerPartsAreChecked) {
+  FrameHeader out;
+  const char* why = nullptr;
+  FrameHeader h = eager(4096);
+  h.flags = kFlagMore;
+  h.payloadLen = 1024;
+  h.a = 5;
+  ASSERT_EQ(roundTrip(h, &out), DecodeStatus::kOk);
+  EXPECT_EQ(out.flags, kFlagMore);
+  EXPECT_EQ(out.payloadLen, 1024u);
+  h.payloadLen = 4096;  // all of it: not a part
+  EXPECT_EQ(roundTrip(h, &out, &why), DecodeStatus::kBad);
+  EXPECT_STREQ(why, "eager part length");
+  h.payloadLen = 0;
+  EXPECT_EQ(roundTrip(h, &out), DecodeStatus::kBad);
+  h = eager(4097);  // above the eager limit (4096 here)
+  h.flags = kFlagMore;
+  h.payloadLen = 1024;
+  h.a = 5;
+  EXPECT_EQ(roundTrip(h, &out, &why), DecodeStatus::kBad);
+  EXPECT_STREQ(why, "eager message size");
+  h = eager(4096);
+  h.flags = kFlagMore | kFlagCompressed;  // a coded message goes whole
+  h.payloadLen = 1024;
+  h.a = 5;
+  EXPECT_EQ(roundTrip(h, &out), DecodeStatus::kBad);
+  h.flags = kFlagMore;
+  h.a = 0;  // the later parts name the message by its id
+  EXPECT_EQ(roundTrip(h, &out, &why), DecodeStatus::kBad);
+  EXPECT_STREQ(why, "eager message id");
+  FrameHeader r;
+  r.type = FrameType::kRts;  // the flag belongs on an eager frame alone
+  r.flags = kFlagMore;
+  r.src = 1;
+  r.msgSize = 100000;
+  r.a = 1;
+  EXPECT_EQ(roundTrip(r, &out, &why), DecodeStatus::kBad);
+  EXPECT_STREQ(why, "more flag outside an eager message");
+
+  FrameHeader m = eager(4096);
+  m.type = FrameType::kEagerMore;
+  m.offset = 1024;
+  m.payloadLen = 3072;
+  m.a = 5;
+  ASSERT_EQ(roundTrip(m, &out), DecodeStatus::kOk);
+  EXPECT_EQ(out.type, FrameType::kEagerMore);
+  EXPECT_EQ(out.offset, 1024u);
+  EXPECT_EQ(out.a, 5u);
+  auto bad = [&](FrameHeader x, const char* want) {
+    const char* w = nullptr;
+    EXPECT_EQ(roundTrip(x, &out, &w), DecodeStatus::kBad) << want;
+    EXPECT_STREQ(w, want);
+  };
+  FrameHeader x = m;
+  x.payloadLen = 3073;  // past the message's end
+  bad(x, "eager part range");
+  x = m;
+  x.offset = 0;  // the first part is the kEager frame
+  bad(x, "eager part range");
+  x = m;
+  x.offset = 4096;
+  x.payloadLen = 1;
+  bad(x, "eager part range");
+  x = m;
+  x.payloadLen = 0;
+  bad(x, "eager part range");
+  x = m;
+  x.msgSize = 8192;
+  x.payloadLen = 1024;
+  bad(x, "eager part range");
+  x = m;
+  x.flags = kFlagSync;
+  bad(x, "eager part flags");
+  x = m;
+  x.a = 0;
+  bad(x, "eager message id");
+  x = m;
+  x.tag = -1;
+  bad(x, "tag");
+  x = m;
+  x.context = 64;
+  bad(x, "context id");
+}
+
 TEST(Frame, MulticastRepairFrames) {
   FrameHeader out;
   FrameHeader nak;
