@@ -5,7 +5,9 @@
  *
  * MODE: oneway (rank 0 sends, rank 1 receives), sendrecv (MPI_Sendrecv both ways),
  * irecv_isend (each rank posts MPI_Irecv, then MPI_Isend, then MPI_Waitall: the usual
- * halo exchange). Every iteration starts after an MPI_Barrier and is timed on both ranks;
+ * halo exchange), mixed (rank 1 sends a message of the size while rank 0 sends four of
+ * 64 KiB, eager ones, as a pipeline's segments or separately sent fields are: rank 0's
+ * clear-to-send for the large message travels behind its eager messages). Every iteration starts after an MPI_Barrier and is timed on both ranks;
  * its time is the larger of the two. Prints per size:
  *   result MODE SIZE MEDIAN_US MIN_US ITERS
  * The data are checked: every byte received must be the sender's pattern for that
@@ -30,12 +32,14 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 3 || size < 2) {
-    if (rank == 0) fprintf(stderr, "usage: exchange oneway|sendrecv|irecv_isend SIZES [ITERS]\n");
+    if (rank == 0)
+      fprintf(stderr, "usage: exchange oneway|sendrecv|irecv_isend|mixed SIZES [ITERS]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const char* mode = argv[1];
   const int oneway = !strcmp(mode, "oneway"), sendrecv = !strcmp(mode, "sendrecv");
-  if (!oneway && !sendrecv && strcmp(mode, "irecv_isend")) {
+  const int mixed = !strcmp(mode, "mixed");
+  if (!oneway && !sendrecv && !mixed && strcmp(mode, "irecv_isend")) {
     if (rank == 0) fprintf(stderr, "exchange: unknown mode %s\n", mode);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
@@ -49,6 +53,10 @@ int main(int argc, char** argv) {
     double* t = malloc(sizeof(double) * iters);
     const int peer = rank ^ 1;
     const int active = rank < 2;
+    /* mixed: rank 0 sends 4 x 64 KiB (at most the buffer each), rank 1 the size */
+    const long small = bytes < 65536 ? bytes : 65536;
+    const long sends = mixed && rank == 0 ? small : bytes;
+    const long recvs = mixed && rank == 1 ? small : bytes;
     for (int it = -warmup; it < iters; ++it) {
       if (active)
         for (long i = 0; i < bytes; ++i) out[i] = pattern(rank, it + warmup, i);
@@ -65,17 +73,22 @@ int main(int argc, char** argv) {
           MPI_Sendrecv(out, bytes, MPI_BYTE, peer, 0, in, bytes, MPI_BYTE, peer, 0, MPI_COMM_WORLD,
                        MPI_STATUS_IGNORE);
         } else {
-          MPI_Request q[2];
-          MPI_Irecv(in, bytes, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &q[0]);
-          MPI_Isend(out, bytes, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &q[1]);
-          MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+          MPI_Request q[5];
+          int m = 0;
+          MPI_Irecv(in, recvs, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &q[m++]);
+          /* mixed: rank 1 receives the other three into the same buffer (the same bytes) */
+          for (int j = 1; mixed && rank == 1 && j < 4; ++j)
+            MPI_Irecv(in, recvs, MPI_BYTE, peer, j, MPI_COMM_WORLD, &q[m++]);
+          for (int j = 0; j < (mixed && rank == 0 ? 4 : 1); ++j)
+            MPI_Isend(out, sends, MPI_BYTE, peer, j, MPI_COMM_WORLD, &q[m++]);
+          MPI_Waitall(m, q, MPI_STATUSES_IGNORE);
         }
       }
       double mine = MPI_Wtime() - t0, most = 0;
       MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       if (it >= 0) t[it] = most;
       if (active && (!oneway || rank == 1))
-        for (long i = 0; i < bytes; ++i)
+        for (long i = 0; i < recvs; ++i)
           if (in[i] != pattern(peer, it + warmup, i)) {
             fprintf(stderr, "exchange: rank %d, %s of %ld bytes: byte %ld is %d, not %d\n", rank,
                     mode, bytes, i, in[i], pattern(peer, it + warmup, i));

@@ -4,21 +4,25 @@
 A halo exchange or a pairwise step of a collective sends a message each way between two
 hosts at once: on a full-duplex cable that should take as long as sending one of them.
 Brings up two emulated hosts (`ccmpi-cluster up --hosts 2`, one NIC each) at each rate
-and runs bench/p2p/exchange.c, compiled with each implementation's mpicc, in three modes:
+and runs bench/p2p/exchange.c, compiled with each implementation's mpicc, in four modes:
   oneway       rank 0 sends, rank 1 receives
   sendrecv     MPI_Sendrecv both ways
   irecv_isend  MPI_Irecv, MPI_Isend, MPI_Waitall on both ranks (the usual halo exchange)
+  mixed        rank 1 sends the size while rank 0 sends four messages of 64 KiB (eager,
+               as a pipeline's segments): rank 0's clear-to-send for rank 1's message
+               travels behind its eager messages
 Bound: the message over the TCP payload rate B = rate x 1448/1538 (both directions at
 once take no longer on a full-duplex cable). ccmpi runs with its defaults; Open MPI with
 `--mca btl tcp,self` (one rank per host: nothing to yield to). With --baseline DIR a
-second ccmpi (DIR/lib, e.g. an earlier commit's build) runs the same programs. Each
+second ccmpi (DIR/lib, e.g. an earlier commit's build) runs the same programs; with
+--ccmpi-env 'NAME:K=V[,K=V]' (repeatable) ccmpi runs again with those variables, as NAME. Each
 repetition runs every variant once, in an order shuffled anew; figures are the medians
 over the repetitions of each run's median iteration (an iteration: a barrier, then the
 exchange, timed on both ranks, the larger time).
 
 Usage: bench/p2p/exchange.py [--build BUILD] [--rates 12.5mbit,100mbit]
          [--sizes 262144,1048576,4194304] [--reps 3] [--impls ccmpi,openmpi]
-         [--baseline DIR] [--out docs/results/exchange]
+         [--baseline DIR] [--ccmpi-env NAME:K=V,...] [--out docs/results/exchange]
 Writes OUT/README.md, OUT/results.csv and OUT/exchange.svg (with python3-matplotlib).
 """
 import argparse
@@ -37,7 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "bench", "common"))
 from emucluster import EmulatedCluster  # noqa: E402
-MODES = ["oneway", "sendrecv", "irecv_isend"]
+MODES = ["oneway", "sendrecv", "irecv_isend", "mixed"]
 
 
 def loadavg():
@@ -74,6 +78,8 @@ def command(variant, cl, build, exe, mode, sizes, iters):
            f"{cl.tool} exec --name {cl.name}", "-n", "2"]
     if variant.get("lib"):
         cmd += ["--env", "LD_LIBRARY_PATH=" + variant["lib"]]
+    for kv in variant.get("env", []):
+        cmd += ["--env", kv]
     return cmd + args
 
 
@@ -92,6 +98,11 @@ def run(cmd, timeout):
     if p.returncode or not got:
         return f"exit {p.returncode}: " + (p.stdout.strip().splitlines() or [""])[-1][:160]
     return got
+
+
+def bound_bytes(mode, size):
+    """Bytes of the busier direction: mode mixed sends four of min(size, 64 KiB) back."""
+    return max(size, 4 * min(size, 65536)) if mode == "mixed" else size
 
 
 def size_label(n):
@@ -140,6 +151,8 @@ def main():
     ap.add_argument("--iters", type=int, default=9)
     ap.add_argument("--impls", default="ccmpi,openmpi")
     ap.add_argument("--baseline", help="another ccmpi build tree, run as 'ccmpi baseline'")
+    ap.add_argument("--ccmpi-env", action="append", default=[],
+                    help="NAME:K=V[,K=V]: ccmpi again with these variables, as NAME")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--out", default=os.path.join(REPO, "docs", "results", "exchange"))
     a = ap.parse_args()
@@ -165,6 +178,13 @@ def main():
             variants.append({"name": "ccmpi baseline", "impl": "ccmpi",
                              "exe": os.path.join(work, "exchange-ccmpi"),
                              "lib": lib})
+        for spec in a.ccmpi_env:
+            name, _, kvs = spec.partition(":")
+            if not name or "=" not in kvs:
+                raise SystemExit(f"exchange.py: --ccmpi-env {spec}: want NAME:K=V[,K=V]")
+            variants.append({"name": name, "impl": "ccmpi",
+                             "exe": os.path.join(work, "exchange-ccmpi"),
+                             "env": kvs.split(",")})
         start, load_before = time.time(), loadavg()
         started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         samples = {}  # (rate, variant, mode, size) -> [median_us per run]
@@ -194,7 +214,7 @@ def main():
 
     rows = {}
     for (rate, name, mode, size), v in samples.items():
-        bound_us = size / payload_bytes_per_s(rate) * 1e6
+        bound_us = bound_bytes(mode, size) / payload_bytes_per_s(rate) * 1e6
         med = statistics.median(v)
         rows[(rate, name, mode, size)] = {"median": med, "min": min(v), "max": max(v),
                                           "runs": len(v), "bound": bound_us,
@@ -215,7 +235,9 @@ def main():
         "way at once, as a halo exchange or a pairwise step of a collective does, and the "
         "same message one way. A full-duplex cable carries both directions at once, so an "
         "exchange should take as long as one way: the bound is the message over the TCP "
-        "payload rate, rate x 1448/1538. Times in ms, medians over the repetitions (each "
+        "payload rate, rate x 1448/1538. Mode `mixed` sends the size one way and four "
+        "messages of 64 KiB (eager ones) the other way at once: the large message's "
+        "clear-to-send travels behind the eager ones, and the bound is the larger direction. Times in ms, medians over the repetitions (each "
         "repetition's figure: the run's median of %d iterations, an iteration timed on both "
         "ranks, the larger time); x = time / bound. Program: `bench/p2p/exchange.c`." % a.iters,
         "",
@@ -231,7 +253,7 @@ def main():
                 for name in names:
                     r = rows.get((rate, name, mode, size))
                     cells.append(f"{r['median'] / 1e3:.1f} ({r['ratio']:.2f}x)" if r else "n/a")
-                bound = size / payload_bytes_per_s(rate) * 1e3
+                bound = bound_bytes(mode, size) / payload_bytes_per_s(rate) * 1e3
                 lines.append(f"| {size_label(size)} | {mode} | {bound:.1f} | "
                              + " | ".join(cells) + " |")
         lines.append("")
