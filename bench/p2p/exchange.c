@@ -7,8 +7,9 @@
  * irecv_isend (each rank posts MPI_Irecv, then MPI_Isend, then MPI_Waitall: the usual
  * halo exchange), mixed (rank 1 sends a message of the size while rank 0 sends four of
  * 64 KiB, eager ones, as a pipeline's segments or separately sent fields are: rank 0's
- * clear-to-send for the large message travels behind its eager messages). Every iteration starts after an MPI_Barrier and is timed on both ranks;
- * its time is the larger of the two. Prints per size:
+ * clear-to-send for the large message travels behind its eager messages). Every iteration
+ * starts after an MPI_Barrier and is timed on both ranks; its time is the larger of the
+ * two. Prints per size:
  *   result MODE SIZE MEDIAN_US MIN_US ITERS
  * The data are checked: every byte received must be the sender's pattern for that
  * iteration. Ranks beyond the first two only take part in the barriers. */
