@@ -32,11 +32,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <new>
 #include <unordered_map>
-#include <utility>
 
 #include "base/error.h"
 #include "base/link.h"
@@ -177,21 +175,23 @@ struct State {
   uint32_t lastContext = 0;
   Queues* lastQueues = nullptr;
   std::unordered_map<uint64_t, Request*> byId;  // requests the wire may refer to
-  // Eager messages arriving in parts (kFlagMore), by (source, wire id): where the parts
-  // go, a matched contiguous receive or an Unexpected entry, and the bytes come so far.
+  uint64_t nextId = 1;
+  size_t liveRequests = 0;
+  Counters counters;
+  // Coded payloads being received, one per peer (a connection delivers one frame at a time).
+  std::vector<std::vector<unsigned char>> rxCoded;
+  // Eager messages arriving in parts (kFlagMore), per peer (a few at a time: the
+  // sender's streams to us take turns), by the sender's wire id: where the parts go, a
+  // matched contiguous receive or an Unexpected entry, and the bytes come so far.
   struct EagerPart {
+    uint64_t wireId = 0;
     Request* r = nullptr;
     Unexpected* u = nullptr;
     uint64_t arrived = 0;
     uint64_t size = 0;
     int tag = 0;
   };
-  std::map<std::pair<int, uint64_t>, EagerPart> eagerParts;
-  uint64_t nextId = 1;
-  size_t liveRequests = 0;
-  Counters counters;
-  // Coded payloads being received, one per peer (a connection delivers one frame at a time).
-  std::vector<std::vector<unsigned char>> rxCoded;
+  std::vector<std::vector<EagerPart>> eagerParts;
   // Buffered sends: the process's buffer (MPI_Buffer_attach) and those attached to a
   // communicator (by context id) or a session (by handle), MPI-4.1.
   BsendPool bsend;
@@ -885,7 +885,7 @@ void deliverSelf(Request* r, Request* s) {
 
 void deliverUnexpected(Request* r, Unexpected* u) {
   if (u->partial) {
-    // Parts still to come: r is served when the last one arrives (Sink::partDone).
+    // Parts still to come: r is served when the last one arrives (Sink::partStored).
     u->waiter = r;
     return;
   }
@@ -1468,9 +1468,11 @@ class Sink final : public transport::Sink {
   // for r, and a receive that matches it before the last part waits for it.
   int firstPart(int peer, const transport::FrameHeader& h, Request* r,
                 transport::PayloadTarget* t) {
-    auto [it, added] = g.eagerParts.try_emplace({peer, h.a});
-    if (!added) return setErrorCause(MPI_ERR_INTERN, "eager message in parts sent twice");
-    State::EagerPart& p = it->second;
+    auto& parts = g.eagerParts[static_cast<size_t>(peer)];
+    if (findPart(parts, h.a))
+      return setErrorCause(MPI_ERR_INTERN, "eager message in parts sent twice");
+    State::EagerPart& p = parts.emplace_back();
+    p.wireId = h.a;
     p.size = h.msgSize;
     p.tag = h.tag;
     if (r && r->dt->contiguous()) {
@@ -1492,13 +1494,17 @@ class Sink final : public transport::Sink {
     t->mode = kTargetPart;
     return 0;
   }
+  static State::EagerPart* findPart(std::vector<State::EagerPart>& parts, uint64_t wireId) {
+    for (State::EagerPart& p : parts)
+      if (p.wireId == wireId) return &p;
+    return nullptr;
+  }
   // A later part (kEagerMore): where its bytes go.
   int nextPart(int peer, const transport::FrameHeader& h, transport::PayloadTarget* t) {
-    auto it = g.eagerParts.find({peer, h.a});
-    if (it == g.eagerParts.end() || it->second.arrived != h.offset ||
-        it->second.size != h.msgSize || it->second.tag != h.tag)
+    const State::EagerPart* at = findPart(g.eagerParts[static_cast<size_t>(peer)], h.a);
+    if (!at || at->arrived != h.offset || at->size != h.msgSize || at->tag != h.tag)
       return setErrorCause(MPI_ERR_INTERN, "eager part does not fit a message under way");
-    const State::EagerPart& p = it->second;
+    const State::EagerPart& p = *at;
     if (p.r) {
       t->dest = contiguousBase(p.r) + h.offset;
       t->keep = h.offset < p.r->bytes ? std::min<uint64_t>(h.payloadLen, p.r->bytes - h.offset) : 0;
@@ -1511,12 +1517,13 @@ class Sink final : public transport::Sink {
   }
   // A part's bytes are stored; after the last, the message is delivered.
   void partStored(int peer, const transport::FrameHeader& h) {
-    auto it = g.eagerParts.find({peer, h.a});
-    State::EagerPart& p = it->second;
-    p.arrived += h.payloadLen;
-    if (p.arrived < p.size) return;
-    const State::EagerPart done = p;
-    g.eagerParts.erase(it);
+    auto& parts = g.eagerParts[static_cast<size_t>(peer)];
+    State::EagerPart* p = findPart(parts, h.a);
+    p->arrived += h.payloadLen;
+    if (p->arrived < p->size) return;
+    const State::EagerPart done = *p;
+    *p = parts.back();
+    parts.pop_back();
     if (done.r) {
       finishRecv(done.r, peer, done.tag, done.size, std::min(done.size, done.r->bytes));
       return;
@@ -1583,6 +1590,23 @@ bool eagerIntoRing(int peer, uint32_t context, int tag, const void* buf,
   return true;
 }
 
+// Hands the frame (MsgFrame or EagerParts) of s's eager message to the transport. The
+// send completes when the frame is written, or at once, with a copy of what the kernel
+// has not taken yet (eager messages are small).
+template <typename Frame>
+void routeEager(Request* s, Frame* f) {
+  bool done = false;
+  f->req = s;
+  f->doneFlag = &done;
+  route(s->peer, f);
+  if (!done) {
+    f->doneFlag = nullptr;
+    f->req = nullptr;
+    f->ownRemaining();
+    completeRequest(s);
+  }
+}
+
 // Sends the eager message of s (header h) in parts of `part` bytes (EagerParts).
 void sendEagerParts(Request* s, const transport::FrameHeader& h, uint64_t part) {
   ++g.counters.eagerParted;
@@ -1597,17 +1621,7 @@ void sendEagerParts(Request* s, const transport::FrameHeader& h, uint64_t part) 
   }
   auto* f = new EagerParts(h, src, part);
   f->owned = std::move(packed);  // the bytes stay where src points
-  bool done = false;
-  f->req = s;
-  f->doneFlag = &done;
-  route(s->peer, f);
-  if (!done) {
-    // Not all in the kernel yet: keep a copy so the send completes locally.
-    f->doneFlag = nullptr;
-    f->req = nullptr;
-    f->ownRemaining();
-    completeRequest(s);
-  }
+  routeEager(s, f);
 }
 
 int startSend(Request* s) {
@@ -1686,18 +1700,7 @@ int startSend(Request* s) {
       f->setCoded(h, dest, ctype, src, s->bytes);
     else
       f->setFrame(h, src, s->bytes);
-    bool done = false;
-    f->req = s;
-    f->doneFlag = &done;
-    route(dest, f);
-    if (!done) {
-      // Queued behind other frames or the socket is full: keep a copy so the send
-      // completes locally (eager messages are small).
-      f->doneFlag = nullptr;
-      f->req = nullptr;
-      f->ownRemaining();
-      completeRequest(s);
-    }
+    routeEager(s, f);
     return MPI_SUCCESS;
   }
   ++g.counters.rndvSent;
@@ -2220,12 +2223,15 @@ int init(transport::TcpTransport* tcp, transport::ShmTransport* shm, int worldRa
   g.me = worldRank;
   g.worldSize = worldSize;
   g.rxCoded.assign(static_cast<size_t>(worldSize), {});
+  g.eagerParts.assign(static_cast<size_t>(worldSize), {});
   progress::engine().addHook(&releaseHeldDue);
   return compress_channel::init(tcp, worldSize);
 }
 
 void growPeers(int count) {
   if (g.rxCoded.size() < static_cast<size_t>(count)) g.rxCoded.resize(static_cast<size_t>(count));
+  if (g.eagerParts.size() < static_cast<size_t>(count))
+    g.eagerParts.resize(static_cast<size_t>(count));
   compress_channel::growPeers(count);
 }
 
@@ -2262,8 +2268,9 @@ void finalize() {
   g.rxCoded.clear();
   // Messages still arriving in parts whose entry is in no queue (a receive waits for it,
   // or MPI_Mprobe took it).
-  for (auto& [key, p] : g.eagerParts)
-    if (p.u && !queuesOf(p.u->context).unexpected.holds(p.u)) delete p.u;
+  for (auto& parts : g.eagerParts)
+    for (const State::EagerPart& p : parts)
+      if (p.u && !queuesOf(p.u->context).unexpected.holds(p.u)) delete p.u;
   g.eagerParts.clear();
   for (auto& [ctx, q] : g.queues) {
     while (Unexpected* u = q.unexpected.head) {
