@@ -17,10 +17,15 @@ namespace {
 
 Tunable<int64_t> kSpinUs("CCMPI_SPIN_US", -1,
                          "microseconds a blocked call polls before sleeping in epoll_wait; "
-                         "-1 = auto (300 when the rank is alone on its host, 1000 when the "
-                         "ranks of this host have a core each, or two share a core and no "
-                         "machine of the job holds more than two per core, else 50; ranks "
-                         "that outnumber the cores yield the core on every idle poll)");
+                         "-1 = auto (20000 when the ranks of this host have a core each but "
+                         "the machine runs more of the job's ranks than it has cores, as "
+                         "the hosts of an emulated cluster do; else 300 when the rank is "
+                         "alone on its host, 1000 when the ranks of this host have a core "
+                         "each, or two share a core and no machine of the job holds more "
+                         "than two per core, else 50; ranks that outnumber the cores of "
+                         "their host or machine yield the core on every idle poll)");
+
+constexpr int64_t kSharedMachineSpinUs = 20000;
 
 constexpr int kMaxEvents = 64;
 
@@ -46,12 +51,18 @@ void Engine::cpuRelax() {
 
 void Engine::setLocalRanks(int localRanks) {
   localRanks_ = localRanks > 0 ? localRanks : 1;
-  crowded_ = localRanks_ > sysconf(_SC_NPROCESSORS_ONLN);
-  spinNs_ = -1;
+  updateWaitPolicy();
 }
 
 void Engine::setMachineRanksPerCore(int ranksPerCore) {
   machineRanksPerCore_ = ranksPerCore;
+  updateWaitPolicy();
+}
+
+void Engine::updateWaitPolicy() {
+  crowded_ = localRanks_ > sysconf(_SC_NPROCESSORS_ONLN);
+  sharedMachine_ = !crowded_ && machineRanksPerCore_ > 1;
+  yieldIdle_ = crowded_ || sharedMachine_;
   spinNs_ = -1;
 }
 
@@ -94,8 +105,23 @@ int64_t Engine::spinBudgetNs() {
       // spinning rank yields goes to the one other rank, likely the one it waits for. Not
       // when other hosts of the job share this machine's CPUs (an emulated cluster of
       // several ranks per host): there the machine's ranks per core decide.
+      // Hosts of the job that share this machine's CPUs (an emulated cluster: one rank per
+      // host, 8 or 16 hosts on 2 cores) wait for the network, and a rank asleep there is
+      // woken late: the wake-up waits for a core, and while every rank sleeps the CPUs go
+      // idle, and the shaper's timers and the wake-ups then start from an idle CPU. Such a
+      // rank keeps yielding for 20 ms instead (as Open MPI's ranks do with
+      // mpi_yield_when_idle, without end). Measured on 8 and 16 emulated hosts at 25
+      // Mbit/s, one rank each, 2026-11-28, runs alternating (docs/cluster.md, "Waiting on a
+      // shared machine"): sleeping after 300 us / yielding for 20 ms / Open MPI: HPCG 3.1
+      // 24^3 GFLOP/s 0.82-0.87 / 0.88-0.95 / 0.91-0.96; LULESH -s 12 FOM 536-547 / 560-575 /
+      // 544-555; Alltoall on 16 hosts (the old default against this), 8 B 3.4-3.8 ms /
+      // 1.6-1.8, 1 KiB 11.7-12.0 / 5.6-5.8, 64 KiB unchanged (358-376).
+      // Waits longer than that (a rank held up by another's work) still sleep.
       const bool twoPerCore = localRanks_ <= 2 * cores && machineRanksPerCore_ <= 2;
-      us = localRanks_ == 1 ? 300 : localRanks_ <= cores || twoPerCore ? 1000 : 50;
+      us = sharedMachine_                       ? kSharedMachineSpinUs
+           : localRanks_ == 1                   ? 300
+           : localRanks_ <= cores || twoPerCore ? 1000
+                                                : 50;
     }
     spinNs_ = us * 1000;
   }

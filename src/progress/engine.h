@@ -55,8 +55,9 @@ class Engine {
   }
 
   // Drives progress while done() does not hold, for the spin budget: spins politely.
-  // Oversubscribed (more ranks on this host than cores), every idle poll hands the core
-  // to a rank that may be the one we wait for; with a core each, the spin pauses, and
+  // Oversubscribed (more ranks on this host than cores, or on the machine when several
+  // hosts of the job share it), every idle poll hands the core to a rank that may be the
+  // one we wait for; with a core each, the spin pauses, and
   // after kPoliteAfter idle polls yields too (a rank that has not answered by then may be
   // waiting for this core: other work of the machine took the one it had). The clock is
   // read every 16 idle polls (the budget counts from the first read). Returns done().
@@ -73,7 +74,7 @@ class Engine {
         continue;
       }
       ++idle;
-      if (crowded_ || idle > kPoliteAfter)
+      if (yieldIdle_ || idle > kPoliteAfter)
         yieldCpu();
       else
         cpuRelax();
@@ -162,6 +163,9 @@ class Engine {
   int64_t spinBudgetNs();
   // More ranks on this host than cores.
   bool crowded() const { return crowded_; }
+  // A spinning wait hands the core to another process on every idle poll (ranks outnumber
+  // the cores of their host, or of the machine several hosts of the job share).
+  bool yieldsEveryIdlePoll() const { return yieldIdle_; }
   // Set by the runtime once it knows how many ranks share this host.
   void setLocalRanks(int localRanks);
   // Set by the runtime once the job's ranks per CPU on its busiest machine are known
@@ -179,6 +183,11 @@ class Engine {
   int localRanks_ = 1;
   int machineRanksPerCore_ = -1;
   bool crowded_ = false;  // more ranks on this host than cores
+  // The ranks of this host have a core each, but the machine runs more of the job's ranks
+  // than it has cores: other hosts of the job share its CPUs (an emulated cluster).
+  bool sharedMachine_ = false;
+  bool yieldIdle_ = false;  // yield the core on every idle poll: crowded_ || sharedMachine_
+  void updateWaitPolicy();
   int64_t spinNs_ = -1;
   std::vector<int> trafficFds_;
   std::vector<uint64_t> events_;
