@@ -40,21 +40,27 @@ def run_watched(cmd, stdout, stderr, timeout, done=None, hung_after=20, grace=10
                          stderr=stderr, start_new_session=True)
     if started:
         started(p)
-    while p.poll() is None:
-        try:
-            p.wait(timeout=every)
-            break
-        except subprocess.TimeoutExpired:
-            pass
-        now = time.monotonic()
-        if done and done_at is None and done():
-            done_at = now
-        if done_at is not None and now - done_at >= hung_after:
-            hung = True
-            break
-        if now - start >= timeout:
-            timed_out = True
-            break
+    try:
+        while p.poll() is None:
+            try:
+                p.wait(timeout=every)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            if done and done_at is None and done():
+                done_at = now
+            if done_at is not None and now - done_at >= hung_after:
+                hung = True
+                break
+            if now - start >= timeout:
+                timed_out = True
+                break
+    except BaseException:
+        # Interrupted (SIGTERM or ^C in the caller): the run is in a session of its own,
+        # so nothing else would stop it.
+        stop_group(p, grace)
+        raise
     if hung or timed_out:
         stop_group(p, grace)
     return p.returncode, timed_out, hung

@@ -44,6 +44,18 @@ class RunWatched(unittest.TestCase):
         self.assertTrue(timed_out)
         self.assertEqual(rc, -signal.SIGKILL)
 
+    def test_interrupt_stops_the_group(self):
+        # An exception in the caller while the run goes (here: from done(), as SIGTERM's
+        # KeyboardInterrupt would come) stops the run's process group, then goes on.
+        seen = []
+
+        def interrupted():
+            raise KeyboardInterrupt
+
+        with self.assertRaises(KeyboardInterrupt):
+            self.run_sh("sleep 30", timeout=30, done=interrupted, grace=5, started=seen.append)
+        self.assertEqual(seen[0].returncode, -signal.SIGTERM)
+
     def test_started_sees_the_process(self):
         seen = []
         self.run_sh("exit 0", timeout=30, started=seen.append)
