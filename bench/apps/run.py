@@ -433,6 +433,8 @@ def plot(rows, path):
         matplotlib.rcParams["svg.hashsalt"] = "ccmpi-apps"
         import matplotlib.pyplot as plt
     except ImportError:
+        print("run.py: no matplotlib in %s: no plot (Debian: python3-matplotlib, run "
+              "/usr/bin/python3)" % sys.executable, file=sys.stderr)
         pts = []
     if not pts:
         if os.path.exists(path):
