@@ -62,7 +62,6 @@ void Engine::setMachineRanksPerCore(int ranksPerCore) {
 void Engine::updateWaitPolicy() {
   crowded_ = localRanks_ > sysconf(_SC_NPROCESSORS_ONLN);
   sharedMachine_ = !crowded_ && machineRanksPerCore_ > 1;
-  yieldIdle_ = crowded_ || sharedMachine_;
   spinNs_ = -1;
 }
 

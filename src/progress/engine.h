@@ -57,10 +57,10 @@ class Engine {
   // Drives progress while done() does not hold, for the spin budget: spins politely.
   // Oversubscribed (more ranks on this host than cores, or on the machine when several
   // hosts of the job share it), every idle poll hands the core to a rank that may be the
-  // one we wait for; with a core each, the spin pauses, and
-  // after kPoliteAfter idle polls yields too (a rank that has not answered by then may be
-  // waiting for this core: other work of the machine took the one it had). The clock is
-  // read every 16 idle polls (the budget counts from the first read). Returns done().
+  // one we wait for; with a core each, the spin pauses, and after kPoliteAfter idle polls
+  // yields too (a rank that has not answered by then may be waiting for this core: other
+  // work of the machine took the one it had). The clock is read every 16 idle polls (the
+  // budget counts from the first read). Returns done().
   template <typename Done>
   bool spinUntil(Done&& done) {
     const int64_t budget = spinBudgetNs();
@@ -74,7 +74,7 @@ class Engine {
         continue;
       }
       ++idle;
-      if (yieldIdle_ || idle > kPoliteAfter)
+      if (yieldsEveryIdlePoll() || idle > kPoliteAfter)
         yieldCpu();
       else
         cpuRelax();
@@ -165,7 +165,7 @@ class Engine {
   bool crowded() const { return crowded_; }
   // A spinning wait hands the core to another process on every idle poll (ranks outnumber
   // the cores of their host, or of the machine several hosts of the job share).
-  bool yieldsEveryIdlePoll() const { return yieldIdle_; }
+  bool yieldsEveryIdlePoll() const { return crowded_ || sharedMachine_; }
   // Set by the runtime once it knows how many ranks share this host.
   void setLocalRanks(int localRanks);
   // Set by the runtime once the job's ranks per CPU on its busiest machine are known
@@ -186,7 +186,6 @@ class Engine {
   // The ranks of this host have a core each, but the machine runs more of the job's ranks
   // than it has cores: other hosts of the job share its CPUs (an emulated cluster).
   bool sharedMachine_ = false;
-  bool yieldIdle_ = false;  // yield the core on every idle poll: crowded_ || sharedMachine_
   void updateWaitPolicy();
   int64_t spinNs_ = -1;
   std::vector<int> trafficFds_;
